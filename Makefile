@@ -1,0 +1,71 @@
+# kid - k-ordered unique id types for PostgreSQL.  Built with PGXS.
+#
+#   make            build the extension            make install    install it
+#   make demo       install everything needed, build, install, and run a demo
+#                   on a throwaway cluster         (README: set-up command 1)
+#   make test       install everything needed and run every test
+#                   (README: set-up command 2; .ci/run calls exactly this)
+#   make unit       C++ unit tests of src/core     make bench      the benchmark
+
+EXTENSION  = kid
+EXTVERSION = $(shell grep default_version $(EXTENSION).control | sed -e "s/default_version[[:space:]]*=[[:space:]]*'\([^']*\)'/\1/")
+
+# src/core: plain C++17, no PostgreSQL header, unit-tested on its own.
+CORE_SRCS = $(sort $(wildcard src/core/*.cpp))
+# src/pg: the thin PostgreSQL boundary, one file per scheme.
+PG_SRCS   = $(sort $(wildcard src/pg/*.cpp))
+
+MODULE_big = kid
+OBJS = $(CORE_SRCS:.cpp=.o) $(PG_SRCS:.cpp=.o)
+
+# The install script is assembled, one file per scheme, in reading order.
+SQL_PARTS = $(wildcard sql/kid_common.sql sql/sno.sql sql/tid.sql sql/koid.sql sql/uid.sql \
+                      sql/codokey.sql sql/time_range.sql)
+DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
+DATA = $(wildcard sql/$(EXTENSION)--*--*.sql)
+
+# Regression tests live in test/sql; their expected output in expected/.
+REGRESS = $(sort $(basename $(notdir $(wildcard test/sql/*.sql))))
+REGRESS_OPTS = --inputdir=test --load-extension=$(EXTENSION)
+
+PG_CONFIG ?= pg_config
+PG_CPPFLAGS = -Isrc/core -Isrc/pg
+PG_CXXFLAGS = -std=c++17 -Wno-register -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+SHLIB_LINK += -lstdc++
+# The JIT bitcode step would compile C++ with clang's defaults; kid's
+# functions are tiny and gain nothing from inlining into JIT code.
+override with_llvm = no
+
+EXTRA_CLEAN = test/unit/kid_unit_tests test/results test/regression.* test/stress/kid_stress
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# PGXS tracks no header dependencies; every object depends on every header.
+$(OBJS): $(wildcard src/core/*.h src/pg/*.h)
+
+sql/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_PARTS) $(EXTENSION).control
+	cat $(SQL_PARTS) > $@
+
+# ---------------------------------------------------------------- tests
+UNIT_TESTS = $(wildcard test/unit/*_test.cpp)
+UNIT_CXXFLAGS ?= -O1 -g
+test/unit/kid_unit_tests: $(CORE_SRCS) $(UNIT_TESTS) $(wildcard src/core/*.h) Makefile
+	$(CXX) -std=c++17 -Wall -Wextra -Werror $(UNIT_CXXFLAGS) -Isrc/core \
+		$(CORE_SRCS) $(UNIT_TESTS) -lgtest -lgtest_main -pthread -o $@
+
+unit: test/unit/kid_unit_tests
+	test/unit/kid_unit_tests
+
+.PHONY: unit test demo bench deps
+deps:
+	test/install-deps.sh
+
+test: deps
+	test/run-all.sh
+
+demo: deps
+	test/demo.sh
+
+bench: deps
+	test/bench.sh

@@ -1,0 +1,98 @@
+/*
+ * boundary.cpp - the C++/PostgreSQL error boundary and shared helpers.
+ */
+#include "kid_pg.h"
+
+#include <ctime>
+#include <exception>
+#include <new>
+
+namespace kid::pg {
+
+Datum call_guarded(Datum (*body)(FunctionCallInfo), FunctionCallInfo fcinfo)
+{
+    /*
+     * The message is copied out of the exception so that ereport runs after
+     * the catch block has ended: longjmp'ing out of a catch block would skip
+     * the destruction of the exception object.
+     */
+    char message[256];
+    bool out_of_memory = false;
+
+    try {
+        return body(fcinfo);
+    } catch (const std::bad_alloc &) {
+        out_of_memory = true;
+    } catch (const std::exception &e) {
+        strlcpy(message, e.what(), sizeof(message));
+    } catch (...) {
+        strlcpy(message, "unknown exception", sizeof(message));
+    }
+
+    if (out_of_memory)
+        ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+    ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("kid: C++ exception: %s", message)));
+    pg_unreachable();
+}
+
+void report_invalid_text(const char *type_name, const char *text, size_t len, const char *detail)
+{
+    /* Show at most a bounded prefix of hostile input; %.*s stops at a NUL anyway. */
+    int shown = len > 200 ? 200 : static_cast<int>(len);
+    if (detail)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                        errmsg("invalid input syntax for type %s: \"%.*s%s\"", type_name, shown,
+                               text, len > 200 ? "..." : ""),
+                        errdetail("%s", detail)));
+    ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                    errmsg("invalid input syntax for type %s: \"%.*s%s\"", type_name, shown, text,
+                           len > 200 ? "..." : "")));
+    pg_unreachable();
+}
+
+void report_invalid_binary(const char *type_name, const char *detail)
+{
+    ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+                    errmsg("invalid binary value for type %s", type_name),
+                    errdetail("%s", detail)));
+    pg_unreachable();
+}
+
+void report_out_of_range(const char *type_name, const char *what, int64_t value, int64_t min,
+                         int64_t max)
+{
+    ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                    errmsg("%s %s %lld is out of range", type_name, what,
+                           static_cast<long long>(value)),
+                    errdetail("The %s must be between %lld and %lld.", what,
+                              static_cast<long long>(min), static_cast<long long>(max))));
+    pg_unreachable();
+}
+
+void report_time_out_of_range(const char *type_name, TimestampTz t)
+{
+    if (TIMESTAMP_NOT_FINITE(t))
+        ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                        errmsg("timestamp %s is out of range for type %s",
+                               TIMESTAMP_IS_NOBEGIN(t) ? "-infinity" : "infinity", type_name)));
+    ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                    errmsg("timestamp %s is out of range for type %s", timestamptz_to_str(t),
+                           type_name)));
+    pg_unreachable();
+}
+
+int64_t now_unix_us()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
+}
+
+int64_t finite_unix_us(const char *type_name, TimestampTz t)
+{
+    if (TIMESTAMP_NOT_FINITE(t))
+        report_time_out_of_range(type_name, t);
+    return unix_us_from_timestamptz(t);
+}
+
+} // namespace kid::pg

@@ -1,0 +1,111 @@
+/*
+ * kid.cpp - module entry point: settings, shared-memory hooks, and the
+ * server-wide introspection functions.
+ */
+#include "shmem.h"
+
+extern "C" {
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+
+PG_MODULE_MAGIC;
+
+void _PG_init(void);
+}
+
+namespace kid::pg {
+
+int node_id = 0;
+bool standby_generation = false;
+
+} // namespace kid::pg
+
+void _PG_init(void)
+{
+    DefineCustomIntVariable(
+        "kid.node_id",
+        "Identifies this server among the servers generating ids into one key space.",
+        "Part of every generated id: the high byte of the sno partition, the tid clock id, "
+        "the default koid generator id and the uid node fingerprint. Servers that generate "
+        "into the same tables must have distinct node ids.",
+        &kid::pg::node_id, 0, 0, kid::pg::NODE_ID_MAX, PGC_POSTMASTER, 0, nullptr, nullptr,
+        nullptr);
+
+    DefineCustomBoolVariable(
+        "kid.standby_generation",
+        "Allows generating ids while the server is in recovery (a standby).",
+        "A standby normally shares the primary's kid.node_id; enable this only on a standby "
+        "that has a node id of its own.",
+        &kid::pg::standby_generation, false, PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
+
+    MarkGUCPrefixReserved("kid");
+
+    /* Shared memory exists only when loaded at server start; see shared_for_generation. */
+    if (process_shared_preload_libraries_in_progress)
+        kid::pg::install_shmem_hooks();
+}
+
+/*
+ * kid_generator_stats(): one row per generator with what it did since the
+ * server started: ids generated, clock regressions absorbed, waits for an
+ * exhausted sequence, waits for a clock behind the generator.
+ */
+KID_FUNCTION(kid_generator_stats)
+{
+    ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+    InitMaterializedSRF(fcinfo, 0);
+    kid::pg::KidShared *s = kid::pg::shared;
+    if (s == nullptr)
+        PG_RETURN_VOID();
+
+    uint64 sno[4] = {0, 0, 0, 0};
+    for (const auto &slot : s->slots) {
+        sno[0] += slot.gen.generated;
+        sno[1] += slot.gen.regressions;
+        sno[2] += slot.gen.overflow_waits;
+        sno[3] += slot.gen.clock_waits;
+    }
+    Datum values[5];
+    bool nulls[5] = {false, false, false, false, false};
+    values[0] = CStringGetTextDatum("sno");
+    for (int i = 0; i < 4; i++)
+        values[i + 1] = Int64GetDatum(static_cast<int64>(sno[i]));
+    tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+
+    static const char *const counter_schemes[3] = {"tid", "koid", "uid"};
+    for (int k = 0; k < 3; k++) {
+        values[0] = CStringGetTextDatum(counter_schemes[k]);
+        for (int i = 0; i < 4; i++)
+            values[i + 1] = Int64GetDatum(
+                static_cast<int64>(pg_atomic_read_u64(&s->counter_stats[k][i])));
+        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+    }
+    PG_RETURN_VOID();
+}
+
+/* kid_lease(): the persisted high-water marks, for monitoring and the fault tests. */
+KID_FUNCTION(kid_lease)
+{
+    ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+    InitMaterializedSRF(fcinfo, 0);
+    kid::pg::KidShared *s = kid::pg::shared;
+    if (s == nullptr)
+        PG_RETURN_VOID();
+    static const char *const lines[kid::pg::LEASE_LINES] = {"sno tick 0", "sno tick 1",
+                                                            "counters"};
+    for (int i = 0; i < kid::pg::LEASE_LINES; i++) {
+        Datum values[3];
+        bool nulls[3] = {false, false, false};
+        values[0] = CStringGetTextDatum(lines[i]);
+        int64 lease = static_cast<int64>(pg_atomic_read_u64(&s->lease_us[i]));
+        int64 floor = s->startup_floor_us[i];
+        nulls[1] = lease == 0;
+        nulls[2] = floor == 0;
+        values[1] = TimestampTzGetDatum(kid::pg::timestamptz_from_unix_us(lease));
+        values[2] = TimestampTzGetDatum(kid::pg::timestamptz_from_unix_us(floor));
+        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+    }
+    PG_RETURN_VOID();
+}

@@ -1,0 +1,173 @@
+/*
+ * sno.cpp - the sno type in SQL: I/O, comparison support, generation and
+ * decoding.  The layout, codec and generator are in src/core/sno.cpp.
+ */
+#include "fixed_bytes_type.h"
+#include "shmem.h"
+#include "sno.h"
+
+extern "C" {
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "access/htup_details.h"
+}
+
+using kid::Sno;
+
+static const char SNO[] = "sno";
+
+static inline const Sno *sno_arg(FunctionCallInfo fcinfo, int n)
+{
+    return reinterpret_cast<const Sno *>(PG_GETARG_POINTER(n));
+}
+
+static inline Datum sno_datum(const Sno &id)
+{
+    Sno *result = static_cast<Sno *>(palloc(sizeof(Sno)));
+    *result = id;
+    return PointerGetDatum(result);
+}
+
+/* Every 10-byte string is a valid sno: the 39-bit time cannot overflow its range. */
+KID_FIXED_BYTES_TYPE(sno, kid::SNO_SIZE, SNO, nullptr)
+
+KID_FUNCTION(sno_in)
+{
+    const char *text = PG_GETARG_CSTRING(0);
+    size_t len = strlen(text);
+    Sno id;
+    if (!kid::sno_decode(text, len, &id))
+        kid::pg::report_invalid_text(SNO, text, len,
+                                     "An sno is 16 characters from \"23456789abcdefghijklmnopqrstuvwx\".");
+    return sno_datum(id);
+}
+
+KID_FUNCTION(sno_out)
+{
+    char *text = static_cast<char *>(palloc(kid::SNO_TEXT_LEN + 1));
+    kid::sno_encode(*sno_arg(fcinfo, 0), text);
+    text[kid::SNO_TEXT_LEN] = '\0';
+    PG_RETURN_CSTRING(text);
+}
+
+static uint8_t meta_arg(FunctionCallInfo fcinfo, int n)
+{
+    int32 meta = PG_GETARG_INT32(n);
+    if (meta < 0 || meta > 255)
+        kid::pg::report_out_of_range(SNO, "meta", meta, 0, 255);
+    return static_cast<uint8_t>(meta);
+}
+
+/* Units of a timestamptz argument; ERROR (22008) outside 2010..2079. */
+static int64_t units_arg(FunctionCallInfo fcinfo, int n)
+{
+    TimestampTz t = PG_GETARG_TIMESTAMPTZ(n);
+    int64_t units;
+    if (!kid::sno_units_from_unix_us(kid::pg::finite_unix_us(SNO, t), &units))
+        kid::pg::report_time_out_of_range(SNO, t);
+    return units;
+}
+
+KID_FUNCTION(sno_new)
+{
+    uint8_t meta = meta_arg(fcinfo, 0);
+    kid::pg::KidShared *s = kid::pg::shared_for_generation(SNO);
+    kid::SnoGenerator *g = kid::pg::sno_backend_generator();
+    Sno id;
+
+    for (;;) {
+        int64_t now = kid::pg::now_unix_us();
+        int64_t units;
+        if (!kid::sno_units_from_unix_us(now, &units))
+            ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                            errmsg("the system clock is outside the time range of sno"),
+                            errdetail("sno holds times from 2010-01-01 to 2079-09-07 UTC.")));
+        if (kid::sno_generate(g, units, meta, &id) == kid::GenStatus::ok)
+            break;
+        /*
+         * The sequence of this 4 ms unit is used up, or the clock is behind
+         * both timelines: wait in small steps, interruptibly, so that
+         * statement_timeout and query cancel still work.
+         */
+        pg_usleep(250);
+        CHECK_FOR_INTERRUPTS();
+    }
+
+    kid::SnoFields f = kid::sno_unpack(id);
+    kid::pg::lease_cover(s, f.tick ? kid::pg::LEASE_SNO_TICK1 : kid::pg::LEASE_SNO_TICK0,
+                         kid::sno_unix_ms(f) * 1000 + kid::SNO_UNIT_MS * 1000 - 1);
+    return sno_datum(id);
+}
+
+/*
+ * An sno at a caller-given time, for backfills: tick 0, this backend's
+ * partition, and a per-backend sequence.  Not guaranteed unique.
+ */
+KID_FUNCTION(sno_new_with_time)
+{
+    int64_t units = units_arg(fcinfo, 0);
+    uint8_t meta = meta_arg(fcinfo, 1);
+    static uint16_t backfill_sequence = 0;
+    kid::pg::sno_backend_generator();
+
+    kid::SnoFields f;
+    f.units = units;
+    f.tick = 0;
+    f.meta = meta;
+    f.partition = static_cast<uint16_t>(kid::pg::node_id << 8 | kid::pg::sno_backend_slot());
+    f.sequence = backfill_sequence++;
+    return sno_datum(kid::sno_pack(f));
+}
+
+/* The smallest sno of the 4 ms unit holding `t`: the lower bound for range scans. */
+KID_FUNCTION(sno_from_timestamp)
+{
+    kid::SnoFields f{};
+    f.units = units_arg(fcinfo, 0);
+    return sno_datum(kid::sno_pack(f));
+}
+
+KID_FUNCTION(sno_to_timestamp)
+{
+    kid::SnoFields f = kid::sno_unpack(*sno_arg(fcinfo, 0));
+    PG_RETURN_TIMESTAMPTZ(kid::pg::timestamptz_from_unix_us(kid::sno_unix_ms(f) * 1000));
+}
+
+KID_FUNCTION(sno_meta)
+{
+    PG_RETURN_INT32(kid::sno_unpack(*sno_arg(fcinfo, 0)).meta);
+}
+
+KID_FUNCTION(sno_partition)
+{
+    PG_RETURN_INT32(kid::sno_unpack(*sno_arg(fcinfo, 0)).partition);
+}
+
+KID_FUNCTION(sno_sequence)
+{
+    PG_RETURN_INT32(kid::sno_unpack(*sno_arg(fcinfo, 0)).sequence);
+}
+
+KID_FUNCTION(sno_tick)
+{
+    PG_RETURN_INT32(static_cast<int32>(kid::sno_unpack(*sno_arg(fcinfo, 0)).tick));
+}
+
+KID_FUNCTION(sno_info)
+{
+    kid::SnoFields f = kid::sno_unpack(*sno_arg(fcinfo, 0));
+    TupleDesc desc;
+    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                        errmsg("sno_info must be called in a context that accepts a record")));
+    desc = BlessTupleDesc(desc);
+    Datum values[5] = {
+        TimestampTzGetDatum(kid::pg::timestamptz_from_unix_us(kid::sno_unix_ms(f) * 1000)),
+        Int32GetDatum(static_cast<int32>(f.tick)),
+        Int32GetDatum(f.meta),
+        Int32GetDatum(f.partition),
+        Int32GetDatum(f.sequence),
+    };
+    bool nulls[5] = {false, false, false, false, false};
+    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+}

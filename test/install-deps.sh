@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Install what building and testing kid needs on Debian 12, as root.
+# Idempotent and quick when everything is there: apt-get runs only for
+# packages that are missing.
+set -euo pipefail
+
+packages=(
+    make g++ pkg-config
+    postgresql-15 postgresql-server-dev-15 postgresql-client-15 libpq-dev
+    libgtest-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" != 0 ]; then
+        echo "missing packages: ${missing[*]}; run as root or install them" >&2
+        exit 1
+    fi
+    echo "installing: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # Debian's postgresql-common creates a "main" cluster with the server
+    # package; kid's scripts use throwaway clusters of their own instead.
+    mkdir -p /etc/postgresql-common
+    if [ ! -f /etc/postgresql-common/createcluster.conf ] ||
+        ! grep -q '^create_main_cluster' /etc/postgresql-common/createcluster.conf; then
+        echo 'create_main_cluster = false' >> /etc/postgresql-common/createcluster.conf
+    fi
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The throwaway servers run as this user: PostgreSQL refuses to run as root.
+id postgres >/dev/null 2>&1 || useradd --system --home /var/lib/postgresql --shell /bin/bash postgres

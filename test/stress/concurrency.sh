@@ -1,0 +1,50 @@
+# Concurrency (sourced by run-all.sh; uses the "main" cluster on $PORT).
+#
+# Long-lived and short-lived (pgbench -C: one connection per transaction)
+# clients generate at the same time, so partitions are claimed, released
+# and reused while others generate.  Asserts: every id made it into the
+# table (a duplicate would fail the primary key and lose its transaction),
+# and each backend's ids rise strictly in the order it made them.
+
+kpsql $PORT -d postgres <<'SQL'
+CREATE DATABASE kid_stress;
+SQL
+kpsql $PORT -d kid_stress <<'SQL'
+CREATE EXTENSION kid;
+CREATE TABLE conc_sno (
+    id sno PRIMARY KEY DEFAULT sno_new(),
+    session text NOT NULL,
+    n bigserial
+);
+SQL
+
+cat > "$KID_TMP/conc_sno.sql" <<'SQL'
+INSERT INTO conc_sno (session)
+SELECT pg_backend_pid() || '@' || pg_postmaster_start_time() || '@' ||
+       (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())
+FROM generate_series(1, 20);
+SQL
+chmod 644 "$KID_TMP/conc_sno.sql"
+
+bench() {
+    "$PG_BIN/pgbench" -h "$KID_TMP" -p $PORT -U postgres -n "$@" kid_stress > "$KID_TMP/pgbench.$$.$RANDOM.log" 2>&1
+}
+long_lived() { bench -c 8 -j 2 -t 300 -f "$KID_TMP/conc_sno.sql"; }
+short_lived() { bench -C -c 6 -j 2 -t 150 -f "$KID_TMP/conc_sno.sql"; }
+
+long_lived & p1=$!
+short_lived & p2=$!
+wait $p1; rc1=$?
+wait $p2; rc2=$?
+expect_eq "sno: pgbench long-lived clients succeeded" "$rc1" 0
+expect_eq "sno: pgbench short-lived clients succeeded" "$rc2" 0
+
+expected=$(( (8 * 300 + 6 * 150) * 20 ))
+expect_eq "sno: every id of concurrent backends is unique and stored" \
+    "$(kpsql $PORT -d kid_stress -c 'SELECT count(DISTINCT id) FROM conc_sno')" "$expected"
+expect_eq "sno: ids rise strictly within each backend" \
+    "$(kpsql $PORT -d kid_stress -c 'SELECT count(*) FROM (SELECT id, lag(id) OVER (PARTITION BY session ORDER BY n) AS prev FROM conc_sno) s WHERE prev >= id')" 0
+expect_eq "sno: short-lived backends reused partitions (fewer distinct partitions than sessions)" \
+    "$(kpsql $PORT -d kid_stress -c 'SELECT count(DISTINCT sno_partition(id)) < count(DISTINCT session) FROM conc_sno')" t
+expect_eq "sno: all partitions released after the clients left" \
+    "$(kpsql $PORT -d kid_stress -c 'SELECT sum(generated) FROM kid_generator_stats() WHERE scheme = '"'"'sno'"'"'' | awk '{print ($1 >= '"$expected"') ? "t" : "f"}')" t
