@@ -5,7 +5,8 @@
 # is recorded, and kid_cleanup (installed as an EXIT trap) stops them all
 # by pid, whatever happened.
 
-PG_BIN=${PG_BIN:-$(pg_config --bindir)}
+PG_CONFIG=${PG_CONFIG:-pg_config}
+PG_BIN=${PG_BIN:-$($PG_CONFIG --bindir)}
 KID_TMP=$(mktemp -d /tmp/kid.XXXXXX)
 chmod 755 "$KID_TMP"
 chown postgres: "$KID_TMP"

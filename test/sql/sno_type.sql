@@ -81,15 +81,15 @@ DROP TABLE sno_hp, sno_t;
 -- Binary I/O through COPY BINARY round-trips.
 CREATE TABLE sno_copy (id sno);
 INSERT INTO sno_copy VALUES ('2222222222222222'), ('xxxxxxxxxxxxxxxx'), ('abcdefghijkmnpqr');
-COPY sno_copy TO '/tmp/kid_sno_copy.bin' WITH (FORMAT binary);
+COPY sno_copy TO '/tmp/kid_regress_sno_copy.bin' WITH (FORMAT binary);
 CREATE TABLE sno_copy2 (id sno);
-COPY sno_copy2 FROM '/tmp/kid_sno_copy.bin' WITH (FORMAT binary);
+COPY sno_copy2 FROM '/tmp/kid_regress_sno_copy.bin' WITH (FORMAT binary);
 SELECT id FROM sno_copy2 ORDER BY id;
 -- A 9-byte value in a binary COPY of another table is refused.
 CREATE TABLE sno_bytes (b bytea);
 INSERT INTO sno_bytes VALUES ('\x000000000000000000');
-COPY sno_bytes TO '/tmp/kid_sno_bad.bin' WITH (FORMAT binary);
-COPY sno_copy2 FROM '/tmp/kid_sno_bad.bin' WITH (FORMAT binary);
+COPY sno_bytes TO '/tmp/kid_regress_sno_bad.bin' WITH (FORMAT binary);
+COPY sno_copy2 FROM '/tmp/kid_regress_sno_bad.bin' WITH (FORMAT binary);
 DROP TABLE sno_copy, sno_copy2, sno_bytes;
 
 -- Bad input: each an ERROR with SQLSTATE 22P02 naming the type and value.
