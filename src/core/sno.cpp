@@ -10,16 +10,6 @@
 
 namespace kid {
 
-Sno sno_pack(const SnoFields &f) noexcept
-{
-    Sno id;
-    store_be(id.bytes, 5, (static_cast<uint64_t>(f.units) << 1) | (f.tick & 1u));
-    id.bytes[5] = f.meta;
-    store_be(id.bytes + 6, 2, f.partition);
-    store_be(id.bytes + 8, 2, f.sequence);
-    return id;
-}
-
 SnoFields sno_unpack(const Sno &id) noexcept
 {
     SnoFields f;

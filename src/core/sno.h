@@ -45,8 +45,25 @@ struct SnoFields {
     uint16_t sequence;
 };
 
-Sno sno_pack(const SnoFields &f) noexcept;
 SnoFields sno_unpack(const Sno &id) noexcept;
+
+/* Inline: it is on sno_new()'s hot path. */
+inline Sno sno_pack(const SnoFields &f) noexcept
+{
+    Sno id;
+    uint64_t block = (static_cast<uint64_t>(f.units) << 1) | (f.tick & 1u);
+    id.bytes[0] = static_cast<uint8_t>(block >> 32);
+    id.bytes[1] = static_cast<uint8_t>(block >> 24);
+    id.bytes[2] = static_cast<uint8_t>(block >> 16);
+    id.bytes[3] = static_cast<uint8_t>(block >> 8);
+    id.bytes[4] = static_cast<uint8_t>(block);
+    id.bytes[5] = f.meta;
+    id.bytes[6] = static_cast<uint8_t>(f.partition >> 8);
+    id.bytes[7] = static_cast<uint8_t>(f.partition);
+    id.bytes[8] = static_cast<uint8_t>(f.sequence >> 8);
+    id.bytes[9] = static_cast<uint8_t>(f.sequence);
+    return id;
+}
 
 /* Unix ms of the id's time unit (its first instant). */
 inline int64_t sno_unix_ms(const SnoFields &f) noexcept
@@ -60,6 +77,16 @@ inline int64_t sno_unix_ms(const SnoFields &f) noexcept
  * never round toward the epoch.
  */
 bool sno_units_from_unix_us(int64_t unix_us, int64_t *units) noexcept;
+
+/* The same from Unix milliseconds, for the generator's clock: a shift, no division. */
+inline bool sno_units_from_unix_ms(int64_t unix_ms, int64_t *units) noexcept
+{
+    int64_t since = unix_ms - SNO_EPOCH_MS;
+    if (since < 0 || (since >> 2) > SNO_MAX_UNITS)
+        return false;
+    *units = since >> 2;
+    return true;
+}
 
 /* Text: writes exactly SNO_TEXT_LEN characters, no terminator. */
 void sno_encode(const Sno &id, char *out) noexcept;

@@ -4,31 +4,11 @@
 #include "kid_pg.h"
 
 #include <ctime>
-#include <exception>
-#include <new>
 
 namespace kid::pg {
 
-Datum call_guarded(Datum (*body)(FunctionCallInfo), FunctionCallInfo fcinfo)
+void report_cpp_exception(bool out_of_memory, const char *message)
 {
-    /*
-     * The message is copied out of the exception so that ereport runs after
-     * the catch block has ended: longjmp'ing out of a catch block would skip
-     * the destruction of the exception object.
-     */
-    char message[256];
-    bool out_of_memory = false;
-
-    try {
-        return body(fcinfo);
-    } catch (const std::bad_alloc &) {
-        out_of_memory = true;
-    } catch (const std::exception &e) {
-        strlcpy(message, e.what(), sizeof(message));
-    } catch (...) {
-        strlcpy(message, "unknown exception", sizeof(message));
-    }
-
     if (out_of_memory)
         ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
     ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("kid: C++ exception: %s", message)));
@@ -86,6 +66,13 @@ int64_t now_unix_us()
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return static_cast<int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
+}
+
+int64_t now_unix_ms()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
 int64_t finite_unix_us(const char *type_name, TimestampTz t)

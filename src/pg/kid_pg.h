@@ -17,6 +17,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <new>
 
 extern "C" {
 #include "postgres.h"
@@ -27,8 +29,35 @@ extern "C" {
 
 namespace kid::pg {
 
-/* Run a function body; a C++ exception escaping it becomes an ERROR. */
-Datum call_guarded(Datum (*body)(FunctionCallInfo), FunctionCallInfo fcinfo);
+/* ERROR for a C++ exception caught at the boundary; called after the catch block. */
+[[noreturn]] void report_cpp_exception(bool out_of_memory, const char *message);
+
+/*
+ * Run a function body; a C++ exception escaping it becomes an ERROR.  A
+ * template so that the body is inlined: the try block costs nothing until
+ * something throws.
+ */
+template <Datum (*Body)(FunctionCallInfo)> inline Datum call_guarded(FunctionCallInfo fcinfo)
+{
+    /*
+     * The message is copied out of the exception so that ereport runs after
+     * the catch block has ended: longjmp'ing out of a catch block would skip
+     * the destruction of the exception object.
+     */
+    char message[256];
+    bool out_of_memory = false;
+    try {
+        return Body(fcinfo);
+    } catch (const std::bad_alloc &) {
+        out_of_memory = true;
+        message[0] = '\0';
+    } catch (const std::exception &e) {
+        strlcpy(message, e.what(), sizeof(message));
+    } catch (...) {
+        strlcpy(message, "unknown exception", sizeof(message));
+    }
+    report_cpp_exception(out_of_memory, message);
+}
 
 /* 22P02 "invalid input syntax for type <type>: "<text>"". */
 [[noreturn]] void report_invalid_text(const char *type_name, const char *text, size_t len,
@@ -59,6 +88,8 @@ inline TimestampTz timestamptz_from_unix_us(int64_t unix_us)
 
 /* The wall clock, in Unix microseconds (clock_gettime, no syscall on Linux). */
 int64_t now_unix_us();
+/* The same in milliseconds, without the microsecond division. */
+int64_t now_unix_ms();
 
 /*
  * Unix microseconds of a finite timestamptz argument; ERROR (22008) for
@@ -80,7 +111,7 @@ int64_t finite_unix_us(const char *type_name, TimestampTz t);
     static Datum name##_body(FunctionCallInfo fcinfo);                                  \
     Datum name(PG_FUNCTION_ARGS)                                                        \
     {                                                                                   \
-        return kid::pg::call_guarded(name##_body, fcinfo);                              \
+        return kid::pg::call_guarded<name##_body>(fcinfo);                            \
     }                                                                                   \
     static Datum name##_body(FunctionCallInfo fcinfo)
 

@@ -36,6 +36,7 @@ static const char LEASE_FILE[] = "kid.lease";
 static const char LEASE_TEMP_FILE[] = "kid.lease.tmp";
 
 static int my_slot = -1;
+SnoGenerator *sno_my_generator = nullptr;
 
 static void shmem_request()
 {
@@ -197,13 +198,11 @@ static void sno_release_slot(int, Datum)
         shared->slots[my_slot].owner_pid = 0;
     LWLockRelease(shared->slot_lock);
     my_slot = -1;
+    sno_my_generator = nullptr;
 }
 
-SnoGenerator *sno_backend_generator()
+SnoGenerator *sno_claim_generator()
 {
-    if (my_slot >= 0)
-        return &shared->slots[my_slot].gen;
-
     KidShared *s = shared_for_generation("sno");
     static bool exit_callback_registered = false;
     if (!exit_callback_registered) {
@@ -232,7 +231,8 @@ SnoGenerator *sno_backend_generator()
                            "exits."),
                  errhint("Use fewer concurrent connections that generate sno ids, e.g. "
                          "through a connection pooler.")));
-    return &s->slots[my_slot].gen;
+    sno_my_generator = &s->slots[my_slot].gen;
+    return sno_my_generator;
 }
 
 int sno_backend_slot()

@@ -75,8 +75,22 @@ void install_shmem_hooks();
  */
 KidShared *shared_for_generation(const char *type_name);
 
-/* This backend's sno generator; claims a slot on first use.  ERROR when none is free. */
-SnoGenerator *sno_backend_generator();
+SnoGenerator *sno_claim_generator();
+extern SnoGenerator *sno_my_generator;
+
+/*
+ * This backend's sno generator; claims a slot on first use (ERROR when kid
+ * is not preloaded, on a standby, or when none is free).  Once claimed, the
+ * checks hold for the backend's life: a standby can be promoted to a
+ * primary but a primary never turns into a standby, so a backend that
+ * passed the standby check once passes it forever.
+ */
+inline SnoGenerator *sno_backend_generator()
+{
+    if (likely(sno_my_generator != nullptr))
+        return sno_my_generator;
+    return sno_claim_generator();
+}
 
 /* The slot this backend owns, or -1. */
 int sno_backend_slot();

@@ -71,14 +71,13 @@ static int64_t units_arg(FunctionCallInfo fcinfo, int n)
 KID_FUNCTION(sno_new)
 {
     uint8_t meta = meta_arg(fcinfo, 0);
-    kid::pg::KidShared *s = kid::pg::shared_for_generation(SNO);
+    /* Claims a partition on the first call; later calls find it at once. */
     kid::SnoGenerator *g = kid::pg::sno_backend_generator();
     Sno id;
 
     for (;;) {
-        int64_t now = kid::pg::now_unix_us();
         int64_t units;
-        if (!kid::sno_units_from_unix_us(now, &units))
+        if (!kid::sno_units_from_unix_ms(kid::pg::now_unix_ms(), &units))
             ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
                             errmsg("the system clock is outside the time range of sno"),
                             errdetail("sno holds times from 2010-01-01 to 2079-09-07 UTC.")));
@@ -93,9 +92,10 @@ KID_FUNCTION(sno_new)
         CHECK_FOR_INTERRUPTS();
     }
 
-    kid::SnoFields f = kid::sno_unpack(id);
-    kid::pg::lease_cover(s, f.tick ? kid::pg::LEASE_SNO_TICK1 : kid::pg::LEASE_SNO_TICK0,
-                         kid::sno_unix_ms(f) * 1000 + kid::SNO_UNIT_MS * 1000 - 1);
+    /* The id's unit is now hi[tick]: the lease must cover the whole unit. */
+    int64_t unit_end_us = (kid::SNO_EPOCH_MS + (g->hi[g->tick] + 1) * kid::SNO_UNIT_MS) * 1000 - 1;
+    kid::pg::lease_cover(kid::pg::shared,
+                         g->tick ? kid::pg::LEASE_SNO_TICK1 : kid::pg::LEASE_SNO_TICK0, unit_end_us);
     return sno_datum(id);
 }
 

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# kid's benchmark ("make bench"): not a test, it prints figures.
+#
+# One throwaway server, one run, everything side by side as ratios, since
+# absolute times on a shared machine mean little:
+#   1. per-call cost of each generator in
+#        SELECT count(f()) FROM generate_series(1, N)
+#      next to the floor (count(g) over the same series), nextval(),
+#      clock_timestamp(), gen_random_uuid(), uuid-ossp and a UUIDv7 function;
+#      timed on the server (clock_timestamp() around EXECUTE), rounds
+#      interleaved, the best of ROUNDS rounds kept.
+#   2. single-row INSERT throughput (pgbench, 2 clients) into a table whose
+#      primary key has each generator as DEFAULT, next to bigserial and
+#      uuid DEFAULT gen_random_uuid(), rounds interleaved, median kept.
+#
+# BENCH_N (calls per query, default 1000000), BENCH_ROUNDS (default 5),
+# BENCH_SECONDS (pgbench seconds per round, default 5) tune it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source test/lib.sh
+
+N=${BENCH_N:-1000000}
+ROUNDS=${BENCH_ROUNDS:-5}
+SECONDS_PER_ROUND=${BENCH_SECONDS:-5}
+
+make -s -j2 >/dev/null
+make -s install >/dev/null
+PORT=54332
+cluster_init bench $PORT "shared_buffers = 256MB" "synchronous_commit = off" "max_wal_size = 4GB" "checkpoint_timeout = 30min"
+cluster_start bench
+
+kpsql $PORT -d postgres <<'SQL'
+CREATE EXTENSION kid;
+CREATE EXTENSION "uuid-ossp";
+CREATE SEQUENCE bench_seq;
+-- A UUIDv7 as users write it on PostgreSQL 15 (no built-in): 48-bit Unix ms
+-- over the bytes of a random v4 UUID, version and variant bits set.
+CREATE FUNCTION uuidv7() RETURNS uuid LANGUAGE sql VOLATILE AS $$
+    SELECT encode(
+        set_bit(set_bit(
+            overlay(uuid_send(gen_random_uuid())
+                    PLACING substring(int8send((extract(epoch FROM clock_timestamp()) * 1000)::bigint) FROM 3)
+                    FROM 1 FOR 6),
+            52, 1), 53, 1),
+        'hex')::uuid
+$$;
+-- Best-of-rounds server-side timing of a query, in milliseconds.
+CREATE FUNCTION bench_ms(query text) RETURNS double precision LANGUAGE plpgsql AS $$
+DECLARE t0 timestamptz; t1 timestamptz;
+BEGIN
+    t0 := clock_timestamp();
+    EXECUTE query;
+    t1 := clock_timestamp();
+    RETURN extract(epoch FROM t1 - t0) * 1000;
+END $$;
+CREATE TABLE bench_results (label text, round int, ms double precision);
+SQL
+
+# label|expression; the floor must come first.
+calls=(
+    "floor: count(g)|g"
+    "sno_new()|sno_new()"
+    "nextval()|nextval('bench_seq')"
+    "clock_timestamp()|clock_timestamp()"
+    "gen_random_uuid()|gen_random_uuid()"
+    "uuid_generate_v1() (uuid-ossp)|uuid_generate_v1()"
+    "uuid_generate_v4() (uuid-ossp)|uuid_generate_v4()"
+    "uuidv7() (SQL function)|uuidv7()"
+)
+for extra in ${BENCH_EXTRA_CALLS:-}; do calls+=("$extra"); done
+
+# Warm-up, then interleaved rounds.
+for c in "${calls[@]}"; do
+    expr=${c#*|}
+    kpsql $PORT -d postgres -c "SELECT count($expr) FROM generate_series(1, 10000) g" >/dev/null
+done
+for r in $(seq "$ROUNDS"); do
+    for c in "${calls[@]}"; do
+        label=${c%%|*}
+        expr=${c#*|}
+        kpsql $PORT -d postgres -c "INSERT INTO bench_results SELECT \$l\$$label\$l\$, $r, bench_ms(\$q\$SELECT count($expr) FROM generate_series(1, $N) g\$q\$)"
+    done
+done
+
+echo
+echo "Per call: SELECT count(f()) FROM generate_series(1, $N), best of $ROUNDS interleaved rounds"
+kpsql $PORT -d postgres -P footer=off -P format=aligned -t -c "
+WITH best AS (SELECT label, min(ms) AS ms, min(min(ms)) FILTER (WHERE label LIKE 'floor%') OVER () AS floor,
+                     min(min(ms)) FILTER (WHERE label = 'nextval()') OVER () AS nextval
+              FROM bench_results GROUP BY label)
+SELECT rpad(label, 32) AS \"function\",
+       to_char(ms, '99990.0') AS \"ms\",
+       to_char((ms - floor) * 1e6 / $N, '99990.0') AS \"ns/call over floor\",
+       to_char(ms / floor, '990.00') AS \"x floor\",
+       to_char(ms / nextval, '990.00') AS \"x nextval()\"
+FROM best ORDER BY ms" | sed '1i function                         |    ms    | ns/call over floor | x floor | x nextval()'
+
+# ---------------------------------------------------------------- INSERT throughput
+kpsql $PORT -d postgres <<'SQL'
+CREATE TABLE ins_bigserial (id bigserial PRIMARY KEY, v int);
+CREATE TABLE ins_uuid4 (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), v int);
+CREATE TABLE ins_uuid7 (id uuid PRIMARY KEY DEFAULT uuidv7(), v int);
+CREATE TABLE ins_sno (id sno PRIMARY KEY DEFAULT sno_new(), v int);
+CREATE TABLE tps_results (label text, round int, tps double precision);
+SQL
+tables=(ins_bigserial ins_uuid4 ins_uuid7 ins_sno)
+for extra in ${BENCH_EXTRA_TABLES:-}; do tables+=("$extra"); done
+
+for r in $(seq "$ROUNDS"); do
+    for t in "${tables[@]}"; do
+        echo "INSERT INTO $t (v) VALUES (1);" > "$KID_TMP/ins.sql"
+        chmod 644 "$KID_TMP/ins.sql"
+        tps=$("$PG_BIN/pgbench" -h "$KID_TMP" -p $PORT -U postgres -n -c 2 -j 2 -T "$SECONDS_PER_ROUND" \
+                -f "$KID_TMP/ins.sql" postgres 2>/dev/null | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
+        kpsql $PORT -d postgres -c "INSERT INTO tps_results VALUES ('$t', $r, ${tps:-0})"
+    done
+done
+
+echo
+echo "Single-row INSERT, pgbench -c 2 -T $SECONDS_PER_ROUND, median of $ROUNDS interleaved rounds"
+kpsql $PORT -d postgres -P footer=off -P format=aligned -t -c "
+WITH med AS (SELECT label, percentile_cont(0.5) WITHIN GROUP (ORDER BY tps) AS tps FROM tps_results GROUP BY label)
+SELECT rpad(label, 20), to_char(tps, '9999990'), to_char(tps / (SELECT tps FROM med WHERE label = 'ins_bigserial'), '990.00'),
+       (SELECT pg_size_pretty(pg_relation_size(label || '_pkey')) ) AS pk_size
+FROM med ORDER BY tps DESC" | sed '1i table                |   TPS    | x bigserial | pk index size'
+
+cluster_stop bench
