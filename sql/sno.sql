@@ -179,3 +179,126 @@ CREATE FUNCTION sno_from_timestamp(timestamptz) RETURNS sno
 AS 'MODULE_PATHNAME', 'sno_from_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
 COMMENT ON FUNCTION sno_from_timestamp(timestamptz) IS
 'the smallest sno of the 4 ms unit holding a time: WHERE id >= sno_from_timestamp(t) is an index range scan';
+
+-- Range scans by time.  Comparison operators between sno and timestamptz,
+-- in sno's btree operator family, so that WHERE id >= now() - interval '1 hour'
+-- is an index range scan (and prunes range partitions).  A timestamptz t
+-- compares exactly like sno_from_timestamp(t), the smallest sno of t's 4 ms
+-- unit; times before 2010 compare below every sno, times after 2079 above.
+-- Hence id >= t and id < t split ids at t's unit exactly, while id = t holds
+-- only for that smallest id and id <= t includes no other id of t's unit.
+CREATE FUNCTION sno_lt_timestamptz(sno, timestamptz) RETURNS boolean
+AS 'MODULE_PATHNAME', 'sno_lt_timestamptz' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION sno_le_timestamptz(sno, timestamptz) RETURNS boolean
+AS 'MODULE_PATHNAME', 'sno_le_timestamptz' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION sno_eq_timestamptz(sno, timestamptz) RETURNS boolean
+AS 'MODULE_PATHNAME', 'sno_eq_timestamptz' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION sno_ne_timestamptz(sno, timestamptz) RETURNS boolean
+AS 'MODULE_PATHNAME', 'sno_ne_timestamptz' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION sno_ge_timestamptz(sno, timestamptz) RETURNS boolean
+AS 'MODULE_PATHNAME', 'sno_ge_timestamptz' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION sno_gt_timestamptz(sno, timestamptz) RETURNS boolean
+AS 'MODULE_PATHNAME', 'sno_gt_timestamptz' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION sno_cmp_timestamptz(sno, timestamptz) RETURNS integer
+AS 'MODULE_PATHNAME', 'sno_cmp_timestamptz' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION timestamptz_lt_sno(timestamptz, sno) RETURNS boolean
+AS 'MODULE_PATHNAME', 'timestamptz_lt_sno' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION timestamptz_le_sno(timestamptz, sno) RETURNS boolean
+AS 'MODULE_PATHNAME', 'timestamptz_le_sno' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION timestamptz_eq_sno(timestamptz, sno) RETURNS boolean
+AS 'MODULE_PATHNAME', 'timestamptz_eq_sno' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION timestamptz_ne_sno(timestamptz, sno) RETURNS boolean
+AS 'MODULE_PATHNAME', 'timestamptz_ne_sno' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION timestamptz_ge_sno(timestamptz, sno) RETURNS boolean
+AS 'MODULE_PATHNAME', 'timestamptz_ge_sno' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION timestamptz_gt_sno(timestamptz, sno) RETURNS boolean
+AS 'MODULE_PATHNAME', 'timestamptz_gt_sno' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION timestamptz_cmp_sno(timestamptz, sno) RETURNS integer
+AS 'MODULE_PATHNAME', 'timestamptz_cmp_sno' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+
+COMMENT ON FUNCTION sno_lt_timestamptz(sno, timestamptz) IS 'implementation of sno < timestamptz';
+COMMENT ON FUNCTION sno_le_timestamptz(sno, timestamptz) IS 'implementation of sno <= timestamptz';
+COMMENT ON FUNCTION sno_eq_timestamptz(sno, timestamptz) IS 'implementation of sno = timestamptz';
+COMMENT ON FUNCTION sno_ne_timestamptz(sno, timestamptz) IS 'implementation of sno <> timestamptz';
+COMMENT ON FUNCTION sno_ge_timestamptz(sno, timestamptz) IS 'implementation of sno >= timestamptz';
+COMMENT ON FUNCTION sno_gt_timestamptz(sno, timestamptz) IS 'implementation of sno > timestamptz';
+COMMENT ON FUNCTION sno_cmp_timestamptz(sno, timestamptz) IS 'btree comparison of an sno with the smallest sno of a time';
+COMMENT ON FUNCTION timestamptz_lt_sno(timestamptz, sno) IS 'implementation of timestamptz < sno';
+COMMENT ON FUNCTION timestamptz_le_sno(timestamptz, sno) IS 'implementation of timestamptz <= sno';
+COMMENT ON FUNCTION timestamptz_eq_sno(timestamptz, sno) IS 'implementation of timestamptz = sno';
+COMMENT ON FUNCTION timestamptz_ne_sno(timestamptz, sno) IS 'implementation of timestamptz <> sno';
+COMMENT ON FUNCTION timestamptz_ge_sno(timestamptz, sno) IS 'implementation of timestamptz >= sno';
+COMMENT ON FUNCTION timestamptz_gt_sno(timestamptz, sno) IS 'implementation of timestamptz > sno';
+COMMENT ON FUNCTION timestamptz_cmp_sno(timestamptz, sno) IS 'btree comparison of the smallest sno of a time with an sno';
+
+CREATE OPERATOR < (LEFTARG = sno, RIGHTARG = timestamptz, FUNCTION = sno_lt_timestamptz,
+    COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR <= (LEFTARG = sno, RIGHTARG = timestamptz, FUNCTION = sno_le_timestamptz,
+    COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR = (LEFTARG = sno, RIGHTARG = timestamptz, FUNCTION = sno_eq_timestamptz,
+    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel);
+CREATE OPERATOR <> (LEFTARG = sno, RIGHTARG = timestamptz, FUNCTION = sno_ne_timestamptz,
+    COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
+CREATE OPERATOR >= (LEFTARG = sno, RIGHTARG = timestamptz, FUNCTION = sno_ge_timestamptz,
+    COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
+CREATE OPERATOR > (LEFTARG = sno, RIGHTARG = timestamptz, FUNCTION = sno_gt_timestamptz,
+    COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+CREATE OPERATOR < (LEFTARG = timestamptz, RIGHTARG = sno, FUNCTION = timestamptz_lt_sno,
+    COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR <= (LEFTARG = timestamptz, RIGHTARG = sno, FUNCTION = timestamptz_le_sno,
+    COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR = (LEFTARG = timestamptz, RIGHTARG = sno, FUNCTION = timestamptz_eq_sno,
+    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel);
+CREATE OPERATOR <> (LEFTARG = timestamptz, RIGHTARG = sno, FUNCTION = timestamptz_ne_sno,
+    COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
+CREATE OPERATOR >= (LEFTARG = timestamptz, RIGHTARG = sno, FUNCTION = timestamptz_ge_sno,
+    COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
+CREATE OPERATOR > (LEFTARG = timestamptz, RIGHTARG = sno, FUNCTION = timestamptz_gt_sno,
+    COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+
+COMMENT ON OPERATOR < (sno, timestamptz) IS 'sno is before the time''s 4 ms unit';
+COMMENT ON OPERATOR <= (sno, timestamptz) IS 'sno is at most the smallest sno of the time''s unit';
+COMMENT ON OPERATOR = (sno, timestamptz) IS 'sno is the smallest sno of the time''s unit';
+COMMENT ON OPERATOR <> (sno, timestamptz) IS 'sno is not the smallest sno of the time''s unit';
+COMMENT ON OPERATOR >= (sno, timestamptz) IS 'sno is in or after the time''s 4 ms unit';
+COMMENT ON OPERATOR > (sno, timestamptz) IS 'sno is above the smallest sno of the time''s unit';
+COMMENT ON OPERATOR < (timestamptz, sno) IS 'the smallest sno of the time''s unit is below the sno';
+COMMENT ON OPERATOR <= (timestamptz, sno) IS 'sno is in or after the time''s 4 ms unit';
+COMMENT ON OPERATOR = (timestamptz, sno) IS 'sno is the smallest sno of the time''s unit';
+COMMENT ON OPERATOR <> (timestamptz, sno) IS 'sno is not the smallest sno of the time''s unit';
+COMMENT ON OPERATOR >= (timestamptz, sno) IS 'sno is at most the smallest sno of the time''s unit';
+COMMENT ON OPERATOR > (timestamptz, sno) IS 'sno is before the time''s 4 ms unit';
+
+ALTER OPERATOR FAMILY sno_ops USING btree ADD
+    OPERATOR 1 < (sno, timestamptz),
+    OPERATOR 2 <= (sno, timestamptz),
+    OPERATOR 3 = (sno, timestamptz),
+    OPERATOR 4 >= (sno, timestamptz),
+    OPERATOR 5 > (sno, timestamptz),
+    FUNCTION 1 (sno, timestamptz) sno_cmp_timestamptz(sno, timestamptz),
+    OPERATOR 1 < (timestamptz, sno),
+    OPERATOR 2 <= (timestamptz, sno),
+    OPERATOR 3 = (timestamptz, sno),
+    OPERATOR 4 >= (timestamptz, sno),
+    OPERATOR 5 > (timestamptz, sno),
+    FUNCTION 1 (timestamptz, sno) timestamptz_cmp_sno(timestamptz, sno);
+
+-- BRIN: min/max summaries for append-only tables ordered by sno, with the
+-- same cross-type operators so that id >= t can skip block ranges.
+CREATE OPERATOR CLASS sno_minmax_ops DEFAULT FOR TYPE sno USING brin AS
+    OPERATOR 1 <,
+    OPERATOR 2 <=,
+    OPERATOR 3 =,
+    OPERATOR 4 >=,
+    OPERATOR 5 >,
+    FUNCTION 1 brin_minmax_opcinfo(internal),
+    FUNCTION 2 brin_minmax_add_value(internal, internal, internal, internal),
+    FUNCTION 3 brin_minmax_consistent(internal, internal, internal),
+    FUNCTION 4 brin_minmax_union(internal, internal, internal);
+ALTER OPERATOR FAMILY sno_minmax_ops USING brin ADD
+    OPERATOR 1 < (sno, timestamptz),
+    OPERATOR 2 <= (sno, timestamptz),
+    OPERATOR 3 = (sno, timestamptz),
+    OPERATOR 4 >= (sno, timestamptz),
+    OPERATOR 5 > (sno, timestamptz);
+COMMENT ON OPERATOR CLASS sno_minmax_ops USING brin IS 'BRIN min/max summaries of sno, usable with sno and timestamptz bounds';

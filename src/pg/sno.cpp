@@ -3,8 +3,10 @@
  * decoding.  The layout, codec and generator are in src/core/sno.cpp.
  */
 #include "fixed_bytes_type.h"
+#include "radix.h"
 #include "shmem.h"
 #include "sno.h"
+#include "time_bound.h"
 
 extern "C" {
 #include "funcapi.h"
@@ -126,6 +128,32 @@ KID_FUNCTION(sno_from_timestamp)
     f.units = units_arg(fcinfo, 0);
     return sno_datum(kid::sno_pack(f));
 }
+
+/*
+ * An sno against the smallest sno of t's unit: compare the 40-bit time
+ * block with units << 1 (tick 0); on a tie the bound's other bytes are all
+ * zero, so the id is equal only if its are too.
+ */
+static int sno_cmp_time(Datum id_datum, TimestampTz t)
+{
+    int64_t unix_us;
+    int where = kid::pg::time_in_range(t, kid::SNO_MIN_UNIX_US, kid::SNO_MAX_UNIX_US, &unix_us);
+    if (where != 0)
+        return -where;
+    int64_t units;
+    kid::sno_units_from_unix_us(unix_us, &units);
+    const uint8_t *id = reinterpret_cast<const uint8_t *>(DatumGetPointer(id_datum));
+    uint64_t block = kid::load_be(id, 5);
+    uint64_t bound = static_cast<uint64_t>(units) << 1;
+    if (block != bound)
+        return block < bound ? -1 : 1;
+    for (size_t i = 5; i < kid::SNO_SIZE; i++)
+        if (id[i] != 0)
+            return 1;
+    return 0;
+}
+
+KID_TIME_COMPARISONS(sno, sno_cmp_time)
 
 KID_FUNCTION(sno_to_timestamp)
 {

@@ -1,0 +1,72 @@
+/*
+ * time_bound.h - comparison of an id with a timestamptz, for range scans.
+ *
+ * Every id type of kid carries a time, and users ask "ids since t".  To let
+ * `WHERE id >= t` use the id's btree index (and BRIN, and partition
+ * pruning), the id's operator family holds cross-type operators between the
+ * id type and timestamptz.  A btree family must be one consistent order, so
+ * a timestamptz t compares exactly like the smallest id of t's time unit
+ * (the id <type>_from_timestamp(t) returns); times before the type's range
+ * compare below every id, times after it (and infinity) above every id.
+ *
+ * KID_TIME_COMPARISONS(prefix, cmp) defines, from
+ *     int cmp(Datum id, TimestampTz t)   (<0, 0, >0 like id <=> bound(t)),
+ * the functions prefix_cmp_timestamptz, timestamptz_cmp_prefix and
+ * prefix_{lt,le,eq,ne,ge,gt}_timestamptz, timestamptz_{lt,...}_prefix.
+ */
+#ifndef KID_PG_TIME_BOUND_H
+#define KID_PG_TIME_BOUND_H
+
+#include "kid_pg.h"
+
+#define KID_TIME_COMPARISON(prefix, cmp, op, test)                                             \
+    KID_FUNCTION(prefix##_##op##_timestamptz)                                                  \
+    {                                                                                          \
+        PG_RETURN_BOOL(cmp(PG_GETARG_DATUM(0), PG_GETARG_TIMESTAMPTZ(1)) test 0);              \
+    }                                                                                          \
+    KID_FUNCTION(timestamptz_##op##_##prefix)                                                  \
+    {                                                                                          \
+        PG_RETURN_BOOL(-cmp(PG_GETARG_DATUM(1), PG_GETARG_TIMESTAMPTZ(0)) test 0);             \
+    }
+
+#define KID_TIME_COMPARISONS(prefix, cmp)                                                      \
+    KID_TIME_COMPARISON(prefix, cmp, lt, <)                                                    \
+    KID_TIME_COMPARISON(prefix, cmp, le, <=)                                                   \
+    KID_TIME_COMPARISON(prefix, cmp, eq, ==)                                                   \
+    KID_TIME_COMPARISON(prefix, cmp, ne, !=)                                                   \
+    KID_TIME_COMPARISON(prefix, cmp, ge, >=)                                                   \
+    KID_TIME_COMPARISON(prefix, cmp, gt, >)                                                    \
+    KID_FUNCTION(prefix##_cmp_timestamptz)                                                     \
+    {                                                                                          \
+        PG_RETURN_INT32(cmp(PG_GETARG_DATUM(0), PG_GETARG_TIMESTAMPTZ(1)));                    \
+    }                                                                                          \
+    KID_FUNCTION(timestamptz_cmp_##prefix)                                                     \
+    {                                                                                          \
+        PG_RETURN_INT32(-cmp(PG_GETARG_DATUM(1), PG_GETARG_TIMESTAMPTZ(0)));                   \
+    }
+
+namespace kid::pg {
+
+/*
+ * Where a timestamptz falls relative to a type's time range, in Unix
+ * microseconds: -1 before it (or -infinity), +1 after it (or infinity),
+ * 0 inside, with *unix_us set.
+ */
+inline int time_in_range(TimestampTz t, int64_t min_unix_us, int64_t max_unix_us,
+                         int64_t *unix_us)
+{
+    if (TIMESTAMP_IS_NOBEGIN(t))
+        return -1;
+    if (TIMESTAMP_IS_NOEND(t))
+        return 1;
+    *unix_us = unix_us_from_timestamptz(t);
+    if (*unix_us < min_unix_us)
+        return -1;
+    if (*unix_us > max_unix_us)
+        return 1;
+    return 0;
+}
+
+} // namespace kid::pg
+
+#endif
