@@ -124,4 +124,50 @@ SELECT rpad(label, 20), to_char(tps, '9999990'), to_char(tps / (SELECT tps FROM 
        (SELECT pg_size_pretty(pg_relation_size(label || '_pkey')) ) AS pk_size
 FROM med ORDER BY tps DESC" | sed '1i table                |   TPS    | x bigserial | pk index size'
 
+# ---------------------------------------------------------------- range scans by time
+# 2 million rows, one every 0.5 s (about 11.6 days); the newest 1% by time.
+ROWS=${BENCH_ROWS:-2000000}
+kpsql $PORT -d postgres <<SQL
+CREATE TABLE range_bigserial (id bigserial PRIMARY KEY, created timestamptz NOT NULL, payload int);
+INSERT INTO range_bigserial (created, payload)
+SELECT timestamptz '2026-01-01' + i * interval '0.5 s', i FROM generate_series(1, $ROWS) i;
+CREATE TABLE range_sno (id sno PRIMARY KEY, payload int);
+INSERT INTO range_sno SELECT sno_new_with_time(timestamptz '2026-01-01' + i * interval '0.5 s'), i
+FROM generate_series(1, $ROWS) i;
+VACUUM ANALYZE range_bigserial, range_sno;
+CREATE TABLE range_results (label text, round int, ms double precision, buffers bigint);
+-- Execution time and shared buffers touched, from EXPLAIN (ANALYZE, BUFFERS).
+CREATE FUNCTION bench_plan(label text, round int, query text) RETURNS void LANGUAGE plpgsql AS \$\$
+DECLARE plan json;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ' || query INTO plan;
+    INSERT INTO range_results VALUES (label, round, (plan->0->>'Execution Time')::float8,
+        (plan->0->'Plan'->>'Shared Hit Blocks')::bigint + (plan->0->'Plan'->>'Shared Read Blocks')::bigint);
+END \$\$;
+SQL
+cutoff="timestamptz '2026-01-01' + $((ROWS * 99 / 100)) * interval '0.5 s'"
+first_id=$((ROWS * 99 / 100))
+queries=(
+    "(d) bigserial: id >= n|SELECT count(*), sum(payload) FROM range_bigserial WHERE id >= $first_id"
+    "(a) sno: id >= timestamptz|SELECT count(*), sum(payload) FROM range_sno WHERE id >= $cutoff"
+    "(b) sno: id >= sno_from_timestamp()|SELECT count(*), sum(payload) FROM range_sno WHERE id >= sno_from_timestamp($cutoff)"
+    "(c) sno: sno_to_timestamp(id) >= t|SELECT count(*), sum(payload) FROM range_sno WHERE sno_to_timestamp(id) >= $cutoff"
+)
+for extra in "${BENCH_EXTRA_RANGE[@]:-}"; do [ -n "$extra" ] && queries+=("$extra"); done
+for r in $(seq "$ROUNDS"); do
+    for q in "${queries[@]}"; do
+        label=${q%%|*}
+        sql=${q#*|}
+        kpsql $PORT -d postgres -c "SELECT bench_plan(\$l\$$label\$l\$, $r, \$q\$$sql\$q\$)" >/dev/null
+    done
+done
+echo
+echo "Newest 1% of $ROWS rows by time, best of $ROUNDS interleaved rounds (EXPLAIN ANALYZE, BUFFERS)"
+kpsql $PORT -d postgres -P footer=off -P format=aligned -t -c "
+WITH best AS (SELECT label, min(ms) AS ms, min(buffers) AS buffers FROM range_results GROUP BY label),
+     d AS (SELECT ms, buffers FROM best WHERE label LIKE '(d)%')
+SELECT rpad(label, 40), to_char(best.ms, '9990.00'), to_char(best.ms / d.ms, '9990.00'),
+       to_char(best.buffers, '99999990'), to_char(best.buffers::float8 / d.buffers, '9990.00')
+FROM best, d ORDER BY label" | sed '1i query                                    |    ms    |  x (d)   |  buffers  |  x (d)'
+
 cluster_stop bench
