@@ -18,9 +18,9 @@ PG_SRCS   = $(sort $(wildcard src/pg/*.cpp))
 MODULE_big = kid
 OBJS = $(CORE_SRCS:.cpp=.o) $(PG_SRCS:.cpp=.o)
 
-# The install script is assembled, one file per scheme, in reading order.
-SQL_PARTS = $(wildcard sql/kid_common.sql sql/sno.sql sql/tid.sql sql/koid.sql sql/uid.sql \
-                      sql/codokey.sql sql/time_range.sql)
+# The install script is assembled in reading order by sql/build-install-script.sh:
+# the common part, then per id type the shared template and the scheme's part.
+SQL_PARTS = sql/build-install-script.sh sql/id_types.conf sql/id_type.sql.in $(wildcard sql/*.sql)
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 DATA = $(wildcard sql/$(EXTENSION)--*--*.sql)
 
@@ -44,8 +44,8 @@ include $(PGXS)
 # PGXS tracks no header dependencies; every object depends on every header.
 $(OBJS): $(wildcard src/core/*.h src/pg/*.h)
 
-sql/$(EXTENSION)--$(EXTVERSION).sql: $(SQL_PARTS) $(EXTENSION).control
-	cat $(SQL_PARTS) > $@
+sql/$(EXTENSION)--$(EXTVERSION).sql: $(filter-out sql/$(EXTENSION)--%,$(SQL_PARTS)) $(EXTENSION).control
+	sql/build-install-script.sh > $@
 
 # ---------------------------------------------------------------- tests
 UNIT_TESTS = $(wildcard test/unit/*_test.cpp)

@@ -69,7 +69,7 @@ FROM sno_t;
 EXPLAIN (COSTS OFF) SELECT max(id) FROM sno_t;
 -- Deduplication is allowed because FUNCTION 4 (btequalimage) is present.
 SELECT amproc::regproc FROM pg_amproc p JOIN pg_opfamily f ON f.oid = p.amprocfamily
-WHERE f.opfname = 'sno_ops' ORDER BY amprocnum;
+WHERE f.opfname = 'sno_ops' ORDER BY amprocnum, amproc::regproc::text;
 -- Hash partitioning uses the extended hash.
 CREATE TABLE sno_hp (id sno) PARTITION BY HASH (id);
 CREATE TABLE sno_hp0 PARTITION OF sno_hp FOR VALUES WITH (MODULUS 2, REMAINDER 0);
