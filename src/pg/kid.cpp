@@ -24,6 +24,15 @@ bool standby_generation = false;
 
 void _PG_init(void)
 {
+    /*
+     * Loaded on first use instead of at server start: the types and decoders
+     * work, generation reports how to preload.  The settings only matter to
+     * generation, and a PGC_POSTMASTER setting cannot be created after
+     * start-up, so define nothing (as contrib/pg_stat_statements does).
+     */
+    if (!process_shared_preload_libraries_in_progress)
+        return;
+
     DefineCustomIntVariable(
         "kid.node_id",
         "Identifies this server among the servers generating ids into one key space.",
@@ -41,10 +50,7 @@ void _PG_init(void)
         &kid::pg::standby_generation, false, PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
 
     MarkGUCPrefixReserved("kid");
-
-    /* Shared memory exists only when loaded at server start; see shared_for_generation. */
-    if (process_shared_preload_libraries_in_progress)
-        kid::pg::install_shmem_hooks();
+    kid::pg::install_shmem_hooks();
 }
 
 /*

@@ -1,0 +1,36 @@
+# Generation needs preloading and a primary (sourced by run-all.sh).
+#
+# 1. A server without kid in shared_preload_libraries: types, casts and
+#    decoders work; sno_new() fails with SQLSTATE 55000 and a hint that says
+#    what to add to postgresql.conf.
+# 2. A streaming standby of the "main" cluster: decoding and queries work;
+#    sno_new() fails with SQLSTATE 25006.
+
+cluster_init nopreload 54340
+sed -i "s/^shared_preload_libraries = 'kid'/shared_preload_libraries = ''/" "$KID_TMP/nopreload/data/postgresql.conf"
+cluster_start nopreload
+kpsql 54340 -d postgres -c "CREATE EXTENSION kid" >/dev/null
+expect_eq "not preloaded: types and decoders work" \
+    "$(kpsql 54340 -d postgres -c "SELECT sno_to_timestamp(sno_from_timestamp('2026-01-01 00:00:00+00')) = '2026-01-01 00:00:00+00'")" t
+out=$(kpsql 54340 -d postgres -v VERBOSITY=verbose -c "SELECT sno_new()" 2>&1)
+expect_eq "not preloaded: sno_new() fails with 55000" "$(grep -c 'ERROR:  55000' <<<"$out")" 1
+expect_eq "not preloaded: the hint names shared_preload_libraries" \
+    "$(grep -c "HINT:  Add kid to shared_preload_libraries in postgresql.conf" <<<"$out")" 1
+cluster_stop nopreload
+
+# A standby of "main": a base backup with a recovery configuration.
+as_postgres mkdir -p "$KID_TMP/standby"
+as_postgres "$PG_BIN/pg_basebackup" -h "$KID_TMP" -p $PORT -U postgres -D "$KID_TMP/standby/data" -R -X stream >/dev/null
+sed -i "s/^port = .*/port = 54341/" "$KID_TMP/standby/data/postgresql.conf"
+cluster_start standby
+kpsql $PORT -d kid_stress -c "CREATE TABLE standby_check AS SELECT sno_new() AS id FROM generate_series(1, 100)"
+for _ in $(seq 50); do
+    [ "$(kpsql 54341 -d kid_stress -c "SELECT count(*) FROM pg_class WHERE relname = 'standby_check'" 2>/dev/null)" = 1 ] && break
+    sleep 0.2
+done
+expect_eq "standby: is in recovery" "$(kpsql 54341 -d kid_stress -c 'SELECT pg_is_in_recovery()')" t
+expect_eq "standby: decodes and queries replicated ids" \
+    "$(kpsql 54341 -d kid_stress -c "SELECT count(*) FROM standby_check WHERE id >= now() - interval '1 hour' AND sno_to_timestamp(id) <= now()")" 100
+out=$(kpsql 54341 -d kid_stress -v VERBOSITY=verbose -c "SELECT sno_new()" 2>&1)
+expect_eq "standby: sno_new() is refused with 25006" "$(grep -c 'ERROR:  25006: cannot generate sno ids during recovery' <<<"$out")" 1
+cluster_stop standby
