@@ -120,9 +120,12 @@ echo
 echo "Single-row INSERT, pgbench -c 2 -T $SECONDS_PER_ROUND, median of $ROUNDS interleaved rounds"
 kpsql $PORT -d postgres -P footer=off -P format=aligned -t -c "
 WITH med AS (SELECT label, percentile_cont(0.5) WITHIN GROUP (ORDER BY tps) AS tps FROM tps_results GROUP BY label)
-SELECT rpad(label, 20), to_char(tps, '9999990'), to_char(tps / (SELECT tps FROM med WHERE label = 'ins_bigserial'), '990.00'),
-       (SELECT pg_size_pretty(pg_relation_size(label || '_pkey')) ) AS pk_size
-FROM med ORDER BY tps DESC" | sed '1i table                |   TPS    | x bigserial | pk index size'
+SELECT rpad(label, 20), to_char(tps, '9999990'), to_char(tps / (SELECT tps FROM med WHERE label = 'ins_bigserial'), '990.00')
+FROM med ORDER BY tps DESC" | sed '1i table                |   TPS    | x bigserial'
+for t in "${tables[@]}"; do
+    kpsql $PORT -d postgres -c "SELECT rpad('$t', 20) || ' primary key: ' ||
+        round(pg_relation_size('${t}_pkey')::numeric / greatest(count(*), 1), 1) || ' bytes/row' FROM $t"
+done
 
 # ---------------------------------------------------------------- range scans by time
 # 2 million rows, one every 0.5 s (about 11.6 days); the newest 1% by time.
