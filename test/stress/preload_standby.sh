@@ -20,7 +20,7 @@ cluster_stop nopreload
 
 # A standby of "main": a base backup with a recovery configuration.
 as_postgres mkdir -p "$KID_TMP/standby"
-as_postgres "$PG_BIN/pg_basebackup" -h "$KID_TMP" -p $PORT -U postgres -D "$KID_TMP/standby/data" -R -X stream >/dev/null
+as_postgres "$PG_BIN/pg_basebackup" -h "$KID_TMP" -p $PORT -U postgres -D "$KID_TMP/standby/data" -R -X stream -c fast >/dev/null
 sed -i "s/^port = .*/port = 54341/" "$KID_TMP/standby/data/postgresql.conf"
 cluster_start standby
 kpsql $PORT -d kid_stress -c "CREATE TABLE standby_check AS SELECT sno_new() AS id FROM generate_series(1, 100)"
