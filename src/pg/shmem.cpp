@@ -151,7 +151,8 @@ static void shmem_startup()
                     sno_generator_floor(&slot->gen, t, units);
             }
         }
-        pg_atomic_init_u64(&shared->tid_state, 0);
+        /* The counters continue above the persisted mark (tid counts microseconds). */
+        pg_atomic_init_u64(&shared->tid_state, static_cast<uint64>(lease[LEASE_COUNTERS]));
         pg_atomic_init_u64(&shared->koid_state, 0);
         pg_atomic_init_u64(&shared->uid_state, 0);
         for (auto &scheme : shared->counter_stats)

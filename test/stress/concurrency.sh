@@ -11,6 +11,11 @@ CREATE DATABASE kid_stress;
 SQL
 kpsql $PORT -d kid_stress <<'SQL'
 CREATE EXTENSION kid;
+CREATE TABLE conc_tid (
+    id atproto_tid PRIMARY KEY DEFAULT tid_new(),
+    session text NOT NULL,
+    n bigserial
+);
 CREATE TABLE conc_sno (
     id sno PRIMARY KEY DEFAULT sno_new(),
     session text NOT NULL,
@@ -20,6 +25,10 @@ SQL
 
 cat > "$KID_TMP/conc_sno.sql" <<'SQL'
 INSERT INTO conc_sno (session)
+SELECT pg_backend_pid() || '@' || pg_postmaster_start_time() || '@' ||
+       (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())
+FROM generate_series(1, 20);
+INSERT INTO conc_tid (session)
 SELECT pg_backend_pid() || '@' || pg_postmaster_start_time() || '@' ||
        (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())
 FROM generate_series(1, 20);
@@ -48,3 +57,9 @@ expect_eq "sno: short-lived backends reused partitions (fewer distinct partition
     "$(kpsql $PORT -d kid_stress -c 'SELECT count(DISTINCT sno_partition(id)) < count(DISTINCT session) FROM conc_sno')" t
 expect_eq "sno: all partitions released after the clients left" \
     "$(kpsql $PORT -d kid_stress -c 'SELECT sum(generated) FROM kid_generator_stats() WHERE scheme = '"'"'sno'"'"'' | awk '{print ($1 >= '"$expected"') ? "t" : "f"}')" t
+expect_eq "tid: every id of concurrent backends is unique and stored" \
+    "$(kpsql $PORT -d kid_stress -c 'SELECT count(DISTINCT id) FROM conc_tid')" "$expected"
+expect_eq "tid: ids rise strictly within each backend" \
+    "$(kpsql $PORT -d kid_stress -c 'SELECT count(*) FROM (SELECT id, lag(id) OVER (PARTITION BY session ORDER BY n) AS prev FROM conc_tid) s WHERE prev >= id')" 0
+expect_eq "tid: ids rise strictly across the whole server in commit order of the counter" \
+    "$(kpsql $PORT -d kid_stress -c 'SELECT count(*) FROM (SELECT id, lag(id) OVER (ORDER BY id) AS prev FROM conc_tid) s WHERE tid_to_timestamp(id) = tid_to_timestamp(prev)')" 0

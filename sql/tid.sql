@@ -1,0 +1,56 @@
+
+-- ---------------------------------------------------------------------------
+-- tid: the AT Protocol timestamp identifier, as type atproto_tid (the name
+-- tid is PostgreSQL's own tuple identifier, pg_catalog.tid, which always
+-- comes first on the search path).  64 bits: 0, 53-bit microseconds since
+-- 1970, 10-bit clock id; compared unsigned.  Generation, decoding, casts to
+-- bigint, and the protocol's record-key syntax.
+-- ---------------------------------------------------------------------------
+
+-- The same 64 bits as a bigint; tids with bit 63 set (first character c..j)
+-- become negative bigints.
+CREATE FUNCTION atproto_tid_to_bigint(atproto_tid) RETURNS bigint
+AS 'MODULE_PATHNAME', 'atproto_tid_to_bigint' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION atproto_tid_from_bigint(bigint) RETURNS atproto_tid
+AS 'MODULE_PATHNAME', 'atproto_tid_from_bigint' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE CAST (atproto_tid AS bigint) WITH FUNCTION atproto_tid_to_bigint(atproto_tid);
+CREATE CAST (bigint AS atproto_tid) WITH FUNCTION atproto_tid_from_bigint(bigint);
+COMMENT ON FUNCTION atproto_tid_to_bigint(atproto_tid) IS 'the 64 bits of a tid as a bigint';
+COMMENT ON FUNCTION atproto_tid_from_bigint(bigint) IS 'a tid from the 64 bits of a bigint';
+COMMENT ON CAST (atproto_tid AS bigint) IS 'the 64 bits of a tid as a bigint';
+COMMENT ON CAST (bigint AS atproto_tid) IS 'a tid from the 64 bits of a bigint';
+
+-- Generation: one microsecond counter per server in shared memory, advanced
+-- by compare-and-swap; the clock id is kid.node_id.
+CREATE FUNCTION tid_new() RETURNS atproto_tid
+AS 'MODULE_PATHNAME', 'tid_new' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION tid_new() IS
+'a new unique AT Protocol tid: microseconds strictly increasing across the server, clock id = kid.node_id; needs kid in shared_preload_libraries';
+
+-- Decoding.
+CREATE FUNCTION tid_to_timestamp(atproto_tid) RETURNS timestamptz
+AS 'MODULE_PATHNAME', 'tid_to_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION tid_clock_id(atproto_tid) RETURNS integer
+AS 'MODULE_PATHNAME', 'tid_clock_id' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION tid_info(id atproto_tid,
+    OUT "time" timestamptz, OUT unix_us bigint, OUT clock_id integer, OUT high_bit boolean)
+RETURNS record
+AS 'MODULE_PATHNAME', 'tid_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION tid_to_timestamp(atproto_tid) IS 'the microsecond a tid was made in (bits 62..10)';
+COMMENT ON FUNCTION tid_clock_id(atproto_tid) IS 'the clock id of a tid (0..1023)';
+COMMENT ON FUNCTION tid_info(atproto_tid) IS 'every field of a tid, and whether bit 63 is set';
+
+-- Range-scan boundary.
+CREATE FUNCTION tid_from_timestamp(timestamptz) RETURNS atproto_tid
+AS 'MODULE_PATHNAME', 'tid_from_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+COMMENT ON FUNCTION tid_from_timestamp(timestamptz) IS
+'the smallest tid of a microsecond (clock id 0): WHERE id >= tid_from_timestamp(t) is an index range scan';
+
+-- Record keys.
+CREATE FUNCTION atproto_rkey_is_valid(text) RETURNS boolean
+AS 'MODULE_PATHNAME', 'atproto_rkey_is_valid' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+COMMENT ON FUNCTION atproto_rkey_is_valid(text) IS
+'whether a text is a valid AT Protocol record key: 1 to 512 characters of A-Za-z0-9 . - _ : ~, not "." or ".."';
+CREATE DOMAIN atproto_rkey AS text
+    CONSTRAINT atproto_rkey_syntax CHECK (@extschema@.atproto_rkey_is_valid(VALUE));
+COMMENT ON DOMAIN atproto_rkey IS 'an AT Protocol record key (text checked by atproto_rkey_is_valid)';

@@ -1,0 +1,79 @@
+/*
+ * tid.h - the AT Protocol timestamp identifier (TID): layout, codec, the
+ * record-key syntax check, and the server-wide generator step.
+ *
+ * A tid is 64 bits: bit 63 zero in every tid kid makes, bits 62..10 the
+ * microseconds since 1970-01-01 UTC (53 bits), bits 9..0 the clock id.
+ * Text: the 64 bits as 13 base32-sortable digits (65 bits, the top one
+ * always 0), so the first digit is one of 2-7 a-j.  First digits c..j set
+ * bit 63: the protocol's syntax allows them, so kid accepts and stores them
+ * (they sort after all others) and reads their time from bits 62..10 only.
+ */
+#ifndef KID_CORE_TID_H
+#define KID_CORE_TID_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kid {
+
+constexpr size_t TID_TEXT_LEN = 13;
+constexpr int TID_CLOCK_BITS = 10;
+constexpr uint64_t TID_CLOCK_MAX = (1u << TID_CLOCK_BITS) - 1;
+constexpr int64_t TID_MAX_UNIX_US = (INT64_C(1) << 53) - 1;
+
+inline uint64_t tid_pack(int64_t unix_us, unsigned clock_id) noexcept
+{
+    return (static_cast<uint64_t>(unix_us) << TID_CLOCK_BITS) | (clock_id & TID_CLOCK_MAX);
+}
+
+/* Microseconds since 1970 from bits 62..10 (bit 63 ignored). */
+inline int64_t tid_unix_us(uint64_t tid) noexcept
+{
+    return static_cast<int64_t>((tid >> TID_CLOCK_BITS) & static_cast<uint64_t>(TID_MAX_UNIX_US));
+}
+
+inline unsigned tid_clock_id(uint64_t tid) noexcept
+{
+    return static_cast<unsigned>(tid & TID_CLOCK_MAX);
+}
+
+/* Writes exactly TID_TEXT_LEN characters, no terminator. */
+void tid_encode(uint64_t tid, char *out) noexcept;
+
+/*
+ * Strict: exactly the protocol's syntax
+ * ^[234567abcdefghij][234567abcdefghijklmnopqrstuvwxyz]{12}$.
+ */
+bool tid_decode(const char *text, size_t len, uint64_t *out) noexcept;
+
+/*
+ * Record keys: 1 to 512 characters of A-Za-z0-9 . - _ : ~, and neither "."
+ * nor "..".
+ */
+bool atproto_rkey_is_valid(const char *text, size_t len) noexcept;
+
+/*
+ * The server-wide generator.  All backends share one 64-bit word: the last
+ * microsecond handed out.  The next id takes max(now, last + 1), so ids are
+ * strictly increasing per server even when the clock stands still or goes
+ * back.  A pure step: the caller advances the word with compare-and-swap.
+ */
+enum class TidStep {
+    ok,          /* the clock was ahead: its time was used */
+    clock_behind /* the clock had not moved or went back: last + 1 was used */
+};
+
+inline TidStep tid_step(uint64_t last_us, int64_t now_us, uint64_t *next_us) noexcept
+{
+    if (now_us > 0 && static_cast<uint64_t>(now_us) > last_us) {
+        *next_us = static_cast<uint64_t>(now_us);
+        return TidStep::ok;
+    }
+    *next_us = last_us + 1;
+    return TidStep::clock_behind;
+}
+
+} // namespace kid
+
+#endif

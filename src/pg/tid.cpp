@@ -1,0 +1,119 @@
+/*
+ * tid.cpp - the AT Protocol tid in SQL: type atproto_tid, tid_new() and
+ * decoders, record-key validation.  The type is not called "tid" because
+ * pg_catalog.tid (tuple identifiers) always comes first on the search path.
+ * The layout and codec are in src/core/tid.cpp.
+ */
+#include "shmem.h"
+#include "tid.h"
+#include "time_bound.h"
+#include "uint64_type.h"
+
+extern "C" {
+#include "funcapi.h"
+#include "access/htup_details.h"
+}
+
+static const char TID[] = "atproto_tid";
+
+/* Every 64-bit value is valid tid syntax (bit 63 included), so binary input needs no check. */
+KID_UINT64_TYPE(atproto_tid, TID, nullptr)
+
+KID_FUNCTION(atproto_tid_in)
+{
+    const char *text = PG_GETARG_CSTRING(0);
+    size_t len = strlen(text);
+    uint64_t tid;
+    if (!kid::tid_decode(text, len, &tid))
+        kid::pg::report_invalid_text(
+            TID, text, len,
+            "A tid is 13 characters of \"234567abcdefghijklmnopqrstuvwxyz\", the first one of 2-7 or a-j.");
+    return UInt64GetDatum(tid);
+}
+
+KID_FUNCTION(atproto_tid_out)
+{
+    char *text = static_cast<char *>(palloc(kid::TID_TEXT_LEN + 1));
+    kid::tid_encode(DatumGetUInt64(PG_GETARG_DATUM(0)), text);
+    text[kid::TID_TEXT_LEN] = '\0';
+    PG_RETURN_CSTRING(text);
+}
+
+/* A tid against the smallest tid of t's microsecond (clock id 0, bit 63 clear). */
+static int tid_cmp_time(Datum id, TimestampTz t)
+{
+    int64_t unix_us;
+    int where = kid::pg::time_in_range(t, 0, kid::TID_MAX_UNIX_US, &unix_us);
+    if (where != 0)
+        return -where;
+    return kid::pg::uint64_cmp(DatumGetUInt64(id), kid::tid_pack(unix_us, 0));
+}
+
+KID_TIME_COMPARISONS(atproto_tid, tid_cmp_time)
+
+KID_FUNCTION(tid_new)
+{
+    kid::pg::KidShared *s = kid::pg::shared_for_generation("tid");
+    uint64 last = pg_atomic_read_u64(&s->tid_state);
+    uint64_t next;
+    kid::TidStep step;
+    for (;;) {
+        step = kid::tid_step(last, kid::pg::now_unix_us(), &next);
+        if (next > static_cast<uint64_t>(kid::TID_MAX_UNIX_US))
+            ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                            errmsg("the tid generator is past the last time a tid can hold")));
+        /* On failure `last` is reloaded with the value another backend stored. */
+        if (pg_atomic_compare_exchange_u64(&s->tid_state, &last, next))
+            break;
+    }
+    pg_atomic_fetch_add_u64(&s->counter_stats[0][0], 1);
+    if (step == kid::TidStep::clock_behind)
+        pg_atomic_fetch_add_u64(&s->counter_stats[0][1], 1);
+    kid::pg::lease_cover(s, kid::pg::LEASE_COUNTERS, static_cast<int64_t>(next));
+    return UInt64GetDatum(kid::tid_pack(static_cast<int64_t>(next),
+                                        static_cast<unsigned>(kid::pg::node_id)));
+}
+
+KID_FUNCTION(tid_from_timestamp)
+{
+    TimestampTz t = PG_GETARG_TIMESTAMPTZ(0);
+    int64_t unix_us = kid::pg::finite_unix_us(TID, t);
+    if (unix_us < 0 || unix_us > kid::TID_MAX_UNIX_US)
+        kid::pg::report_time_out_of_range(TID, t);
+    return UInt64GetDatum(kid::tid_pack(unix_us, 0));
+}
+
+KID_FUNCTION(tid_to_timestamp)
+{
+    PG_RETURN_TIMESTAMPTZ(
+        kid::pg::timestamptz_from_unix_us(kid::tid_unix_us(DatumGetUInt64(PG_GETARG_DATUM(0)))));
+}
+
+KID_FUNCTION(tid_clock_id)
+{
+    PG_RETURN_INT32(static_cast<int32>(kid::tid_clock_id(DatumGetUInt64(PG_GETARG_DATUM(0)))));
+}
+
+KID_FUNCTION(tid_info)
+{
+    uint64_t tid = DatumGetUInt64(PG_GETARG_DATUM(0));
+    TupleDesc desc;
+    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                        errmsg("tid_info must be called in a context that accepts a record")));
+    desc = BlessTupleDesc(desc);
+    Datum values[4] = {
+        TimestampTzGetDatum(kid::pg::timestamptz_from_unix_us(kid::tid_unix_us(tid))),
+        Int64GetDatum(kid::tid_unix_us(tid)),
+        Int32GetDatum(static_cast<int32>(kid::tid_clock_id(tid))),
+        BoolGetDatum((tid >> 63) != 0),
+    };
+    bool nulls[4] = {false, false, false, false};
+    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+}
+
+KID_FUNCTION(atproto_rkey_is_valid)
+{
+    text *t = PG_GETARG_TEXT_PP(0);
+    PG_RETURN_BOOL(kid::atproto_rkey_is_valid(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t)));
+}

@@ -1,0 +1,130 @@
+// Unit tests of the AT Protocol tid core.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "tid.h"
+
+using namespace kid;
+
+static std::string text_of(uint64_t v)
+{
+    char buf[TID_TEXT_LEN];
+    tid_encode(v, buf);
+    return std::string(buf, TID_TEXT_LEN);
+}
+
+static bool decodes(const std::string &s, uint64_t *v = nullptr)
+{
+    uint64_t tmp;
+    return tid_decode(s.data(), s.size(), v ? v : &tmp);
+}
+
+// Vectors derived by hand: 13 digits of 5 bits hold bits 64..0 (bit 64 a
+// spare zero); digit v is "234567abcdefghijklmnopqrstuvwxyz"[v].
+TEST(TidCodec, KnownVectors)
+{
+    EXPECT_EQ(text_of(0), "2222222222222");
+    // 1 microsecond, clock 0 = 1 << 10: digit 10 (bits 14..10) is 1 = '3'.
+    EXPECT_EQ(text_of(tid_pack(1, 0)), "2222222222322");
+    // Clock id 1023: bits 9..0 all set = digits 11, 12 = 11111 = 31 = 'z'.
+    EXPECT_EQ(text_of(tid_pack(0, 1023)), "22222222222zz");
+    // Largest value with bit 63 clear: first digit 0 0111 = 7 = 'b'.
+    EXPECT_EQ(text_of(UINT64_C(0x7fffffffffffffff)), "bzzzzzzzzzzzz");
+    // All 64 bits set: first digit 0 1111 = 15 = 'j'.
+    EXPECT_EQ(text_of(UINT64_MAX), "jzzzzzzzzzzzz");
+}
+
+TEST(TidCodec, SyntaxOfTheProtocol)
+{
+    uint64_t v;
+    // First characters 2-7 a-j are valid; c..j set bit 63.
+    for (char c : std::string("234567abcdefghij")) {
+        std::string s = std::string(1, c) + "222222222222";
+        ASSERT_TRUE(decodes(s, &v)) << s;
+        EXPECT_EQ((v >> 63) != 0, c >= 'c' && c <= 'j') << s;
+    }
+    // k..z as first character would need the 65th bit.
+    for (char c : std::string("klmnopqrstuvwxyz"))
+        EXPECT_FALSE(decodes(std::string(1, c) + "222222222222")) << c;
+    const char *bad[] = {"", "222222222222", "22222222222222", "2222222222220", "2222222222221",
+                         "2222222222228", "222222222222A", "3JZFCIJPJ2Z2A", "3jzfcijpj2z2-",
+                         " 3jzfcijpj2z2", "3jzfcijpj2z2\n"};
+    for (const char *s : bad)
+        EXPECT_FALSE(decodes(s)) << s;
+    EXPECT_TRUE(decodes("3jzfcijpj2z2a"));
+}
+
+TEST(TidCodec, RoundTripAndOrder)
+{
+    std::mt19937_64 rng(99);
+    for (int i = 0; i < 50000; i++) {
+        uint64_t a = rng(), b = rng() >> (rng() % 64);
+        uint64_t back;
+        ASSERT_TRUE(decodes(text_of(a), &back));
+        ASSERT_EQ(back, a);
+        int text_order = text_of(a).compare(text_of(b));
+        ASSERT_EQ((a > b) - (a < b), (text_order > 0) - (text_order < 0));
+    }
+}
+
+TEST(TidLayout, Fields)
+{
+    uint64_t v = tid_pack(INT64_C(1700000000123456), 517);
+    EXPECT_EQ(tid_unix_us(v), INT64_C(1700000000123456));
+    EXPECT_EQ(tid_clock_id(v), 517u);
+    EXPECT_EQ(v >> 63, 0u);
+    // Bit 63 does not change the time read back.
+    EXPECT_EQ(tid_unix_us(v | (UINT64_C(1) << 63)), INT64_C(1700000000123456));
+    EXPECT_EQ(tid_unix_us(tid_pack(TID_MAX_UNIX_US, 0)), TID_MAX_UNIX_US);
+}
+
+TEST(TidGenerator, StrictlyIncreasingThroughClockFaults)
+{
+    uint64_t last = 0, next;
+    EXPECT_EQ(tid_step(last, 1000, &next), TidStep::ok);
+    EXPECT_EQ(next, 1000u);
+    last = next;
+    // Same microsecond: last + 1.
+    EXPECT_EQ(tid_step(last, 1000, &next), TidStep::clock_behind);
+    EXPECT_EQ(next, 1001u);
+    last = next;
+    // Back 1 µs, 1 s, 1 h: still last + 1.
+    for (int64_t back : {INT64_C(1), INT64_C(1000000), INT64_C(3600000000)}) {
+        EXPECT_EQ(tid_step(last, 1000 - back, &next), TidStep::clock_behind);
+        EXPECT_EQ(next, last + 1);
+        last = next;
+    }
+    // Clock ahead again: its time.
+    EXPECT_EQ(tid_step(last, 5000, &next), TidStep::ok);
+    EXPECT_EQ(next, 5000u);
+}
+
+TEST(TidGenerator, JitteryClockNeverRepeats)
+{
+    std::mt19937_64 rng(5);
+    uint64_t last = 0, next;
+    int64_t base = INT64_C(1700000000000000);
+    for (int i = 0; i < 200000; i++) {
+        int64_t now = base + static_cast<int64_t>(rng() % 2000) - 1000;
+        base += 1;
+        tid_step(last, now, &next);
+        ASSERT_GT(next, last);
+        last = next;
+    }
+}
+
+TEST(RecordKey, Syntax)
+{
+    const char *good[] = {"self", "3jzfcijpj2z2a", "a", "A-Z_a.z:0~9", "...", "pre.fix", "-"};
+    for (const char *s : good)
+        EXPECT_TRUE(atproto_rkey_is_valid(s, std::strlen(s))) << s;
+    const char *bad[] = {"", ".", "..", "a b", "a/b", "a\n", "é", "a@b", "a#b", "a%20b"};
+    for (const char *s : bad)
+        EXPECT_FALSE(atproto_rkey_is_valid(s, std::strlen(s))) << s;
+    std::string max(512, 'a'), over(513, 'a');
+    EXPECT_TRUE(atproto_rkey_is_valid(max.data(), max.size()));
+    EXPECT_FALSE(atproto_rkey_is_valid(over.data(), over.size()));
+}
