@@ -9,6 +9,9 @@ packages=(
     postgresql-15 postgresql-server-dev-15 postgresql-client-15 libpq-dev
     libgtest-dev
 )
+# Node.js and npm run the reference implementations of the cross-checks;
+# a machine that already has a node (e.g. from nodesource) keeps it.
+command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 
 missing=()
 for p in "${packages[@]}"; do
