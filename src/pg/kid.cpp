@@ -19,6 +19,10 @@ namespace kid::pg {
 
 int node_id = 0;
 bool standby_generation = false;
+double koid_epoch_ms = 0;
+int koid_generator_id = -1;
+bool koid_overflow_error = false;
+int koid_max_clock_wait_ms = 1000;
 
 } // namespace kid::pg
 
@@ -48,6 +52,28 @@ void _PG_init(void)
         "A standby normally shares the primary's kid.node_id; enable this only on a standby "
         "that has a node id of its own.",
         &kid::pg::standby_generation, false, PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
+
+    DefineCustomRealVariable(
+        "kid.koid_epoch_ms",
+        "The epoch of koid timestamps, in milliseconds since 1970-01-01 UTC.",
+        "Fixed while the server runs; must not be in the future. Decoders and range "
+        "comparisons of koid use it too.",
+        &kid::pg::koid_epoch_ms, 0, 0, 4398046511103.0, PGC_POSTMASTER, 0, nullptr, nullptr,
+        nullptr);
+    DefineCustomIntVariable(
+        "kid.koid_generator_id",
+        "The 10-bit generator id (datacenter * 32 + worker) of koids made here; -1 uses kid.node_id.",
+        nullptr, &kid::pg::koid_generator_id, -1, -1, 1023, PGC_POSTMASTER, 0, nullptr, nullptr,
+        nullptr);
+    DefineCustomBoolVariable(
+        "kid.koid_overflow_error",
+        "Raise an error instead of waiting when 4096 koids were made in one millisecond.",
+        nullptr, &kid::pg::koid_overflow_error, false, PGC_SUSET, 0, nullptr, nullptr, nullptr);
+    DefineCustomIntVariable(
+        "kid.koid_max_clock_wait_ms",
+        "How long koid_new() waits for a clock that went back before raising an error.",
+        nullptr, &kid::pg::koid_max_clock_wait_ms, 1000, 0, 3600000, PGC_SUSET, GUC_UNIT_MS,
+        nullptr, nullptr, nullptr);
 
     MarkGUCPrefixReserved("kid");
     kid::pg::install_shmem_hooks();

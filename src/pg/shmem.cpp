@@ -153,7 +153,10 @@ static void shmem_startup()
         }
         /* The counters continue above the persisted mark (tid counts microseconds). */
         pg_atomic_init_u64(&shared->tid_state, static_cast<uint64>(lease[LEASE_COUNTERS]));
-        pg_atomic_init_u64(&shared->koid_state, 0);
+        /* koid: the lease's millisecond counts as used up (counter 4095). */
+        int64 koid_floor_ms = lease[LEASE_COUNTERS] / 1000 - static_cast<int64>(koid_epoch_ms);
+        pg_atomic_init_u64(&shared->koid_state,
+                           koid_floor_ms > 0 ? (static_cast<uint64>(koid_floor_ms) << 12) | 4095 : 0);
         pg_atomic_init_u64(&shared->uid_state, 0);
         for (auto &scheme : shared->counter_stats)
             for (auto &c : scheme)

@@ -62,6 +62,10 @@ struct KidShared {
 /* Settings (kid.cpp). */
 extern int node_id;
 extern bool standby_generation;
+extern double koid_epoch_ms;
+extern int koid_generator_id;
+extern bool koid_overflow_error;
+extern int koid_max_clock_wait_ms;
 
 /* NULL unless kid was in shared_preload_libraries. */
 extern KidShared *shared;

@@ -16,6 +16,11 @@ CREATE TABLE conc_tid (
     session text NOT NULL,
     n bigserial
 );
+CREATE TABLE conc_koid (
+    id koid PRIMARY KEY DEFAULT koid_new(),
+    session text NOT NULL,
+    n bigserial
+);
 CREATE TABLE conc_sno (
     id sno PRIMARY KEY DEFAULT sno_new(),
     session text NOT NULL,
@@ -29,6 +34,10 @@ SELECT pg_backend_pid() || '@' || pg_postmaster_start_time() || '@' ||
        (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())
 FROM generate_series(1, 20);
 INSERT INTO conc_tid (session)
+SELECT pg_backend_pid() || '@' || pg_postmaster_start_time() || '@' ||
+       (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())
+FROM generate_series(1, 20);
+INSERT INTO conc_koid (session)
 SELECT pg_backend_pid() || '@' || pg_postmaster_start_time() || '@' ||
        (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())
 FROM generate_series(1, 20);
@@ -63,3 +72,7 @@ expect_eq "tid: ids rise strictly within each backend" \
     "$(kpsql $PORT -d kid_stress -c 'SELECT count(*) FROM (SELECT id, lag(id) OVER (PARTITION BY session ORDER BY n) AS prev FROM conc_tid) s WHERE prev >= id')" 0
 expect_eq "tid: ids rise strictly across the whole server in commit order of the counter" \
     "$(kpsql $PORT -d kid_stress -c 'SELECT count(*) FROM (SELECT id, lag(id) OVER (ORDER BY id) AS prev FROM conc_tid) s WHERE tid_to_timestamp(id) = tid_to_timestamp(prev)')" 0
+expect_eq "koid: every id of concurrent backends is unique and stored" \
+    "$(kpsql $PORT -d kid_stress -c 'SELECT count(DISTINCT id) FROM conc_koid')" "$expected"
+expect_eq "koid: ids rise strictly within each backend" \
+    "$(kpsql $PORT -d kid_stress -c 'SELECT count(*) FROM (SELECT id, lag(id) OVER (PARTITION BY session ORDER BY n) AS prev FROM conc_koid) s WHERE prev >= id')" 0

@@ -10,7 +10,7 @@
 
 XC="$KID_TMP/xcheck"
 mkdir -p "$XC"
-cp test/xcheck/package.json test/xcheck/atproto.mjs "$XC/"
+cp test/xcheck/package.json test/xcheck/*.mjs "$XC/"
 if (cd "$XC" && npm install --no-audit --no-fund --silent >"$XC/npm.log" 2>&1); then
     kpsql $PORT -d kid_stress -c "SELECT id::text || E'\t' || (tid_info(id)).unix_us || E'\t' || tid_clock_id(id) FROM (SELECT tid_new() AS id FROM generate_series(1, 2000)) s" > "$XC/kid.tsv"
     (cd "$XC" && node atproto.mjs check-kid < kid.tsv > disagreements.txt 2> summary.txt)

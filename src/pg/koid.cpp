@@ -1,0 +1,150 @@
+/*
+ * koid.cpp - the koid snowflake in SQL: type, koid_new() and decoders.
+ * The layout and codec are in src/core/koid.cpp.
+ */
+#include "koid.h"
+#include "shmem.h"
+#include "time_bound.h"
+#include "uint64_type.h"
+
+extern "C" {
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "access/htup_details.h"
+}
+
+static const char KOID[] = "koid";
+
+/* Every 64-bit value is a koid. */
+KID_UINT64_TYPE(koid, KOID, nullptr)
+
+KID_FUNCTION(koid_in)
+{
+    const char *text = PG_GETARG_CSTRING(0);
+    size_t len = strlen(text);
+    uint64_t koid;
+    if (!kid::koid_decode(text, len, &koid))
+        kid::pg::report_invalid_text(KOID, text, len, "A koid is 16 lowercase hexadecimal digits.");
+    return UInt64GetDatum(koid);
+}
+
+KID_FUNCTION(koid_out)
+{
+    char *text = static_cast<char *>(palloc(kid::KOID_TEXT_LEN + 1));
+    kid::koid_encode(DatumGetUInt64(PG_GETARG_DATUM(0)), text);
+    text[kid::KOID_TEXT_LEN] = '\0';
+    PG_RETURN_CSTRING(text);
+}
+
+static int64_t epoch_ms()
+{
+    return static_cast<int64_t>(kid::pg::koid_epoch_ms);
+}
+
+/* A koid against the smallest koid of t's millisecond (generator 0, counter 0). */
+static int koid_cmp_time(Datum id, TimestampTz t)
+{
+    int64_t unix_us;
+    int64_t lo = epoch_ms() * 1000;
+    int where = kid::pg::time_in_range(t, lo, lo + (kid::KOID_MAX_MS + 1) * 1000 - 1, &unix_us);
+    if (where != 0)
+        return -where;
+    /* Floor division: unix_us >= lo here. */
+    return kid::pg::uint64_cmp(DatumGetUInt64(id), kid::koid_pack((unix_us - lo) / 1000, 0, 0));
+}
+
+KID_TIME_COMPARISONS(koid, koid_cmp_time)
+
+KID_FUNCTION(koid_new)
+{
+    kid::pg::KidShared *s = kid::pg::shared_for_generation(KOID);
+    pg_atomic_uint64 *stats = s->counter_stats[1];
+    unsigned generator = static_cast<unsigned>(
+        kid::pg::koid_generator_id >= 0 ? kid::pg::koid_generator_id : kid::pg::node_id);
+    uint64 last = pg_atomic_read_u64(&s->koid_state);
+    uint64_t next = 0;
+    int64 waited_since_us = 0;
+    bool counted_regression = false;
+
+    for (;;) {
+        int64_t now_us = kid::pg::now_unix_us();
+        kid::KoidStep step = kid::koid_step(last, now_us / 1000 - epoch_ms(), &next);
+        if (step == kid::KoidStep::ok) {
+            if (pg_atomic_compare_exchange_u64(&s->koid_state, &last, next))
+                break;
+            continue; /* another backend moved the counter: retry with its value */
+        }
+        if (step == kid::KoidStep::out_of_range)
+            ereport(ERROR,
+                    (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                     errmsg("the system clock is outside the time range of koid"),
+                     errdetail("A koid holds 42 bits of milliseconds since kid.koid_epoch_ms = %.0f.",
+                               kid::pg::koid_epoch_ms)));
+        if (step == kid::KoidStep::overflow) {
+            if (kid::pg::koid_overflow_error)
+                ereport(ERROR,
+                        (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+                         errmsg("more than 4096 koids in one millisecond"),
+                         errhint("Set kid.koid_overflow_error = off to wait for the next millisecond instead.")));
+            pg_atomic_fetch_add_u64(&stats[2], 1);
+        } else { /* clock_behind */
+            if (!counted_regression) {
+                pg_atomic_fetch_add_u64(&stats[1], 1);
+                counted_regression = true;
+                waited_since_us = now_us;
+            }
+            if (now_us - waited_since_us > static_cast<int64>(kid::pg::koid_max_clock_wait_ms) * 1000)
+                ereport(ERROR,
+                        (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                         errmsg("the system clock is behind the last koid by more than kid.koid_max_clock_wait_ms (%d ms)",
+                                kid::pg::koid_max_clock_wait_ms),
+                         errdetail("The last koid was made at %lld ms after the epoch; the clock reads %lld.",
+                                   static_cast<long long>(last >> 12),
+                                   static_cast<long long>(now_us / 1000 - epoch_ms()))));
+            pg_atomic_fetch_add_u64(&stats[3], 1);
+        }
+        pg_usleep(100);
+        CHECK_FOR_INTERRUPTS();
+        last = pg_atomic_read_u64(&s->koid_state);
+    }
+    pg_atomic_fetch_add_u64(&stats[0], 1);
+    int64_t ms = static_cast<int64_t>(next >> 12);
+    kid::pg::lease_cover(s, kid::pg::LEASE_COUNTERS, (ms + 1 + epoch_ms()) * 1000 - 1);
+    return UInt64GetDatum(kid::koid_pack(ms, generator, static_cast<unsigned>(next & 4095)));
+}
+
+KID_FUNCTION(koid_from_timestamp)
+{
+    TimestampTz t = PG_GETARG_TIMESTAMPTZ(0);
+    int64_t unix_us = kid::pg::finite_unix_us(KOID, t);
+    int64_t lo = epoch_ms() * 1000;
+    if (unix_us < lo || (unix_us - lo) / 1000 > kid::KOID_MAX_MS)
+        kid::pg::report_time_out_of_range(KOID, t);
+    return UInt64GetDatum(kid::koid_pack((unix_us - lo) / 1000, 0, 0));
+}
+
+KID_FUNCTION(koid_to_timestamp)
+{
+    int64_t ms = kid::koid_ms(DatumGetUInt64(PG_GETARG_DATUM(0)));
+    PG_RETURN_TIMESTAMPTZ(kid::pg::timestamptz_from_unix_us((ms + epoch_ms()) * 1000));
+}
+
+KID_FUNCTION(koid_info)
+{
+    uint64_t koid = DatumGetUInt64(PG_GETARG_DATUM(0));
+    TupleDesc desc;
+    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                        errmsg("koid_info must be called in a context that accepts a record")));
+    desc = BlessTupleDesc(desc);
+    Datum values[6] = {
+        TimestampTzGetDatum(kid::pg::timestamptz_from_unix_us((kid::koid_ms(koid) + epoch_ms()) * 1000)),
+        Int64GetDatum(kid::koid_ms(koid)),
+        Int32GetDatum(static_cast<int32>(kid::koid_datacenter(koid))),
+        Int32GetDatum(static_cast<int32>(kid::koid_worker(koid))),
+        Int32GetDatum(static_cast<int32>(kid::koid_generator_id(koid))),
+        Int32GetDatum(static_cast<int32>(kid::koid_counter(koid))),
+    };
+    bool nulls[6] = {false, false, false, false, false, false};
+    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+}

@@ -1,0 +1,32 @@
+# Cross-check of koid against the npm packages koid and flake-idgen, pinned
+# in test/xcheck/package.json (sourced by run-all.sh after
+# xcheck_atproto.sh, which installed them; uses the "main" cluster on $PORT).
+#   1. 2,000 koids made by koid_new() under several generator ids: koid's
+#      retrieveFromId reads the same time, datacenter, worker and counter.
+#   2. 1,000 ids made by koid and flake-idgen with random datacenter/worker:
+#      kid reads the same fields and text.
+
+XC="$KID_TMP/xcheck"
+if [ -d "$XC/node_modules/koid" ]; then
+    kpsql $PORT -d kid_stress -c "SELECT id::text || E'\t' || i.ms_since_epoch || E'\t' || i.datacenter || E'\t' || i.worker || E'\t' || i.counter FROM (SELECT koid_new() AS id FROM generate_series(1, 2000)) s, koid_info(id) i" > "$XC/kid_koid.tsv"
+    (cd "$XC" && node koid.mjs check-kid < kid_koid.tsv > koid_disagreements.txt 2> koid_summary.txt)
+    cat "$XC/koid_summary.txt"
+    expect_eq "koid xcheck: 2000 kid koids read the same by the koid package" \
+        "$(wc -l < "$XC/koid_disagreements.txt") $(wc -l < "$XC/kid_koid.tsv")" "0 2000"
+
+    (cd "$XC" && node koid.mjs make 1000 > ref_koid.tsv)
+    kpsql $PORT -d kid_stress <<SQL
+CREATE TEMP TABLE ref_koid (hex text, ms bigint, datacenter int, worker int, counter int);
+\copy ref_koid FROM '$XC/ref_koid.tsv'
+\o $XC/ref_koid_mismatch.txt
+SELECT * FROM ref_koid r, koid_info(r.hex::koid) i
+WHERE i.ms_since_epoch <> r.ms OR i.datacenter <> r.datacenter OR i.worker <> r.worker
+   OR i.counter <> r.counter OR i.generator_id <> r.datacenter * 32 + r.worker OR r.hex::koid::text <> r.hex
+   OR r.hex::koid::bigint <> ('x' || r.hex)::bit(64)::bigint;
+\o
+SQL
+    expect_eq "koid xcheck: 1000 ids of koid and flake-idgen read the same by kid" \
+        "$(grep -c . "$XC/ref_koid_mismatch.txt") $(wc -l < "$XC/ref_koid.tsv")" "0 1000"
+else
+    check "koid xcheck: the reference packages are installed" false
+fi

@@ -1,0 +1,97 @@
+// Unit tests of the koid core.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+#include <string>
+
+#include "koid.h"
+
+using namespace kid;
+
+static std::string text_of(uint64_t v)
+{
+    char buf[KOID_TEXT_LEN];
+    koid_encode(v, buf);
+    return std::string(buf, KOID_TEXT_LEN);
+}
+
+// Vectors from the layout, and rows of the koid npm package's README table
+// (timestamp 0x8c20c0335, datacenter 3, worker 1, counter 1 = 0x02308300cd461001).
+TEST(KoidLayout, KnownVectors)
+{
+    EXPECT_EQ(text_of(koid_pack(1, 0, 0)), "0000000000400000");
+    EXPECT_EQ(text_of(koid_pack(0, 1023, 4095)), "00000000003fffff");
+    EXPECT_EQ(koid_pack(INT64_C(0x8c20543b0), 0, 0), UINT64_C(0x02308150ec000000));
+    EXPECT_EQ(koid_pack(INT64_C(0x8c20543b1), 0, 3), UINT64_C(0x02308150ec400003));
+    uint64_t k = koid_pack(INT64_C(0x8c20c0335), (3 << 5) | 1, 1);
+    EXPECT_EQ(k, UINT64_C(0x02308300cd461001));
+    EXPECT_EQ(koid_datacenter(k), 3u);
+    EXPECT_EQ(koid_worker(k), 1u);
+    EXPECT_EQ(koid_generator_id(k), 97u);
+    EXPECT_EQ(koid_counter(k), 1u);
+    EXPECT_EQ(koid_ms(k), INT64_C(0x8c20c0335));
+}
+
+TEST(KoidCodec, StrictHex)
+{
+    uint64_t v;
+    std::string ok = "02308300cd461001";
+    ASSERT_TRUE(koid_decode(ok.data(), ok.size(), &v));
+    EXPECT_EQ(v, UINT64_C(0x02308300cd461001));
+    const char *bad[] = {"", "02308300cd46100", "02308300cd4610011", "02308300CD461001", "0x308300cd461001",
+                         "02308300cd46100g", " 2308300cd461001"};
+    for (const char *s : bad)
+        EXPECT_FALSE(koid_decode(s, std::string(s).size(), &v)) << s;
+    std::mt19937_64 rng(3);
+    for (int i = 0; i < 20000; i++) {
+        uint64_t a = rng(), b = rng();
+        ASSERT_TRUE(koid_decode(text_of(a).data(), 16, &v));
+        ASSERT_EQ(v, a);
+        int c = text_of(a).compare(text_of(b));
+        ASSERT_EQ((a > b) - (a < b), (c > 0) - (c < 0));
+    }
+}
+
+TEST(KoidGenerator, Paths)
+{
+    uint64_t last = 0, next = 0;
+    ASSERT_EQ(koid_step(last, 100, &next), KoidStep::ok);
+    EXPECT_EQ(next, UINT64_C(100) << 12);
+    last = next;
+    ASSERT_EQ(koid_step(last, 100, &next), KoidStep::ok);  // same ms: counter 1
+    EXPECT_EQ(next & 4095, 1u);
+    last = (UINT64_C(100) << 12) | 4095;                     // 4096 ids in ms 100 so far
+    EXPECT_EQ(koid_step(last, 100, &next), KoidStep::overflow);
+    EXPECT_EQ(koid_step(last, 99, &next), KoidStep::clock_behind);
+    EXPECT_EQ(koid_step(UINT64_C(4000000) << 12, 4000000 - 3600000, &next), KoidStep::clock_behind);
+    ASSERT_EQ(koid_step(last, 101, &next), KoidStep::ok);
+    EXPECT_EQ(next, UINT64_C(101) << 12);
+    EXPECT_EQ(koid_step(last, -1, &next), KoidStep::out_of_range);
+    EXPECT_EQ(koid_step(last, KOID_MAX_MS + 1, &next), KoidStep::out_of_range);
+    // Time zero: the counter-0 id of ms 0 is never handed out twice.
+    ASSERT_EQ(koid_step(0, 0, &next), KoidStep::ok);
+    EXPECT_EQ(next, 1u);
+}
+
+TEST(KoidGenerator, NeverRepeatsWithOverflowAndJitter)
+{
+    std::mt19937_64 rng(17);
+    uint64_t last = 0, next;
+    int64_t now = 1000;
+    std::set<uint64_t> seen;
+    int waits = 0;
+    for (int i = 0; i < 100000; i++) {
+        int64_t clock = now + static_cast<int64_t>(rng() % 3) - 1;
+        KoidStep st = koid_step(last, clock, &next);
+        if (st == KoidStep::ok) {
+            ASSERT_GT(next, last);
+            ASSERT_TRUE(seen.insert(next).second);
+            last = next;
+        } else {
+            waits++;
+            now++;
+        }
+    }
+    EXPECT_GT(waits, 0);
+}
