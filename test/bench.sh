@@ -60,6 +60,8 @@ SQL
 calls=(
     "floor: count(g)|g"
     "sno_new()|sno_new()"
+    "tid_new()|tid_new()"
+    "koid_new()|koid_new()"
     "nextval()|nextval('bench_seq')"
     "clock_timestamp()|clock_timestamp()"
     "gen_random_uuid()|gen_random_uuid()"
@@ -101,9 +103,11 @@ CREATE TABLE ins_bigserial (id bigserial PRIMARY KEY, v int);
 CREATE TABLE ins_uuid4 (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), v int);
 CREATE TABLE ins_uuid7 (id uuid PRIMARY KEY DEFAULT uuidv7(), v int);
 CREATE TABLE ins_sno (id sno PRIMARY KEY DEFAULT sno_new(), v int);
+CREATE TABLE ins_tid (id atproto_tid PRIMARY KEY DEFAULT tid_new(), v int);
+CREATE TABLE ins_koid (id koid PRIMARY KEY DEFAULT koid_new(), v int);
 CREATE TABLE tps_results (label text, round int, tps double precision);
 SQL
-tables=(ins_bigserial ins_uuid4 ins_uuid7 ins_sno)
+tables=(ins_bigserial ins_uuid4 ins_uuid7 ins_sno ins_tid ins_koid)
 for extra in ${BENCH_EXTRA_TABLES:-}; do tables+=("$extra"); done
 
 for r in $(seq "$ROUNDS"); do
@@ -137,7 +141,13 @@ SELECT timestamptz '2026-01-01' + i * interval '0.5 s', i FROM generate_series(1
 CREATE TABLE range_sno (id sno PRIMARY KEY, payload int);
 INSERT INTO range_sno SELECT sno_new_with_time(timestamptz '2026-01-01' + i * interval '0.5 s'), i
 FROM generate_series(1, $ROWS) i;
-VACUUM ANALYZE range_bigserial, range_sno;
+CREATE TABLE range_tid (id atproto_tid PRIMARY KEY, payload int);
+INSERT INTO range_tid SELECT tid_from_timestamp(timestamptz '2026-01-01' + i * interval '0.5 s'), i
+FROM generate_series(1, $ROWS) i;
+CREATE TABLE range_koid (id koid PRIMARY KEY, payload int);
+INSERT INTO range_koid SELECT koid_from_timestamp(timestamptz '2026-01-01' + i * interval '0.5 s'), i
+FROM generate_series(1, $ROWS) i;
+VACUUM ANALYZE range_bigserial, range_sno, range_tid, range_koid;
 CREATE TABLE range_results (label text, round int, ms double precision, buffers bigint);
 -- Execution time and shared buffers touched, from EXPLAIN (ANALYZE, BUFFERS).
 CREATE FUNCTION bench_plan(label text, round int, query text) RETURNS void LANGUAGE plpgsql AS \$\$
@@ -155,6 +165,12 @@ queries=(
     "(a) sno: id >= timestamptz|SELECT count(*), sum(payload) FROM range_sno WHERE id >= $cutoff"
     "(b) sno: id >= sno_from_timestamp()|SELECT count(*), sum(payload) FROM range_sno WHERE id >= sno_from_timestamp($cutoff)"
     "(c) sno: sno_to_timestamp(id) >= t|SELECT count(*), sum(payload) FROM range_sno WHERE sno_to_timestamp(id) >= $cutoff"
+    "(a) tid: id >= timestamptz|SELECT count(*), sum(payload) FROM range_tid WHERE id >= $cutoff"
+    "(b) tid: id >= tid_from_timestamp()|SELECT count(*), sum(payload) FROM range_tid WHERE id >= tid_from_timestamp($cutoff)"
+    "(c) tid: tid_to_timestamp(id) >= t|SELECT count(*), sum(payload) FROM range_tid WHERE tid_to_timestamp(id) >= $cutoff"
+    "(a) koid: id >= timestamptz|SELECT count(*), sum(payload) FROM range_koid WHERE id >= $cutoff"
+    "(b) koid: id >= koid_from_timestamp()|SELECT count(*), sum(payload) FROM range_koid WHERE id >= koid_from_timestamp($cutoff)"
+    "(c) koid: koid_to_timestamp(id) >= t|SELECT count(*), sum(payload) FROM range_koid WHERE koid_to_timestamp(id) >= $cutoff"
 )
 for extra in "${BENCH_EXTRA_RANGE[@]:-}"; do [ -n "$extra" ] && queries+=("$extra"); done
 for r in $(seq "$ROUNDS"); do
