@@ -1,0 +1,103 @@
+/*
+ * uid.h - k-ordered ids of the Erlang uid library: local (64-bit) and
+ * global (96-bit) layouts, d64 text, the server-wide generator step.
+ *
+ * Time is Erlang's {A, B, C} (megaseconds, seconds 0..999999, microseconds
+ * 0..999999) of which only C >> 10 is kept: steps of 1.024 ms, 0..976 per
+ * second.
+ *   local  (64 bits): A:20 | B:20 | C>>10:10 | Seq:14
+ *   global (96 bits): A:20 | B>>I:(20-I) | Node:32 | B&(2^I-1):I | C>>10:10 | Seq:14
+ * with the neighbourhood interval I in 5..10: within a 2^I-second window
+ * global ids sort by node first, so order holds across nodes whose clocks
+ * differ by less than the window.  I is not stored in the id; decoding a
+ * global id needs it.
+ *
+ * Text ("d64"): 6 bits a character, alphabet
+ * .0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz (ASCII
+ * order, so text sorts like the bits), spare tail bits zero: 11 characters
+ * for local ids, 16 for global ones.
+ */
+#ifndef KID_CORE_UID_H
+#define KID_CORE_UID_H
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kid {
+
+constexpr size_t UID_LOCAL_TEXT_LEN = 11;
+constexpr size_t UID_GLOBAL_SIZE = 12;
+constexpr size_t UID_GLOBAL_TEXT_LEN = 16;
+constexpr unsigned UID_SEQ_MAX = 16383;
+constexpr int64_t UID_STEPS_PER_SECOND = 977; /* C >> 10 is 0..976 */
+constexpr int UID_INTERVAL_MIN = 5;
+constexpr int UID_INTERVAL_MAX = 10;
+constexpr int UID_INTERVAL_DEFAULT = 8;
+
+struct UidFields {
+    uint32_t mega;    /* A: megaseconds since 1970 (20 bits) */
+    uint32_t sec;     /* B: 0..999999 */
+    uint32_t step;    /* C >> 10: 0..976 */
+    uint32_t seq;     /* 0..16383 */
+    uint32_t node;    /* global ids only */
+};
+
+struct UidGlobal {
+    uint8_t bytes[UID_GLOBAL_SIZE];
+};
+
+/* Unix microseconds of the first instant of the id's 1.024 ms step. */
+inline int64_t uid_unix_us(const UidFields &f) noexcept
+{
+    return (static_cast<int64_t>(f.mega) * 1000000 + f.sec) * 1000000 +
+           (static_cast<int64_t>(f.step) << 10);
+}
+
+/* The fields of the step holding a Unix-microsecond time; false before 1970 or past A's 20 bits. */
+bool uid_fields_from_unix_us(int64_t unix_us, UidFields *f) noexcept;
+
+uint64_t uid_local_pack(const UidFields &f) noexcept;
+UidFields uid_local_unpack(uint64_t id) noexcept;
+/* NULL when every field is in range, else the reason. */
+const char *uid_local_invalid(uint64_t id) noexcept;
+
+UidGlobal uid_global_pack(const UidFields &f, int interval) noexcept;
+UidFields uid_global_unpack(const UidGlobal &id, int interval) noexcept;
+const char *uid_global_invalid(const UidGlobal &id) noexcept;
+
+void uid_local_encode(uint64_t id, char *out) noexcept;
+bool uid_local_decode(const char *text, size_t len, uint64_t *out) noexcept;
+void uid_global_encode(const UidGlobal &id, char *out) noexcept;
+bool uid_global_decode(const char *text, size_t len, UidGlobal *out) noexcept;
+
+/* The same bits in RFC 4648 base64url (the library's older, unsorted text form). */
+void uid_local_encode_base64url(uint64_t id, char *out) noexcept;
+bool uid_local_decode_base64url(const char *text, size_t len, uint64_t *out) noexcept;
+void uid_global_encode_base64url(const UidGlobal &id, char *out) noexcept;
+bool uid_global_decode_base64url(const char *text, size_t len, UidGlobal *out) noexcept;
+
+/* A 32-bit node fingerprint derived from a node id (a fixed integer mix). */
+uint32_t uid_node_fingerprint(uint32_t node_id) noexcept;
+
+/*
+ * The server-wide generator: one word, (linear step since 1970 << 14 | seq),
+ * where the linear step is second * 977 + (C >> 10).  The next id takes the
+ * clock's step with sequence 0 when the clock is ahead; otherwise the last
+ * step with the next sequence, and after sequence 16383 the following step.
+ * Never waits, never repeats.  A pure step; the caller does compare-and-swap.
+ */
+enum class UidStep {
+    ok,           /* the clock's step, sequence 0 */
+    same_step,    /* the clock is in the last id's step: next sequence */
+    clock_behind, /* the clock is behind the last id's step: next sequence */
+    next_step     /* sequence exhausted: the step after the last id's */
+};
+
+UidStep uid_step(uint64_t last, int64_t now_unix_us, uint64_t *next) noexcept;
+/* The word for a time (sequence 0), for floors and bounds. */
+uint64_t uid_word_from_unix_us(int64_t unix_us) noexcept;
+UidFields uid_fields_from_word(uint64_t word) noexcept;
+
+} // namespace kid
+
+#endif

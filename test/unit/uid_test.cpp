@@ -1,0 +1,195 @@
+// Unit tests of the Erlang uid core.  There is no JavaScript reference for
+// uid: the vectors are derived by hand from the layouts in uid.h, with the
+// derivation next to each.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <set>
+#include <string>
+
+#include "uid.h"
+
+using namespace kid;
+
+static std::string local_text(uint64_t v)
+{
+    char buf[UID_LOCAL_TEXT_LEN];
+    uid_local_encode(v, buf);
+    return std::string(buf, UID_LOCAL_TEXT_LEN);
+}
+
+static std::string global_text(const UidGlobal &g)
+{
+    char buf[UID_GLOBAL_TEXT_LEN];
+    uid_global_encode(g, buf);
+    return std::string(buf, UID_GLOBAL_TEXT_LEN);
+}
+
+TEST(UidLocal, KnownVectors)
+{
+    // 1970-01-01T00:00:01Z: A = 0, B = 1, C = 0, seq 0 -> B << 24 = 0x1000000.
+    UidFields f;
+    ASSERT_TRUE(uid_fields_from_unix_us(1000000, &f));
+    EXPECT_EQ(uid_local_pack(f), UINT64_C(0x1000000));
+    // d64: the 64 bits and 2 zero tail bits make 66 = 11 x 6; bit 24 moves to
+    // bit 26, in the 7th character from the right (bits 24..29) at value 4,
+    // and d64[4] = '3' (".0123..." -> '.'=0 '0'=1 '1'=2 '2'=3 '3'=4).
+    EXPECT_EQ(local_text(UINT64_C(0x1000000)), "......3....");
+    EXPECT_EQ(local_text(0), "...........");
+    // All bits: 63 ones then two zero tail bits: last character 111100 = 60 = 'w'.
+    EXPECT_EQ(local_text(UINT64_MAX), "zzzzzzzzzzw");
+    // 2023-06-30T15:03:01.887007Z = 1688137381887007 us: A = 1688, B = 137381,
+    // C = 887007, C >> 10 = 866.
+    ASSERT_TRUE(uid_fields_from_unix_us(INT64_C(1688137381887007), &f));
+    EXPECT_EQ(f.mega, 1688u);
+    EXPECT_EQ(f.sec, 137381u);
+    EXPECT_EQ(f.step, 866u);
+    f.seq = 5;
+    uint64_t id = uid_local_pack(f);
+    EXPECT_EQ(id, (UINT64_C(1688) << 44) | (UINT64_C(137381) << 24) | (UINT64_C(866) << 14) | 5);
+    EXPECT_EQ(uid_unix_us(uid_local_unpack(id)), INT64_C(1688137381000000) + (866 << 10));
+}
+
+TEST(UidLocal, StrictText)
+{
+    uint64_t v;
+    std::mt19937_64 rng(8);
+    for (int i = 0; i < 20000; i++) {
+        uint64_t a = rng(), b = rng();
+        ASSERT_TRUE(uid_local_decode(local_text(a).data(), UID_LOCAL_TEXT_LEN, &v));
+        ASSERT_EQ(v, a);
+        int c = local_text(a).compare(local_text(b));
+        ASSERT_EQ((a > b) - (a < b), (c > 0) - (c < 0));  // d64 sorts like the bits
+    }
+    // Non-zero tail bits: the last character must be a multiple of 4 in d64.
+    EXPECT_FALSE(uid_local_decode("..........0", 11, &v));   // '0' = 1
+    EXPECT_TRUE(uid_local_decode("..........3", 11, &v));    // '3' = 4
+    const char *bad[] = {"", "..........", "............", ".........-.", "..........+", "          ."};
+    for (const char *s : bad)
+        EXPECT_FALSE(uid_local_decode(s, std::strlen(s), &v)) << s;
+}
+
+TEST(UidLocal, FieldValidity)
+{
+    UidFields f{1, 999999, 976, 16383, 0};
+    EXPECT_EQ(uid_local_invalid(uid_local_pack(f)), nullptr);
+    f.sec = 1000000;
+    EXPECT_NE(uid_local_invalid(uid_local_pack(f)), nullptr);
+    f.sec = 5;
+    f.step = 977;
+    EXPECT_NE(uid_local_invalid(uid_local_pack(f)), nullptr);
+}
+
+TEST(UidGlobal, KnownVectorAndRoundTrip)
+{
+    // A = 0, B = 1, C>>10 = 0, seq 0, node 0x01020304, I = 8:
+    // A:20 | B>>8 (=0):12 | node:32 | B&255 (=1):8 | step:10 | seq:14
+    // = bytes 00 00 00 00 | 01 02 03 04 | 01 00 00 00.
+    UidFields f{0, 1, 0, 0, 0x01020304};
+    UidGlobal g = uid_global_pack(f, 8);
+    const uint8_t expect[12] = {0, 0, 0, 0, 1, 2, 3, 4, 1, 0, 0, 0};
+    EXPECT_EQ(std::memcmp(g.bytes, expect, 12), 0);
+    std::mt19937_64 rng(21);
+    for (int i = 0; i < 20000; i++) {
+        UidFields r{static_cast<uint32_t>(rng() % 0x100000), static_cast<uint32_t>(rng() % 1000000),
+                    static_cast<uint32_t>(rng() % 977), static_cast<uint32_t>(rng() % 16384),
+                    static_cast<uint32_t>(rng())};
+        int interval = 5 + static_cast<int>(rng() % 6);
+        UidGlobal h = uid_global_pack(r, interval);
+        UidFields back = uid_global_unpack(h, interval);
+        ASSERT_EQ(back.mega, r.mega);
+        ASSERT_EQ(back.sec, r.sec);
+        ASSERT_EQ(back.step, r.step);
+        ASSERT_EQ(back.seq, r.seq);
+        ASSERT_EQ(back.node, r.node);
+        UidGlobal t;
+        ASSERT_TRUE(uid_global_decode(global_text(h).data(), UID_GLOBAL_TEXT_LEN, &t));
+        ASSERT_EQ(std::memcmp(t.bytes, h.bytes, 12), 0);
+        ASSERT_EQ(uid_global_invalid(h), nullptr);
+    }
+}
+
+TEST(UidGlobal, NeighbourhoodOrdering)
+{
+    // Within one 2^I-second window, node decides; across windows, time does.
+    UidFields early{1, 256, 0, 0, 9};   // window 1 (B >> 8 = 1), node 9
+    UidFields late{1, 300, 0, 0, 2};    // same window, later, node 2
+    UidFields next{1, 512, 0, 0, 1};    // next window
+    auto cmp = [](const UidGlobal &a, const UidGlobal &b) { return std::memcmp(a.bytes, b.bytes, 12); };
+    EXPECT_GT(cmp(uid_global_pack(early, 8), uid_global_pack(late, 8)), 0);
+    EXPECT_LT(cmp(uid_global_pack(late, 8), uid_global_pack(next, 8)), 0);
+    EXPECT_LT(cmp(uid_global_pack(early, 8), uid_global_pack(next, 8)), 0);
+}
+
+TEST(UidText, Base64urlConversion)
+{
+    // The same bits in RFC 4648 base64url: 0x1000000 -> digit value 4 = 'E'.
+    char buf[UID_LOCAL_TEXT_LEN];
+    uid_local_encode_base64url(UINT64_C(0x1000000), buf);
+    EXPECT_EQ(std::string(buf, 11), "AAAAAAEAAAA");
+    uint64_t v;
+    ASSERT_TRUE(uid_local_decode_base64url("AAAAAAEAAAA", 11, &v));
+    EXPECT_EQ(v, UINT64_C(0x1000000));
+    EXPECT_FALSE(uid_local_decode_base64url("AAAAAAEAAA.", 11, &v));
+    UidGlobal g = uid_global_pack(UidFields{0, 1, 0, 0, 0x01020304}, 8), h;
+    char gbuf[UID_GLOBAL_TEXT_LEN];
+    uid_global_encode_base64url(g, gbuf);
+    ASSERT_TRUE(uid_global_decode_base64url(gbuf, 16, &h));
+    EXPECT_EQ(std::memcmp(g.bytes, h.bytes, 12), 0);
+}
+
+TEST(UidNode, FingerprintsAreDistinct)
+{
+    std::set<uint32_t> seen;
+    for (uint32_t n = 0; n < 1024; n++)
+        ASSERT_TRUE(seen.insert(uid_node_fingerprint(n)).second);
+}
+
+TEST(UidGenerator, Paths)
+{
+    uint64_t last = 0, next;
+    int64_t t = INT64_C(1700000000000000);  // a step boundary? 1700000000 s exactly: C = 0
+    ASSERT_EQ(uid_step(last, t, &next), UidStep::ok);
+    EXPECT_EQ(next & UID_SEQ_MAX, 0u);
+    last = next;
+    ASSERT_EQ(uid_step(last, t + 1000, &next), UidStep::same_step);  // 1 ms: same 1.024 ms step
+    EXPECT_EQ(next, last + 1);
+    last = next;
+    ASSERT_EQ(uid_step(last, t - 3600000000, &next), UidStep::clock_behind);  // 1 h back
+    EXPECT_EQ(next, last + 1);
+    // Exhaust the sequence: the next step follows.
+    last = (last & ~static_cast<uint64_t>(UID_SEQ_MAX)) | UID_SEQ_MAX;
+    ASSERT_EQ(uid_step(last, t, &next), UidStep::next_step);
+    EXPECT_EQ(next >> 14, (last >> 14) + 1);
+    EXPECT_EQ(next & UID_SEQ_MAX, 0u);
+    // Step 976 rolls over to the next second.
+    uint64_t w = uid_word_from_unix_us(INT64_C(1700000000999999)) | UID_SEQ_MAX;
+    EXPECT_EQ(uid_fields_from_word(w).step, 976u);
+    ASSERT_EQ(uid_step(w, INT64_C(1700000000999999), &next), UidStep::next_step);
+    UidFields f = uid_fields_from_word(next);
+    EXPECT_EQ(f.sec, 1u + 1700000000u % 1000000u);
+    EXPECT_EQ(f.step, 0u);
+}
+
+TEST(UidGenerator, JitteryClockStrictlyIncreasing)
+{
+    std::mt19937_64 rng(77);
+    uint64_t last = 0, next;
+    int64_t base = INT64_C(1700000000000000);
+    uint64_t prev_local = 0;
+    for (int i = 0; i < 200000; i++) {
+        int64_t now = base + static_cast<int64_t>(rng() % 5000) - 2500;
+        base += 3;
+        uid_step(last, now, &next);
+        ASSERT_GT(next, last);
+        UidFields f = uid_fields_from_word(next);
+        uint64_t local = uid_local_pack(f);
+        ASSERT_EQ(uid_local_invalid(local), nullptr);
+        if (i > 0) {
+            ASSERT_GT(local, prev_local);  // the local layout keeps the word's order
+        }
+        prev_local = local;
+        last = next;
+    }
+}
