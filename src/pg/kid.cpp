@@ -3,6 +3,7 @@
  * server-wide introspection functions.
  */
 #include "shmem.h"
+#include "uid.h"
 
 extern "C" {
 #include "funcapi.h"
@@ -23,6 +24,29 @@ double koid_epoch_ms = 0;
 int koid_generator_id = -1;
 bool koid_overflow_error = false;
 int koid_max_clock_wait_ms = 1000;
+int uid_interval = 8;
+/* The uid node fingerprint in use: kid.uid_node, or derived from kid.node_id. */
+uint32 uid_node = 0;
+static char *uid_node_setting = nullptr;
+
+/* kid.uid_node: empty, or exactly 8 hexadecimal digits. */
+static bool check_uid_node(char **newval, void **, GucSource)
+{
+    const char *v = *newval;
+    if (v == nullptr || v[0] == '\0')
+        return true;
+    if (strlen(v) != 8 || strspn(v, "0123456789abcdefABCDEF") != 8) {
+        GUC_check_errdetail("kid.uid_node must be empty or exactly 8 hexadecimal digits.");
+        return false;
+    }
+    return true;
+}
+
+static void assign_uid_node(const char *newval, void *)
+{
+    uid_node = (newval && newval[0]) ? static_cast<uint32>(strtoul(newval, nullptr, 16))
+                                     : kid::uid_node_fingerprint(static_cast<uint32>(node_id));
+}
 
 } // namespace kid::pg
 
@@ -74,6 +98,19 @@ void _PG_init(void)
         "How long koid_new() waits for a clock that went back before raising an error.",
         nullptr, &kid::pg::koid_max_clock_wait_ms, 1000, 0, 3600000, PGC_SUSET, GUC_UNIT_MS,
         nullptr, nullptr, nullptr);
+
+    DefineCustomIntVariable(
+        "kid.uid_interval",
+        "The neighbourhood interval I (5..10) of uid_global ids made and decoded here.",
+        "Within a 2^I-second window global ids sort by node first.",
+        &kid::pg::uid_interval, kid::UID_INTERVAL_DEFAULT, kid::UID_INTERVAL_MIN,
+        kid::UID_INTERVAL_MAX, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+    /* Defined after kid.node_id, from which the default fingerprint is derived. */
+    DefineCustomStringVariable(
+        "kid.uid_node",
+        "The 32-bit node fingerprint of uid_global ids, as 8 hex digits; empty derives it from kid.node_id.",
+        nullptr, &kid::pg::uid_node_setting, "", PGC_POSTMASTER, 0, kid::pg::check_uid_node,
+        kid::pg::assign_uid_node, nullptr);
 
     MarkGUCPrefixReserved("kid");
     kid::pg::install_shmem_hooks();

@@ -13,6 +13,7 @@
  * starts every generator above anything it may have handed out.
  */
 #include "shmem.h"
+#include "uid.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -157,7 +158,11 @@ static void shmem_startup()
         int64 koid_floor_ms = lease[LEASE_COUNTERS] / 1000 - static_cast<int64>(koid_epoch_ms);
         pg_atomic_init_u64(&shared->koid_state,
                            koid_floor_ms > 0 ? (static_cast<uint64>(koid_floor_ms) << 12) | 4095 : 0);
-        pg_atomic_init_u64(&shared->uid_state, 0);
+        /* uid: the lease's step counts as used up. */
+        pg_atomic_init_u64(&shared->uid_state,
+                           lease[LEASE_COUNTERS] > 0
+                               ? kid::uid_word_from_unix_us(lease[LEASE_COUNTERS]) | kid::UID_SEQ_MAX
+                               : 0);
         for (auto &scheme : shared->counter_stats)
             for (auto &c : scheme)
                 pg_atomic_init_u64(&c, 0);

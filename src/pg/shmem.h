@@ -66,6 +66,8 @@ extern double koid_epoch_ms;
 extern int koid_generator_id;
 extern bool koid_overflow_error;
 extern int koid_max_clock_wait_ms;
+extern int uid_interval;
+extern uint32 uid_node;
 
 /* NULL unless kid was in shared_preload_libraries. */
 extern KidShared *shared;

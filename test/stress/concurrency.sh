@@ -21,6 +21,12 @@ CREATE TABLE conc_koid (
     session text NOT NULL,
     n bigserial
 );
+CREATE TABLE conc_uid (
+    id uid PRIMARY KEY DEFAULT uid_new(),
+    gid uid_global UNIQUE DEFAULT uid_global_new(),
+    session text NOT NULL,
+    n bigserial
+);
 CREATE TABLE conc_sno (
     id sno PRIMARY KEY DEFAULT sno_new(),
     session text NOT NULL,
@@ -34,6 +40,10 @@ SELECT pg_backend_pid() || '@' || pg_postmaster_start_time() || '@' ||
        (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())
 FROM generate_series(1, 20);
 INSERT INTO conc_tid (session)
+SELECT pg_backend_pid() || '@' || pg_postmaster_start_time() || '@' ||
+       (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())
+FROM generate_series(1, 20);
+INSERT INTO conc_uid (session)
 SELECT pg_backend_pid() || '@' || pg_postmaster_start_time() || '@' ||
        (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())
 FROM generate_series(1, 20);
@@ -76,3 +86,7 @@ expect_eq "koid: every id of concurrent backends is unique and stored" \
     "$(kpsql $PORT -d kid_stress -c 'SELECT count(DISTINCT id) FROM conc_koid')" "$expected"
 expect_eq "koid: ids rise strictly within each backend" \
     "$(kpsql $PORT -d kid_stress -c 'SELECT count(*) FROM (SELECT id, lag(id) OVER (PARTITION BY session ORDER BY n) AS prev FROM conc_koid) s WHERE prev >= id')" 0
+expect_eq "uid: every local and global id of concurrent backends is unique and stored" \
+    "$(kpsql $PORT -d kid_stress -c 'SELECT count(DISTINCT id) || '"' '"' || count(DISTINCT gid) FROM conc_uid')" "$expected $expected"
+expect_eq "uid: ids rise strictly within each backend" \
+    "$(kpsql $PORT -d kid_stress -c 'SELECT count(*) FROM (SELECT id, lag(id) OVER (PARTITION BY session ORDER BY n) AS prev FROM conc_uid) s WHERE prev >= id')" 0

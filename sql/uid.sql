@@ -1,0 +1,86 @@
+
+-- ---------------------------------------------------------------------------
+-- uid and uid_global: the k-ordered ids of the Erlang uid library.
+--   uid        64 bits: A:20 | B:20 | C>>10:10 | Seq:14
+--   uid_global 96 bits: A:20 | B>>I:(20-I) | Node:32 | B&(2^I-1):I | C>>10:10 | Seq:14
+-- where {A, B, C} is Erlang's {MegaSecs, Secs, MicroSecs} and I the
+-- neighbourhood interval (kid.uid_interval, 5..10, default 8).  Generation,
+-- conversion, decoding, the library's older base64url text.
+-- ---------------------------------------------------------------------------
+
+-- uid as the same 64 bits in a bigint (all uids until the year 35,000 are positive).
+CREATE FUNCTION uid_to_bigint(uid) RETURNS bigint
+AS 'MODULE_PATHNAME', 'uid_to_bigint' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION uid_from_bigint(bigint) RETURNS uid
+AS 'MODULE_PATHNAME', 'uid_from_bigint' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE CAST (uid AS bigint) WITH FUNCTION uid_to_bigint(uid);
+CREATE CAST (bigint AS uid) WITH FUNCTION uid_from_bigint(bigint);
+COMMENT ON FUNCTION uid_to_bigint(uid) IS 'the 64 bits of a uid as a bigint';
+COMMENT ON FUNCTION uid_from_bigint(bigint) IS 'a uid from the 64 bits of a bigint (fields checked)';
+COMMENT ON CAST (uid AS bigint) IS 'the 64 bits of a uid as a bigint';
+COMMENT ON CAST (bigint AS uid) IS 'a uid from the 64 bits of a bigint';
+
+-- Generation: one (1.024 ms step, sequence) word per server in shared memory,
+-- advanced by compare-and-swap; after 16384 ids in a step the next step is
+-- taken, so ids never repeat and never wait.
+CREATE FUNCTION uid_new() RETURNS uid
+AS 'MODULE_PATHNAME', 'uid_new' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+CREATE FUNCTION uid_global_new() RETURNS uid_global
+AS 'MODULE_PATHNAME', 'uid_global_new' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+CREATE FUNCTION uid_node_fingerprint() RETURNS bigint
+AS 'MODULE_PATHNAME', 'uid_node_fingerprint' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION uid_new() IS 'a new unique uid (local id) from the server-wide counter; needs kid in shared_preload_libraries';
+COMMENT ON FUNCTION uid_global_new() IS 'a new unique uid_global: the server-wide counter with this server''s node fingerprint and kid.uid_interval';
+COMMENT ON FUNCTION uid_node_fingerprint() IS 'this server''s 32-bit uid node fingerprint: kid.uid_node, or derived from kid.node_id';
+
+-- Conversion: a global id from a local one keeps its time and sequence.
+CREATE FUNCTION uid_to_global(id uid,
+    node bigint DEFAULT @extschema@.uid_node_fingerprint(),
+    neighborhood integer DEFAULT coalesce(current_setting('kid.uid_interval', true)::integer, 8))
+RETURNS uid_global
+AS 'MODULE_PATHNAME', 'uid_to_global' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION uid_to_global(uid, bigint, integer) IS
+'the uid_global with a local id''s time and sequence, for a node fingerprint (0..4294967295) and neighbourhood interval (5..10)';
+
+-- Decoding.  A global id does not record its neighbourhood interval: pass
+-- the one it was made with (kid.uid_interval by default).
+CREATE FUNCTION uid_to_timestamp(uid) RETURNS timestamptz
+AS 'MODULE_PATHNAME', 'uid_to_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION uid_info(id uid,
+    OUT "time" timestamptz, OUT megaseconds integer, OUT seconds integer, OUT microseconds integer,
+    OUT sequence integer)
+RETURNS record
+AS 'MODULE_PATHNAME', 'uid_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uid_global_to_timestamp(id uid_global, neighborhood integer DEFAULT 8) RETURNS timestamptz
+AS 'MODULE_PATHNAME', 'uid_global_to_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION uid_global_info(id uid_global, neighborhood integer DEFAULT 8,
+    OUT "time" timestamptz, OUT megaseconds integer, OUT seconds integer, OUT microseconds integer,
+    OUT node bigint, OUT sequence integer)
+RETURNS record
+AS 'MODULE_PATHNAME', 'uid_global_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION uid_to_timestamp(uid) IS 'the start of the 1.024 ms step a uid was made in';
+COMMENT ON FUNCTION uid_info(uid) IS 'the Erlang time triple {MegaSecs, Secs, MicroSecs (to 1.024 ms)} and sequence of a uid';
+COMMENT ON FUNCTION uid_global_to_timestamp(uid_global, integer) IS 'the start of the 1.024 ms step of a uid_global made with the given neighbourhood interval';
+COMMENT ON FUNCTION uid_global_info(uid_global, integer) IS 'the Erlang time triple, node fingerprint and sequence of a uid_global made with the given neighbourhood interval';
+
+-- Range-scan boundaries.
+CREATE FUNCTION uid_from_timestamp(timestamptz) RETURNS uid
+AS 'MODULE_PATHNAME', 'uid_from_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION uid_global_from_timestamp(timestamptz, neighborhood integer DEFAULT 8) RETURNS uid_global
+AS 'MODULE_PATHNAME', 'uid_global_from_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+COMMENT ON FUNCTION uid_from_timestamp(timestamptz) IS 'the smallest uid of a 1.024 ms step: WHERE id >= uid_from_timestamp(t) is an index range scan';
+COMMENT ON FUNCTION uid_global_from_timestamp(timestamptz, integer) IS 'the smallest uid_global of a 1.024 ms step (node 0)';
+
+-- The library's older RFC 4648 base64url text (same bits; does not sort).
+CREATE FUNCTION uid_to_base64url(uid) RETURNS text
+AS 'MODULE_PATHNAME', 'uid_to_base64url' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION uid_from_base64url(text) RETURNS uid
+AS 'MODULE_PATHNAME', 'uid_from_base64url' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uid_global_to_base64url(uid_global) RETURNS text
+AS 'MODULE_PATHNAME', 'uid_global_to_base64url' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION uid_global_from_base64url(text) RETURNS uid_global
+AS 'MODULE_PATHNAME', 'uid_global_from_base64url' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION uid_to_base64url(uid) IS 'a uid in the older, unsorted RFC 4648 base64url text';
+COMMENT ON FUNCTION uid_from_base64url(text) IS 'a uid from 11 base64url characters';
+COMMENT ON FUNCTION uid_global_to_base64url(uid_global) IS 'a uid_global in the older, unsorted RFC 4648 base64url text';
+COMMENT ON FUNCTION uid_global_from_base64url(text) IS 'a uid_global from 16 base64url characters';

@@ -1,0 +1,275 @@
+/*
+ * uid.cpp - the Erlang uid ids in SQL: types uid (64-bit local) and
+ * uid_global (96-bit), generation, conversion, decoding.  Layouts and text
+ * are in src/core/uid.cpp.
+ */
+#include "fixed_bytes_type.h"
+#include "shmem.h"
+#include "time_bound.h"
+#include "uid.h"
+#include "uint64_type.h"
+
+extern "C" {
+#include "funcapi.h"
+#include "access/htup_details.h"
+}
+
+using kid::UidFields;
+using kid::UidGlobal;
+
+static const char UID[] = "uid";
+static const char UID_GLOBAL[] = "uid_global";
+
+static const char *uid_global_bytes_invalid(const uint8_t *bytes)
+{
+    return kid::uid_global_invalid(*reinterpret_cast<const UidGlobal *>(bytes));
+}
+
+KID_UINT64_TYPE(uid, UID, kid::uid_local_invalid)
+KID_FIXED_BYTES_TYPE(uid_global, kid::UID_GLOBAL_SIZE, UID_GLOBAL, uid_global_bytes_invalid)
+
+static inline const UidGlobal *global_arg(FunctionCallInfo fcinfo, int n)
+{
+    return reinterpret_cast<const UidGlobal *>(PG_GETARG_POINTER(n));
+}
+
+static inline Datum global_datum(const UidGlobal &g)
+{
+    UidGlobal *result = static_cast<UidGlobal *>(palloc(sizeof(UidGlobal)));
+    *result = g;
+    return PointerGetDatum(result);
+}
+
+static const char LOCAL_FORM[] =
+    "A uid is 11 characters of \".0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz\" "
+    "with zero tail bits, seconds at most 999999 and a step at most 976.";
+static const char GLOBAL_FORM[] =
+    "A uid_global is 16 characters of \".0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz\" "
+    "with a step at most 976.";
+
+KID_FUNCTION(uid_in)
+{
+    const char *text = PG_GETARG_CSTRING(0);
+    size_t len = strlen(text);
+    uint64_t id;
+    if (!kid::uid_local_decode(text, len, &id) || kid::uid_local_invalid(id))
+        kid::pg::report_invalid_text(UID, text, len, LOCAL_FORM);
+    return UInt64GetDatum(id);
+}
+
+KID_FUNCTION(uid_out)
+{
+    char *text = static_cast<char *>(palloc(kid::UID_LOCAL_TEXT_LEN + 1));
+    kid::uid_local_encode(DatumGetUInt64(PG_GETARG_DATUM(0)), text);
+    text[kid::UID_LOCAL_TEXT_LEN] = '\0';
+    PG_RETURN_CSTRING(text);
+}
+
+KID_FUNCTION(uid_global_in)
+{
+    const char *text = PG_GETARG_CSTRING(0);
+    size_t len = strlen(text);
+    UidGlobal g;
+    if (!kid::uid_global_decode(text, len, &g) || kid::uid_global_invalid(g))
+        kid::pg::report_invalid_text(UID_GLOBAL, text, len, GLOBAL_FORM);
+    return global_datum(g);
+}
+
+KID_FUNCTION(uid_global_out)
+{
+    char *text = static_cast<char *>(palloc(kid::UID_GLOBAL_TEXT_LEN + 1));
+    kid::uid_global_encode(*global_arg(fcinfo, 0), text);
+    text[kid::UID_GLOBAL_TEXT_LEN] = '\0';
+    PG_RETURN_CSTRING(text);
+}
+
+/* The fields of the 1.024 ms step holding t; ERROR outside 1970.. (A's 20 bits). */
+static UidFields fields_arg(FunctionCallInfo fcinfo, int n, const char *type_name)
+{
+    TimestampTz t = PG_GETARG_TIMESTAMPTZ(n);
+    UidFields f;
+    if (!kid::uid_fields_from_unix_us(kid::pg::finite_unix_us(type_name, t), &f))
+        kid::pg::report_time_out_of_range(type_name, t);
+    return f;
+}
+
+static int interval_arg(FunctionCallInfo fcinfo, int n)
+{
+    int32 interval = PG_GETARG_INT32(n);
+    if (interval < kid::UID_INTERVAL_MIN || interval > kid::UID_INTERVAL_MAX)
+        kid::pg::report_out_of_range(UID_GLOBAL, "neighborhood interval", interval,
+                                     kid::UID_INTERVAL_MIN, kid::UID_INTERVAL_MAX);
+    return interval;
+}
+
+static uint32_t node_arg(FunctionCallInfo fcinfo, int n)
+{
+    int64 node = PG_GETARG_INT64(n);
+    if (node < 0 || node > INT64_C(0xFFFFFFFF))
+        kid::pg::report_out_of_range(UID_GLOBAL, "node", node, 0, INT64_C(0xFFFFFFFF));
+    return static_cast<uint32_t>(node);
+}
+
+/* Range-scan comparisons: t stands for the smallest id of its 1.024 ms step. */
+static int uid_cmp_time(Datum id, TimestampTz t)
+{
+    int64_t unix_us;
+    int where = kid::pg::time_in_range(t, 0, INT64_MAX, &unix_us);
+    if (where != 0)
+        return -where;
+    UidFields f;
+    kid::uid_fields_from_unix_us(unix_us, &f);
+    return kid::pg::uint64_cmp(DatumGetUInt64(id), kid::uid_local_pack(f));
+}
+
+static int uid_global_cmp_time(Datum id, TimestampTz t)
+{
+    int64_t unix_us;
+    int where = kid::pg::time_in_range(t, 0, INT64_MAX, &unix_us);
+    if (where != 0)
+        return -where;
+    UidFields f;
+    kid::uid_fields_from_unix_us(unix_us, &f);
+    UidGlobal bound = kid::uid_global_pack(f, kid::pg::uid_interval);
+    int r = memcmp(DatumGetPointer(id), bound.bytes, kid::UID_GLOBAL_SIZE);
+    return (r > 0) - (r < 0);
+}
+
+KID_TIME_COMPARISONS(uid, uid_cmp_time)
+KID_TIME_COMPARISONS(uid_global, uid_global_cmp_time)
+
+/* The next word of the server-wide counter: (linear 1.024 ms step << 14 | sequence). */
+static UidFields next_uid_fields()
+{
+    kid::pg::KidShared *s = kid::pg::shared_for_generation(UID);
+    pg_atomic_uint64 *stats = s->counter_stats[2];
+    uint64 last = pg_atomic_read_u64(&s->uid_state);
+    uint64_t next;
+    kid::UidStep step;
+    do {
+        step = kid::uid_step(last, kid::pg::now_unix_us(), &next);
+    } while (!pg_atomic_compare_exchange_u64(&s->uid_state, &last, next));
+    pg_atomic_fetch_add_u64(&stats[0], 1);
+    if (step == kid::UidStep::clock_behind)
+        pg_atomic_fetch_add_u64(&stats[1], 1);
+    else if (step == kid::UidStep::next_step)
+        pg_atomic_fetch_add_u64(&stats[2], 1);
+    UidFields f = kid::uid_fields_from_word(next);
+    kid::pg::lease_cover(s, kid::pg::LEASE_COUNTERS, kid::uid_unix_us(f) + 1023);
+    return f;
+}
+
+KID_FUNCTION(uid_new)
+{
+    return UInt64GetDatum(kid::uid_local_pack(next_uid_fields()));
+}
+
+KID_FUNCTION(uid_global_new)
+{
+    UidFields f = next_uid_fields();
+    f.node = kid::pg::uid_node;
+    return global_datum(kid::uid_global_pack(f, kid::pg::uid_interval));
+}
+
+KID_FUNCTION(uid_to_global)
+{
+    UidFields f = kid::uid_local_unpack(DatumGetUInt64(PG_GETARG_DATUM(0)));
+    f.node = node_arg(fcinfo, 1);
+    return global_datum(kid::uid_global_pack(f, interval_arg(fcinfo, 2)));
+}
+
+KID_FUNCTION(uid_from_timestamp)
+{
+    return UInt64GetDatum(kid::uid_local_pack(fields_arg(fcinfo, 0, UID)));
+}
+
+KID_FUNCTION(uid_global_from_timestamp)
+{
+    UidFields f = fields_arg(fcinfo, 0, UID_GLOBAL);
+    return global_datum(kid::uid_global_pack(f, interval_arg(fcinfo, 1)));
+}
+
+KID_FUNCTION(uid_to_timestamp)
+{
+    UidFields f = kid::uid_local_unpack(DatumGetUInt64(PG_GETARG_DATUM(0)));
+    PG_RETURN_TIMESTAMPTZ(kid::pg::timestamptz_from_unix_us(kid::uid_unix_us(f)));
+}
+
+KID_FUNCTION(uid_global_to_timestamp)
+{
+    UidFields f = kid::uid_global_unpack(*global_arg(fcinfo, 0), interval_arg(fcinfo, 1));
+    PG_RETURN_TIMESTAMPTZ(kid::pg::timestamptz_from_unix_us(kid::uid_unix_us(f)));
+}
+
+static Datum info_tuple(FunctionCallInfo fcinfo, const UidFields &f, bool with_node)
+{
+    TupleDesc desc;
+    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                        errmsg("this function must be called in a context that accepts a record")));
+    desc = BlessTupleDesc(desc);
+    Datum values[6];
+    bool nulls[6] = {false, false, false, false, false, false};
+    int n = 0;
+    values[n++] = TimestampTzGetDatum(kid::pg::timestamptz_from_unix_us(kid::uid_unix_us(f)));
+    values[n++] = Int32GetDatum(static_cast<int32>(f.mega));
+    values[n++] = Int32GetDatum(static_cast<int32>(f.sec));
+    values[n++] = Int32GetDatum(static_cast<int32>(f.step << 10));
+    if (with_node)
+        values[n++] = Int64GetDatum(static_cast<int64>(f.node));
+    values[n++] = Int32GetDatum(static_cast<int32>(f.seq));
+    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+}
+
+KID_FUNCTION(uid_info)
+{
+    return info_tuple(fcinfo, kid::uid_local_unpack(DatumGetUInt64(PG_GETARG_DATUM(0))), false);
+}
+
+KID_FUNCTION(uid_global_info)
+{
+    return info_tuple(fcinfo, kid::uid_global_unpack(*global_arg(fcinfo, 0), interval_arg(fcinfo, 1)),
+                      true);
+}
+
+KID_FUNCTION(uid_node_fingerprint)
+{
+    PG_RETURN_INT64(static_cast<int64>(kid::pg::uid_node));
+}
+
+/* The older RFC 4648 base64url text of the library (same bits, does not sort). */
+KID_FUNCTION(uid_to_base64url)
+{
+    char buf[kid::UID_LOCAL_TEXT_LEN];
+    kid::uid_local_encode_base64url(DatumGetUInt64(PG_GETARG_DATUM(0)), buf);
+    PG_RETURN_TEXT_P(cstring_to_text_with_len(buf, kid::UID_LOCAL_TEXT_LEN));
+}
+
+KID_FUNCTION(uid_from_base64url)
+{
+    text *t = PG_GETARG_TEXT_PP(0);
+    uint64_t id;
+    if (!kid::uid_local_decode_base64url(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), &id) ||
+        kid::uid_local_invalid(id))
+        kid::pg::report_invalid_text(UID, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t),
+                                     "Expected 11 base64url characters of a valid uid.");
+    return UInt64GetDatum(id);
+}
+
+KID_FUNCTION(uid_global_to_base64url)
+{
+    char buf[kid::UID_GLOBAL_TEXT_LEN];
+    kid::uid_global_encode_base64url(*global_arg(fcinfo, 0), buf);
+    PG_RETURN_TEXT_P(cstring_to_text_with_len(buf, kid::UID_GLOBAL_TEXT_LEN));
+}
+
+KID_FUNCTION(uid_global_from_base64url)
+{
+    text *t = PG_GETARG_TEXT_PP(0);
+    UidGlobal g;
+    if (!kid::uid_global_decode_base64url(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), &g) ||
+        kid::uid_global_invalid(g))
+        kid::pg::report_invalid_text(UID_GLOBAL, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t),
+                                     "Expected 16 base64url characters of a valid uid_global.");
+    return global_datum(g);
+}
