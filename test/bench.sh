@@ -62,6 +62,8 @@ calls=(
     "sno_new()|sno_new()"
     "tid_new()|tid_new()"
     "koid_new()|koid_new()"
+    "uid_new()|uid_new()"
+    "uid_global_new()|uid_global_new()"
     "nextval()|nextval('bench_seq')"
     "clock_timestamp()|clock_timestamp()"
     "gen_random_uuid()|gen_random_uuid()"
@@ -105,9 +107,10 @@ CREATE TABLE ins_uuid7 (id uuid PRIMARY KEY DEFAULT uuidv7(), v int);
 CREATE TABLE ins_sno (id sno PRIMARY KEY DEFAULT sno_new(), v int);
 CREATE TABLE ins_tid (id atproto_tid PRIMARY KEY DEFAULT tid_new(), v int);
 CREATE TABLE ins_koid (id koid PRIMARY KEY DEFAULT koid_new(), v int);
+CREATE TABLE ins_uid (id uid PRIMARY KEY DEFAULT uid_new(), v int);
 CREATE TABLE tps_results (label text, round int, tps double precision);
 SQL
-tables=(ins_bigserial ins_uuid4 ins_uuid7 ins_sno ins_tid ins_koid)
+tables=(ins_bigserial ins_uuid4 ins_uuid7 ins_sno ins_tid ins_koid ins_uid)
 for extra in ${BENCH_EXTRA_TABLES:-}; do tables+=("$extra"); done
 
 for r in $(seq "$ROUNDS"); do
