@@ -8,6 +8,7 @@ packages=(
     make g++ pkg-config
     postgresql-15 postgresql-server-dev-15 postgresql-client-15 libpq-dev
     libgtest-dev
+    faketime libfaketime
 )
 # Node.js and npm run the reference implementations of the cross-checks;
 # a machine that already has a node (e.g. from nodesource) keeps it.
