@@ -1,0 +1,210 @@
+/*
+ * codokey.cpp - the codokey type in SQL: reverse-chronological radix-36
+ * date keys.  The type holds the key characters (1..16 of 0-9a-z) and
+ * orders them as bytes, so ascending order is newest first within a
+ * context.  Encoding and decoding take the context's three numbers; the
+ * named contexts of table codokey_context are looked up in SQL
+ * (sql/codokey.sql).  The arithmetic is in src/core/codokey.cpp.
+ */
+#include "codokey.h"
+#include "kid_pg.h"
+
+extern "C" {
+#include "funcapi.h"
+#include "access/htup_details.h"
+#include "common/hashfn.h"
+#include "libpq/pqformat.h"
+#include "utils/builtins.h"
+}
+
+static const char CODOKEY[] = "codokey";
+static const char KEY_FORM[] = "A codokey is 1 to 16 characters of 0-9 and a-z.";
+
+/* The key's characters (no terminator). */
+static bool key_chars_valid(const char *p, size_t len)
+{
+    if (len < 1 || len > kid::CODOKEY_MAX_LEN)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (!kid::codokey_valid_char(p[i]))
+            return false;
+    return true;
+}
+
+static Datum key_datum(const char *p, size_t len)
+{
+    text *t = static_cast<text *>(palloc(VARHDRSZ + len));
+    SET_VARSIZE(t, VARHDRSZ + len);
+    memcpy(VARDATA(t), p, len);
+    return PointerGetDatum(t);
+}
+
+KID_FUNCTION(codokey_in)
+{
+    const char *s = PG_GETARG_CSTRING(0);
+    size_t len = strlen(s);
+    if (!key_chars_valid(s, len))
+        kid::pg::report_invalid_text(CODOKEY, s, len, KEY_FORM);
+    return key_datum(s, len);
+}
+
+KID_FUNCTION(codokey_out)
+{
+    text *t = PG_GETARG_TEXT_PP(0);
+    PG_RETURN_CSTRING(text_to_cstring(t));
+}
+
+KID_FUNCTION(codokey_recv)
+{
+    StringInfo buf = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
+    int len = buf->len - buf->cursor;
+    const char *p = pq_getmsgbytes(buf, len);
+    if (!key_chars_valid(p, static_cast<size_t>(len)))
+        kid::pg::report_invalid_binary(CODOKEY, KEY_FORM);
+    return key_datum(p, static_cast<size_t>(len));
+}
+
+KID_FUNCTION(codokey_send)
+{
+    text *t = PG_GETARG_TEXT_PP(0);
+    StringInfoData buf;
+    pq_begintypsend(&buf);
+    pq_sendbytes(&buf, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+    PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+/* Byte order; a key sorts before the longer keys it is a prefix of. */
+static int key_cmp(FunctionCallInfo fcinfo)
+{
+    text *a = PG_GETARG_TEXT_PP(0), *b = PG_GETARG_TEXT_PP(1);
+    size_t la = VARSIZE_ANY_EXHDR(a), lb = VARSIZE_ANY_EXHDR(b);
+    int r = memcmp(VARDATA_ANY(a), VARDATA_ANY(b), la < lb ? la : lb);
+    if (r == 0)
+        r = (la > lb) - (la < lb);
+    return (r > 0) - (r < 0);
+}
+
+KID_FUNCTION(codokey_cmp) { PG_RETURN_INT32(key_cmp(fcinfo)); }
+KID_FUNCTION(codokey_lt) { PG_RETURN_BOOL(key_cmp(fcinfo) < 0); }
+KID_FUNCTION(codokey_le) { PG_RETURN_BOOL(key_cmp(fcinfo) <= 0); }
+KID_FUNCTION(codokey_eq) { PG_RETURN_BOOL(key_cmp(fcinfo) == 0); }
+KID_FUNCTION(codokey_ne) { PG_RETURN_BOOL(key_cmp(fcinfo) != 0); }
+KID_FUNCTION(codokey_ge) { PG_RETURN_BOOL(key_cmp(fcinfo) >= 0); }
+KID_FUNCTION(codokey_gt) { PG_RETURN_BOOL(key_cmp(fcinfo) > 0); }
+
+KID_FUNCTION(codokey_hash)
+{
+    text *t = PG_GETARG_TEXT_PP(0);
+    return hash_any(reinterpret_cast<const unsigned char *>(VARDATA_ANY(t)),
+                    static_cast<int>(VARSIZE_ANY_EXHDR(t)));
+}
+
+KID_FUNCTION(codokey_hash_extended)
+{
+    text *t = PG_GETARG_TEXT_PP(0);
+    return hash_any_extended(reinterpret_cast<const unsigned char *>(VARDATA_ANY(t)),
+                             static_cast<int>(VARSIZE_ANY_EXHDR(t)), PG_GETARG_INT64(1));
+}
+
+/* The context of arguments n..n+2 (since, until, split_max); ERROR 22023 when malformed. */
+static kid::CodokeyContext context_args(FunctionCallInfo fcinfo, int n)
+{
+    kid::CodokeyContext ctx;
+    ctx.since = PG_GETARG_INT32(n);
+    ctx.until = PG_GETARG_INT32(n + 1);
+    ctx.split_max = PG_GETARG_INT64(n + 2);
+    kid::CodokeyStatus st = kid::codokey_validate_context(ctx);
+    if (st != kid::CodokeyStatus::ok)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("invalid codokey context (since %d, until %d, split max %lld): %s",
+                               ctx.since, ctx.until, static_cast<long long>(ctx.split_max),
+                               kid::codokey_status_message(st))));
+    return ctx;
+}
+
+KID_FUNCTION(codokey_context_is_valid)
+{
+    kid::CodokeyContext ctx;
+    ctx.since = PG_GETARG_INT32(0);
+    ctx.until = PG_GETARG_INT32(1);
+    ctx.split_max = PG_GETARG_INT64(2);
+    PG_RETURN_BOOL(kid::codokey_validate_context(ctx) == kid::CodokeyStatus::ok);
+}
+
+/* codokey_encode(t, precision, since, until, split_max) */
+KID_FUNCTION(codokey_encode)
+{
+    TimestampTz t = PG_GETARG_TIMESTAMPTZ(0);
+    int32 precision = PG_GETARG_INT32(1);
+    kid::CodokeyContext ctx = context_args(fcinfo, 2);
+    if (precision < 0 || precision > 6)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("codokey precision %d is out of range", precision),
+                        errdetail("The precision must be between 0 (year) and 6 (fraction of a second).")));
+    int64_t unix_us = kid::pg::finite_unix_us(CODOKEY, t);
+    char key[kid::CODOKEY_MAX_LEN];
+    size_t len = 0;
+    kid::CodokeyStatus st = kid::codokey_encode(ctx, unix_us, precision, key, &len);
+    if (st == kid::CodokeyStatus::year_out_of_range)
+        ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                        errmsg("timestamp %s is out of range for codokey context %d..%d",
+                               timestamptz_to_str(t), ctx.since, ctx.until)));
+    if (st != kid::CodokeyStatus::ok)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("cannot encode codokey: %s", kid::codokey_status_message(st))));
+    return key_datum(key, len);
+}
+
+/* Decode a key in a context; ERROR 22007 when it is not a key of that context. */
+static kid::CodokeyFields decode_args(FunctionCallInfo fcinfo)
+{
+    text *t = PG_GETARG_TEXT_PP(0);
+    kid::CodokeyContext ctx = context_args(fcinfo, 1);
+    kid::CodokeyFields f;
+    kid::CodokeyStatus st =
+        kid::codokey_decode(ctx, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), &f);
+    if (st != kid::CodokeyStatus::ok)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_DATETIME_FORMAT),
+                        errmsg("codokey \"%s\" is not a key of context %d..%d (split max %lld): %s",
+                               text_to_cstring(t), ctx.since, ctx.until,
+                               static_cast<long long>(ctx.split_max), kid::codokey_status_message(st))));
+    return f;
+}
+
+static Datum timestamp_of(FunctionCallInfo fcinfo, const kid::CodokeyFields &f)
+{
+    /* Years past PostgreSQL's range cannot be returned as a timestamptz. */
+    TimestampTz ts = kid::pg::timestamptz_from_unix_us(f.unix_us);
+    if (!IS_VALID_TIMESTAMP(ts))
+        ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                        errmsg("codokey year %d is out of range for timestamptz", f.year)));
+    PG_RETURN_TIMESTAMPTZ(ts);
+}
+
+/* codokey_decode_time(key, since, until, split_max): the earliest instant the key covers */
+KID_FUNCTION(codokey_decode_time)
+{
+    return timestamp_of(fcinfo, decode_args(fcinfo));
+}
+
+KID_FUNCTION(codokey_decode_precision)
+{
+    PG_RETURN_INT32(decode_args(fcinfo).precision);
+}
+
+KID_FUNCTION(codokey_decode_info)
+{
+    kid::CodokeyFields f = decode_args(fcinfo);
+    TupleDesc desc;
+    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                        errmsg("codokey_info must be called in a context that accepts a record")));
+    desc = BlessTupleDesc(desc);
+    Datum values[9] = {
+        timestamp_of(fcinfo, f),  Int32GetDatum(f.precision), Int32GetDatum(f.year),
+        Int32GetDatum(f.month),   Int32GetDatum(f.day),       Int32GetDatum(f.hour),
+        Int32GetDatum(f.minute),  Int32GetDatum(f.second),    Int64GetDatum(f.split),
+    };
+    bool nulls[9] = {false, false, false, false, false, false, false, false, false};
+    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+}
