@@ -111,14 +111,6 @@ int64_t get_base36(const char *in, int width) noexcept
     return v;
 }
 
-int64_t floor_div(int64_t a, int64_t b) noexcept
-{
-    int64_t q = a / b;
-    if (a % b != 0 && (a < 0) != (b < 0))
-        q--;
-    return q;
-}
-
 /*
  * Field i as a (value, max) pair.  The day's maximum depends on the month,
  * which is why a key cannot be read field by field without the year and
@@ -244,9 +236,17 @@ CodokeyStatus codokey_encode(const CodokeyContext &ctx, int64_t unix_us, int pre
     if (!valid_precision(precision))
         return CodokeyStatus::bad_precision;
 
-    /* Floor, not truncation, so times before 1970 still get a day-relative rest >= 0. */
-    int64_t days = floor_div(unix_us, US_PER_DAY);
-    int64_t rest = unix_us - days * US_PER_DAY;
+    /*
+     * Floor, not truncation, so times before 1970 still get a day-relative
+     * rest >= 0.  From the remainder, not as unix_us - days * US_PER_DAY:
+     * that product leaves int64_t in the last partial day before INT64_MIN.
+     */
+    int64_t days = unix_us / US_PER_DAY;
+    int64_t rest = unix_us % US_PER_DAY;
+    if (rest < 0) {
+        rest += US_PER_DAY;
+        days--;
+    }
 
     CodokeyFields f{};
     int64_t year;

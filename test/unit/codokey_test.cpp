@@ -384,6 +384,24 @@ TEST(CodokeyRoundTrip, WholeSupportedSpan)
     EXPECT_LT(span_first(widest), INT64_MIN + 366 * DAY);
 }
 
+// Found by test/fuzz/codokey_fuzz: the day split of a time in the last
+// partial day before INT64_MIN computed days * US_PER_DAY below INT64_MIN
+// (signed overflow, reported by clang's -fsanitize=undefined; "make
+// unit-sanitize").  Every such time lies before the widest span.
+TEST(CodokeyRoundTrip, TimesAtTheEndsOfInt64)
+{
+    CodokeyContext widest = context(CODOKEY_YEAR_MIN, CODOKEY_YEAR_MAX, 999999);
+    std::string key;
+    for (int64_t d : {int64_t{0}, int64_t{1}, SEC, DAY / 2, DAY - 1, DAY, 2 * DAY}) {
+        for (int p = 0; p <= 6; p++) {
+            EXPECT_EQ(encode(widest, INT64_MIN + d, p, &key), CodokeyStatus::year_out_of_range)
+                << d << " " << p;
+            EXPECT_EQ(encode(widest, INT64_MAX - d, p, &key), CodokeyStatus::year_out_of_range)
+                << d << " " << p;
+        }
+    }
+}
+
 TEST(CodokeyRoundTrip, EveryDayAroundTheEpochAndTheCenturies)
 {
     /* Dense rather than random: every day of 1968..1972, 1999..2001 and 2099..2101. */
