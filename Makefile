@@ -36,6 +36,13 @@ PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -Isrc/core -Isrc/pg
 PG_CXXFLAGS = -std=c++17 -Wno-register -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 SHLIB_LINK += -lstdc++
+# make SANITIZE=1: kid built with AddressSanitizer and UndefinedBehaviorSanitizer
+# (test/sanitize.sh runs the regression suite against it; the server then
+# needs the ASan runtime in LD_PRELOAD).
+ifeq ($(SANITIZE),1)
+PG_CXXFLAGS += -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SHLIB_LINK += -fsanitize=address,undefined
+endif
 # The JIT bitcode step would compile C++ with clang's defaults; kid's
 # functions are tiny and gain nothing from inlining into JIT code.
 override with_llvm = no
