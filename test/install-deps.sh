@@ -9,6 +9,11 @@ packages=(
     postgresql-15 postgresql-server-dev-15 postgresql-client-15 libpq-dev
     libgtest-dev
     faketime libfaketime
+    # Hostile-input tests: clang and its runtimes for libFuzzer and the
+    # sanitizer builds (libclang_rt.fuzzer comes with libclang-rt-14-dev, a
+    # recommendation only of clang-14); gcc's ASan and UBSan runtimes come
+    # with g++; valgrind for the unit tests.
+    clang-14 libclang-rt-14-dev valgrind
 )
 # Node.js and npm run the reference implementations of the cross-checks;
 # a machine that already has a node (e.g. from nodesource) keeps it.

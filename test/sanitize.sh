@@ -89,8 +89,10 @@ grep -q "$so" "/proc/$(cluster_pid san)/maps" || fail "the server did not load $
 
 echo "-- pg_regress against the sanitized build"
 rc=0
-make -C "$SRC" -s installcheck PG_CONFIG="$PG_CONFIG" PGHOST="$KID_TMP" PGPORT=$PORT PGUSER=postgres ||
-    { head -100 "$SRC/regression.diffs" 2>/dev/null; rc=1; }
+make -C "$SRC" -s installcheck PG_CONFIG="$PG_CONFIG" PGHOST="$KID_TMP" PGPORT=$PORT PGUSER=postgres \
+    >"$KID_TMP/regress.log" 2>&1 || rc=1
+grep -E '^(not )?ok |^test |tests (passed|failed)' "$KID_TMP/regress.log"
+[ $rc -eq 0 ] || { tail -5 "$KID_TMP/regress.log"; head -100 "$SRC/regression.diffs" 2>/dev/null; }
 cluster_stop san
 
 if compgen -G "$REPORTS/*" >/dev/null; then
@@ -104,5 +106,5 @@ if grep -E 'AddressSanitizer|runtime error|terminated by signal|server process .
     echo "sanitizer report or crashed backend in the server log"
     rc=1
 fi
-[ $rc -eq 0 ] && echo "sanitize: pg_regress clean under ASan and UBSan ($(ls "$SRC"/test/sql | wc -l) test files)"
+[ $rc -eq 0 ] && echo "sanitize: pg_regress clean under ASan and UBSan ($(ls "$SRC"/test/sql/*.sql | wc -l) tests, ${SECONDS} s)"
 exit $rc
