@@ -24,6 +24,7 @@ LIT_BINARY_N=${KID_LITERAL_BINARY_N:-2000}
 mkdir -p "$LIT_DIR"
 echo "seed $LIT_SEED (KID_LITERAL_SEED=$LIT_SEED replays it); $LIT_TEXT_N text and $LIT_BINARY_N binary mutations per type"
 
+lit_started_at=$SECONDS
 lit_log_offset=$(stat -c %s "$KID_TMP/main/server.log")
 lit_postmaster=$(cluster_pid main)
 lit_started=$(kpsql $PORT -d postgres -c "SELECT pg_postmaster_start_time()")
@@ -77,6 +78,8 @@ for type in sno atproto_tid koid uid uid_global codokey; do
 done
 expect_eq "random literals, binary COPY: 6 types, every mutated payload accepted and copied back out unchanged or rejected with 22P03" \
     "$lit_binary_ok" 6
+
+echo "random literals: $((SECONDS - lit_started_at)) s"
 
 # --- the server never restarted --------------------------------------------------
 expect_eq "random literals: same postmaster, never restarted" \
