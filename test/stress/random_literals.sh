@@ -73,7 +73,7 @@ for type in sno atproto_tid koid uid uid_global codokey; do
     perl test/literals/binary_mutations.pl check "$LIT_DIR" "$type" > "$LIT_DIR/$type.check"
     sed 's/^/  /' "$LIT_DIR/$type.check"
     read -r _ lit_n lit_acc lit_rej _ lit_bad < "$LIT_DIR/$type.check"
-    [ "$lit_n" = "$LIT_BINARY_N" ] && [ "$lit_acc" -gt 0 ] && [ "$lit_rej" -gt 0 ] && [ "$lit_bad" = 0 ] &&
+    [ "${lit_n:-}" = "$LIT_BINARY_N" ] && [ "${lit_acc:-0}" -gt 0 ] && [ "${lit_rej:-0}" -gt 0 ] && [ "${lit_bad:-}" = 0 ] &&
         lit_binary_ok=$((lit_binary_ok + 1))
 done
 expect_eq "random literals, binary COPY: 6 types, every mutated payload accepted and copied back out unchanged or rejected with 22P03" \
