@@ -64,6 +64,8 @@ CREATE FUNCTION codokey_gt(codokey, codokey) RETURNS boolean
 AS 'MODULE_PATHNAME', 'codokey_gt' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
 CREATE FUNCTION codokey_cmp(codokey, codokey) RETURNS integer
 AS 'MODULE_PATHNAME', 'codokey_cmp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION codokey_sortsupport(internal) RETURNS void
+AS 'MODULE_PATHNAME', 'codokey_sortsupport' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION codokey_hash(codokey) RETURNS integer
 AS 'MODULE_PATHNAME', 'codokey_hash' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
 CREATE FUNCTION codokey_hash_extended(codokey, bigint) RETURNS bigint
@@ -75,6 +77,7 @@ COMMENT ON FUNCTION codokey_ne(codokey, codokey) IS 'implementation of <> for co
 COMMENT ON FUNCTION codokey_ge(codokey, codokey) IS 'implementation of >= for codokey';
 COMMENT ON FUNCTION codokey_gt(codokey, codokey) IS 'implementation of > for codokey';
 COMMENT ON FUNCTION codokey_cmp(codokey, codokey) IS 'btree comparison of codokey: byte order';
+COMMENT ON FUNCTION codokey_sortsupport(internal) IS 'sort support for codokey: byte comparison without a function call';
 COMMENT ON FUNCTION codokey_hash(codokey) IS 'hash of a codokey';
 COMMENT ON FUNCTION codokey_hash_extended(codokey, bigint) IS 'seeded 64-bit hash of a codokey (hash partitioning)';
 
@@ -96,6 +99,18 @@ COMMENT ON OPERATOR = (codokey, codokey) IS 'codokey equality';
 COMMENT ON OPERATOR <> (codokey, codokey) IS 'codokey inequality';
 COMMENT ON OPERATOR >= (codokey, codokey) IS 'codokey sorts last or equal';
 COMMENT ON OPERATOR > (codokey, codokey) IS 'codokey sorts last (is older, in one context)';
+
+-- min is the newest key of a context, max the oldest.
+CREATE FUNCTION codokey_smaller(codokey, codokey) RETURNS codokey
+AS 'MODULE_PATHNAME', 'codokey_smaller' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION codokey_larger(codokey, codokey) RETURNS codokey
+AS 'MODULE_PATHNAME', 'codokey_larger' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE AGGREGATE min(codokey) (SFUNC = codokey_smaller, STYPE = codokey, SORTOP = <, COMBINEFUNC = codokey_smaller, PARALLEL = SAFE);
+CREATE AGGREGATE max(codokey) (SFUNC = codokey_larger, STYPE = codokey, SORTOP = >, COMBINEFUNC = codokey_larger, PARALLEL = SAFE);
+COMMENT ON FUNCTION codokey_smaller(codokey, codokey) IS 'the smaller of two codokeys (the newer, in one context)';
+COMMENT ON FUNCTION codokey_larger(codokey, codokey) IS 'the larger of two codokeys (the older, in one context)';
+COMMENT ON AGGREGATE min(codokey) IS 'the smallest codokey: the newest, in one context';
+COMMENT ON AGGREGATE max(codokey) IS 'the largest codokey: the oldest, in one context';
 
 -- Pattern matching on the key's characters (no implicit cast to text does
 -- it for us).  Inlined into text LIKE; a prefix is better written as a
@@ -122,6 +137,7 @@ CREATE OPERATOR CLASS codokey_ops DEFAULT FOR TYPE codokey USING btree AS
     OPERATOR 4 >=,
     OPERATOR 5 >,
     FUNCTION 1 codokey_cmp(codokey, codokey),
+    FUNCTION 2 codokey_sortsupport(internal),
     FUNCTION 4 btequalimage(oid);
 CREATE OPERATOR CLASS codokey_hash_ops DEFAULT FOR TYPE codokey USING hash AS
     OPERATOR 1 =,

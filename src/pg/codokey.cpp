@@ -13,8 +13,10 @@ extern "C" {
 #include "funcapi.h"
 #include "access/htup_details.h"
 #include "common/hashfn.h"
+#include "common/int.h"
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
+#include "utils/sortsupport.h"
 }
 
 static const char CODOKEY[] = "codokey";
@@ -84,7 +86,36 @@ static int key_cmp(FunctionCallInfo fcinfo)
     return (r > 0) - (r < 0);
 }
 
+/* The same on two datums, for sort support; called by the sort code, never throws. */
+static int key_cmp_datums(Datum x, Datum y, SortSupport)
+{
+    text *a = DatumGetTextPP(x), *b = DatumGetTextPP(y);
+    size_t la = VARSIZE_ANY_EXHDR(a), lb = VARSIZE_ANY_EXHDR(b);
+    int r = memcmp(VARDATA_ANY(a), VARDATA_ANY(b), la < lb ? la : lb);
+    if (r == 0)
+        r = (la > lb) - (la < lb);
+    return (r > 0) - (r < 0);
+}
+
 KID_FUNCTION(codokey_cmp) { PG_RETURN_INT32(key_cmp(fcinfo)); }
+
+/* Sorts and index builds compare directly, without a function call per comparison. */
+KID_FUNCTION(codokey_sortsupport)
+{
+    SortSupport ssup = reinterpret_cast<SortSupport>(PG_GETARG_POINTER(0));
+    ssup->comparator = key_cmp_datums;
+    PG_RETURN_VOID();
+}
+
+KID_FUNCTION(codokey_smaller)
+{
+    return key_cmp(fcinfo) <= 0 ? PG_GETARG_DATUM(0) : PG_GETARG_DATUM(1);
+}
+
+KID_FUNCTION(codokey_larger)
+{
+    return key_cmp(fcinfo) >= 0 ? PG_GETARG_DATUM(0) : PG_GETARG_DATUM(1);
+}
 KID_FUNCTION(codokey_lt) { PG_RETURN_BOOL(key_cmp(fcinfo) < 0); }
 KID_FUNCTION(codokey_le) { PG_RETURN_BOOL(key_cmp(fcinfo) <= 0); }
 KID_FUNCTION(codokey_eq) { PG_RETURN_BOOL(key_cmp(fcinfo) == 0); }
@@ -217,9 +248,14 @@ static kid::CodokeyFields decode_args(FunctionCallInfo fcinfo)
 
 static Datum timestamp_of(FunctionCallInfo fcinfo, const kid::CodokeyFields &f)
 {
-    /* Years past PostgreSQL's range cannot be returned as a timestamptz. */
-    TimestampTz ts = kid::pg::timestamptz_from_unix_us(f.unix_us);
-    if (!IS_VALID_TIMESTAMP(ts))
+    /*
+     * Years past PostgreSQL's range (before 4714 BC) cannot be returned as a
+     * timestamptz.  The core's span reaches the ends of int64_t, so the
+     * shift to PostgreSQL's epoch is checked for overflow first.
+     */
+    TimestampTz ts;
+    if (pg_sub_s64_overflow(f.unix_us, kid::pg::POSTGRES_EPOCH_UNIX_US, &ts) ||
+        !IS_VALID_TIMESTAMP(ts))
         ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
                         errmsg("codokey year %d is out of range for timestamptz", f.year)));
     PG_RETURN_TIMESTAMPTZ(ts);
