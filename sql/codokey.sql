@@ -230,7 +230,7 @@ COMMENT ON TRIGGER codokey_context_no_truncate ON codokey_context IS 'TRUNCATE w
 -- name, so that an unknown name reaches codokey_context_missing, which
 -- raises ERROR 42704.  (A PL/pgSQL lookup per call was four times slower.)
 CREATE FUNCTION codokey_context_missing(name text) RETURNS integer
-LANGUAGE plpgsql VOLATILE STRICT PARALLEL SAFE AS $$
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
     RAISE EXCEPTION 'codokey context "%" does not exist', name
         USING ERRCODE = 'undefined_object',
