@@ -36,7 +36,7 @@ COMMENT ON FUNCTION uid_node_fingerprint() IS 'this server''s 32-bit uid node fi
 -- Conversion: a global id from a local one keeps its time and sequence.
 CREATE FUNCTION uid_to_global(id uid,
     node bigint DEFAULT @extschema@.uid_node_fingerprint(),
-    neighborhood integer DEFAULT coalesce(current_setting('kid.uid_interval', true)::integer, 8))
+    neighborhood integer DEFAULT coalesce(pg_catalog.current_setting('kid.uid_interval', true)::integer, 8))
 RETURNS uid_global
 AS 'MODULE_PATHNAME', 'uid_to_global' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION uid_to_global(uid, bigint, integer) IS

@@ -46,6 +46,16 @@ WHERE id >= date_trunc('day', now()) - interval '7 days' AND id < date_trunc('da
 -- Text form: 16 sortable characters; bad input is an error, not a wrong id.
 SELECT '2222222222222222'::sno AS smallest, 'xxxxxxxxxxxxxxxx'::sno AS largest;
 SELECT * FROM kid_generator_stats();
+
+-- The other schemes: one generator and one decoder each.
+SELECT tid_new() AS atproto_tid, koid_new() AS koid, uid_new() AS uid, uid_global_new() AS uid_global;
+SELECT tid_info('3jzfcijpj2z2a');
+SELECT * FROM koid_info(koid_new());
+
+-- codokey: a short date key that counts down, so ascending order is newest first.
+SELECT p AS "precision", codokey(timestamptz '2022-12-31 23:59:59.95+00', p) AS key
+FROM generate_series(0, 6) p;
+SELECT codokey_to_timestamp('yj00'), codokey_precision('yj00');
 SQL
 
 cluster_stop demo

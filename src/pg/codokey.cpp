@@ -13,8 +13,10 @@ extern "C" {
 #include "funcapi.h"
 #include "access/htup_details.h"
 #include "common/hashfn.h"
+#include "common/int.h"
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
+#include "utils/sortsupport.h"
 }
 
 static const char CODOKEY[] = "codokey";
@@ -84,7 +86,36 @@ static int key_cmp(FunctionCallInfo fcinfo)
     return (r > 0) - (r < 0);
 }
 
+/* The same on two datums, for sort support; called by the sort code, never throws. */
+static int key_cmp_datums(Datum x, Datum y, SortSupport)
+{
+    text *a = DatumGetTextPP(x), *b = DatumGetTextPP(y);
+    size_t la = VARSIZE_ANY_EXHDR(a), lb = VARSIZE_ANY_EXHDR(b);
+    int r = memcmp(VARDATA_ANY(a), VARDATA_ANY(b), la < lb ? la : lb);
+    if (r == 0)
+        r = (la > lb) - (la < lb);
+    return (r > 0) - (r < 0);
+}
+
 KID_FUNCTION(codokey_cmp) { PG_RETURN_INT32(key_cmp(fcinfo)); }
+
+/* Sorts and index builds compare directly, without a function call per comparison. */
+KID_FUNCTION(codokey_sortsupport)
+{
+    SortSupport ssup = reinterpret_cast<SortSupport>(PG_GETARG_POINTER(0));
+    ssup->comparator = key_cmp_datums;
+    PG_RETURN_VOID();
+}
+
+KID_FUNCTION(codokey_smaller)
+{
+    return key_cmp(fcinfo) <= 0 ? PG_GETARG_DATUM(0) : PG_GETARG_DATUM(1);
+}
+
+KID_FUNCTION(codokey_larger)
+{
+    return key_cmp(fcinfo) >= 0 ? PG_GETARG_DATUM(0) : PG_GETARG_DATUM(1);
+}
 KID_FUNCTION(codokey_lt) { PG_RETURN_BOOL(key_cmp(fcinfo) < 0); }
 KID_FUNCTION(codokey_le) { PG_RETURN_BOOL(key_cmp(fcinfo) <= 0); }
 KID_FUNCTION(codokey_eq) { PG_RETURN_BOOL(key_cmp(fcinfo) == 0); }
@@ -106,6 +137,23 @@ KID_FUNCTION(codokey_hash_extended)
                              static_cast<int>(VARSIZE_ANY_EXHDR(t)), PG_GETARG_INT64(1));
 }
 
+/* ERROR 22023 for a malformed context, with the reason in the detail. */
+[[noreturn]] static void report_bad_context(const kid::CodokeyContext &ctx, kid::CodokeyStatus st)
+{
+    if (st == kid::CodokeyStatus::bad_split_max)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("invalid codokey context: since %d, until %d, split max %lld",
+                               ctx.since, ctx.until, static_cast<long long>(ctx.split_max)),
+                        errdetail("The split max must be 9, 99, 999, 9999, 99999 or 999999 (10^k - 1 for k = 1 to %d).",
+                                  kid::CODOKEY_SPLIT_DIGITS_MAX)));
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("invalid codokey context: since %d, until %d, split max %lld", ctx.since,
+                           ctx.until, static_cast<long long>(ctx.split_max)),
+                    errdetail("Since must not be after until, and both must lie between years %d and %d.",
+                              kid::CODOKEY_YEAR_MIN, kid::CODOKEY_YEAR_MAX)));
+    pg_unreachable();
+}
+
 /* The context of arguments n..n+2 (since, until, split_max); ERROR 22023 when malformed. */
 static kid::CodokeyContext context_args(FunctionCallInfo fcinfo, int n)
 {
@@ -115,20 +163,15 @@ static kid::CodokeyContext context_args(FunctionCallInfo fcinfo, int n)
     ctx.split_max = PG_GETARG_INT64(n + 2);
     kid::CodokeyStatus st = kid::codokey_validate_context(ctx);
     if (st != kid::CodokeyStatus::ok)
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("invalid codokey context (since %d, until %d, split max %lld): %s",
-                               ctx.since, ctx.until, static_cast<long long>(ctx.split_max),
-                               kid::codokey_status_message(st))));
+        report_bad_context(ctx, st);
     return ctx;
 }
 
-KID_FUNCTION(codokey_context_is_valid)
+/* codokey_context_check(since, until, split_max): true, or ERROR 22023 naming the problem. */
+KID_FUNCTION(codokey_context_check)
 {
-    kid::CodokeyContext ctx;
-    ctx.since = PG_GETARG_INT32(0);
-    ctx.until = PG_GETARG_INT32(1);
-    ctx.split_max = PG_GETARG_INT64(2);
-    PG_RETURN_BOOL(kid::codokey_validate_context(ctx) == kid::CodokeyStatus::ok);
+    context_args(fcinfo, 0);
+    PG_RETURN_BOOL(true);
 }
 
 /* codokey_encode(t, precision, since, until, split_max) */
@@ -137,10 +180,9 @@ KID_FUNCTION(codokey_encode)
     TimestampTz t = PG_GETARG_TIMESTAMPTZ(0);
     int32 precision = PG_GETARG_INT32(1);
     kid::CodokeyContext ctx = context_args(fcinfo, 2);
-    if (precision < 0 || precision > 6)
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("codokey precision %d is out of range", precision),
-                        errdetail("The precision must be between 0 (year) and 6 (fraction of a second).")));
+    if (precision < kid::CODOKEY_PRECISION_YEAR || precision > kid::CODOKEY_PRECISION_SPLIT)
+        kid::pg::report_out_of_range(CODOKEY, "precision", precision,
+                                     kid::CODOKEY_PRECISION_YEAR, kid::CODOKEY_PRECISION_SPLIT);
     int64_t unix_us = kid::pg::finite_unix_us(CODOKEY, t);
     char key[kid::CODOKEY_MAX_LEN];
     size_t len = 0;
@@ -148,34 +190,72 @@ KID_FUNCTION(codokey_encode)
     if (st == kid::CodokeyStatus::year_out_of_range)
         ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
                         errmsg("timestamp %s is out of range for codokey context %d..%d",
-                               timestamptz_to_str(t), ctx.since, ctx.until)));
+                               timestamptz_to_str(t), ctx.since, ctx.until),
+                        errdetail("Its year in UTC must lie between %d and %d.", ctx.since,
+                                  ctx.until)));
     if (st != kid::CodokeyStatus::ok)
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+        ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
                         errmsg("cannot encode codokey: %s", kid::codokey_status_message(st))));
     return key_datum(key, len);
 }
 
-/* Decode a key in a context; ERROR 22007 when it is not a key of that context. */
+/*
+ * Decode a key in a context.  The key's characters were checked by the
+ * type's input; what remains is whether the key belongs to the context:
+ * 22007 for a length that fits no precision, 22008 for a year before the
+ * context's since or a field the calendar does not have.
+ */
 static kid::CodokeyFields decode_args(FunctionCallInfo fcinfo)
 {
     text *t = PG_GETARG_TEXT_PP(0);
     kid::CodokeyContext ctx = context_args(fcinfo, 1);
+    const char *p = VARDATA_ANY(t);
+    size_t len = VARSIZE_ANY_EXHDR(t);
     kid::CodokeyFields f;
-    kid::CodokeyStatus st =
-        kid::codokey_decode(ctx, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), &f);
-    if (st != kid::CodokeyStatus::ok)
-        ereport(ERROR, (errcode(ERRCODE_INVALID_DATETIME_FORMAT),
-                        errmsg("codokey \"%s\" is not a key of context %d..%d (split max %lld): %s",
-                               text_to_cstring(t), ctx.since, ctx.until,
-                               static_cast<long long>(ctx.split_max), kid::codokey_status_message(st))));
-    return f;
+    kid::CodokeyStatus st = kid::codokey_decode(ctx, p, len, &f);
+    if (st == kid::CodokeyStatus::ok)
+        return f;
+    int shown = static_cast<int>(len);
+    if (st == kid::CodokeyStatus::bad_character)
+        kid::pg::report_invalid_text(CODOKEY, p, len, KEY_FORM);
+    if (st == kid::CodokeyStatus::bad_length) {
+        int n[7];
+        for (int i = 0; i < 7; i++)
+            n[i] = kid::codokey_length(ctx, i);
+        ereport(ERROR,
+                (errcode(ERRCODE_INVALID_DATETIME_FORMAT),
+                 errmsg("codokey \"%.*s\" has a length that fits no precision of codokey context %d..%d, split max %lld",
+                        shown, p, ctx.since, ctx.until, static_cast<long long>(ctx.split_max)),
+                 errdetail("Keys of this context have %d, %d, %d, %d, %d, %d or %d characters (precision 0 to 6); this one has %d.",
+                           n[0], n[1], n[2], n[3], n[4], n[5], n[6], shown)));
+    }
+    if (st == kid::CodokeyStatus::year_out_of_range)
+        ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                        errmsg("codokey \"%.*s\" is out of range for codokey context %d..%d",
+                               shown, p, ctx.since, ctx.until),
+                        errdetail("Its year digits name a year before %d.", ctx.since)));
+    if (st == kid::CodokeyStatus::field_out_of_range)
+        ereport(ERROR,
+                (errcode(ERRCODE_DATETIME_FIELD_OVERFLOW),
+                 errmsg("codokey \"%.*s\" has a field out of range in codokey context %d..%d",
+                        shown, p, ctx.since, ctx.until),
+                 errdetail("Its month, day, hour, minute, second or split digits name a value the calendar does not have, such as a month 13 or a 31 February.")));
+    /* Context errors were reported by context_args. */
+    ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
+                    errmsg("cannot decode codokey: %s", kid::codokey_status_message(st))));
+    pg_unreachable();
 }
 
 static Datum timestamp_of(FunctionCallInfo fcinfo, const kid::CodokeyFields &f)
 {
-    /* Years past PostgreSQL's range cannot be returned as a timestamptz. */
-    TimestampTz ts = kid::pg::timestamptz_from_unix_us(f.unix_us);
-    if (!IS_VALID_TIMESTAMP(ts))
+    /*
+     * Years past PostgreSQL's range (before 4714 BC) cannot be returned as a
+     * timestamptz.  The core's span reaches the ends of int64_t, so the
+     * shift to PostgreSQL's epoch is checked for overflow first.
+     */
+    TimestampTz ts;
+    if (pg_sub_s64_overflow(f.unix_us, kid::pg::POSTGRES_EPOCH_UNIX_US, &ts) ||
+        !IS_VALID_TIMESTAMP(ts))
         ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
                         errmsg("codokey year %d is out of range for timestamptz", f.year)));
     PG_RETURN_TIMESTAMPTZ(ts);
