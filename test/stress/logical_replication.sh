@@ -6,7 +6,8 @@
 # nothing) subscribes to both with PostgreSQL's built-in publication /
 # subscription.  Asserts, once C has caught up: every row of A and B is on C,
 # no id twice, no apply error.  Prints how far C's order by id departs from
-# time order (the k of k-sorted), per scheme.
+# time order (the k of k-sorted), per scheme, and from the order in which
+# rows were applied on C.
 #
 # uid (64-bit local) has no node field: two servers can make the same uid.
 # Its table is keyed by (node fingerprint, id) and the test counts how many
@@ -66,6 +67,12 @@ CREATE TABLE lr_uid_global (
     made timestamptz NOT NULL DEFAULT clock_timestamp(),
     origin text NOT NULL DEFAULT current_setting('cluster_name'));
 SQL
+done
+
+# C alone records when each row was applied there (a subscriber may have
+# extra columns; the apply worker fills them with their defaults).
+for t in $LR_TABLES; do
+    kpsql $LR_C -d $LR_DB -c "ALTER TABLE $t ADD COLUMN applied timestamptz DEFAULT clock_timestamp()"
 done
 
 # A few rows before subscribing, so the initial copy (copy_data) is tested too.
@@ -164,7 +171,10 @@ lr_uid_shared=$(kpsql $LR_C -d $LR_DB -c "SELECT count(*) FROM (SELECT id FROM l
 #              smaller id (ms; 0 when in time order);
 #   displacement: |position by id - position by made| (rows).
 # Also within one origin only, to separate one server's own disorder from
-# the merging of two servers.
+# the merging of two servers.  And the order in which rows became visible on
+# C (commit order on each publisher, then each subscription's apply):
+#   late: how long after some row with a larger id a row was applied on C
+#         (ms), i.e. how far back a reader that follows C by id must look.
 lr_k() {   # TABLE
     kpsql $LR_C -d $LR_DB -F ' ' <<SQL
 WITH o AS (
@@ -178,20 +188,25 @@ WITH o AS (
             AS inv,
         greatest(0, 1000 * extract(epoch FROM
             max(made) OVER (PARTITION BY origin ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) - made))
-            AS own_inv
+            AS own_inv,
+        greatest(0, 1000 * extract(epoch FROM
+            applied - min(applied) OVER (ORDER BY id DESC, origin DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)))
+            AS late
     FROM $1)
 SELECT count(*),
     round(max(inv), 3), round(percentile_cont(0.99) WITHIN GROUP (ORDER BY inv)::numeric, 3),
     max(abs(by_id - by_made)), percentile_disc(0.99) WITHIN GROUP (ORDER BY abs(by_id - by_made)),
     round(max(own_inv), 3), max(abs(own_by_id - own_by_made)),
-    round(100.0 * count(*) FILTER (WHERE inv > 0) / count(*), 1)
+    round(100.0 * count(*) FILTER (WHERE inv > 0) / count(*), 1),
+    round(max(late)), round(percentile_cont(0.99) WITHIN GROUP (ORDER BY late)::numeric)
 FROM o;
 SQL
 }
 echo "   k of k-sorted on C (A and B generating concurrently, $(awk "BEGIN{printf \"%.1f\", $lr_loaded - $lr_started}") s load, caught up $(awk "BEGIN{printf \"%.1f\", $lr_caught - $lr_loaded}") s later):"
-printf '   %-11s %6s %11s %11s %9s %9s %13s %13s %9s\n' scheme rows "max inv ms" "p99 inv ms" "max disp" "p99 disp" "1-server inv" "1-server disp" "% inv>0"
+printf '   %-11s %6s %11s %11s %9s %9s %13s %13s %8s %12s %12s\n' scheme rows "max inv ms" "p99 inv ms" \
+    "max disp" "p99 disp" "1-server inv" "1-server disp" "% inv>0" "max late ms" "p99 late ms"
 for t in $LR_TABLES; do
-    printf '   %-11s %6s %11s %11s %9s %9s %13s %13s %9s\n' "${t#lr_}" $(lr_k $t)
+    printf '   %-11s %6s %11s %11s %9s %9s %13s %13s %8s %12s %12s\n' "${t#lr_}" $(lr_k $t)
 done
 echo "   uid (local, no node field): $lr_uid_shared ids made by both A and B (kept apart by the node column)"
 
