@@ -220,7 +220,9 @@ static int64 min_nonzero(int64 a, int64 b)
  * kid_node_info(): one row per scheme with what identifies this server's
  * ids and what it generated since start-up, for spotting two servers that
  * generate with the same node id, and the lease marks written and
- * replayed.
+ * replayed.  Times are those the lease uses: the end of an id's time unit
+ * (4 ms for sno, 1 ms for koid, 1.024 ms for uid, 1 us for tid); first_made
+ * is per lease line (tid, koid and uid share one).
  */
 KID_FUNCTION(kid_node_info)
 {
@@ -266,8 +268,9 @@ KID_FUNCTION(kid_node_info)
                 generated += static_cast<int64>(slot.gen.generated);
                 hi = max_of(hi, max_of(slot.gen.hi[0], slot.gen.hi[1]));
             }
+            /* Like the lease: the end of the id's 4 ms unit. */
             if (generated > 0 && hi >= 0)
-                last_us = (kid::SNO_EPOCH_MS + hi * kid::SNO_UNIT_MS) * 1000;
+                last_us = (kid::SNO_EPOCH_MS + (hi + 1) * kid::SNO_UNIT_MS) * 1000 - 1;
             first_us = min_nonzero(s->first_us[LEASE_SNO_TICK0], s->first_us[LEASE_SNO_TICK1]);
             for (int line = LEASE_SNO_TICK0; line <= LEASE_SNO_TICK1; line++) {
                 startup = max_of(startup, s->startup_floor_us[line]);
@@ -292,14 +295,14 @@ KID_FUNCTION(kid_node_info)
                 } else if (k == 2) {
                     uint64 state = pg_atomic_read_u64(&s->koid_state);
                     int64 ms = static_cast<int64>(state >> 12);
-                    last_us = (ms + static_cast<int64>(koid_epoch_ms)) * 1000;
+                    last_us = (ms + 1 + static_cast<int64>(koid_epoch_ms)) * 1000 - 1;
                     kid::koid_encode(kid::koid_pack(ms, static_cast<unsigned>(effective_koid_generator_id()),
                                                     static_cast<unsigned>(state & 4095)),
                                      last_id);
                     last_id[kid::KOID_TEXT_LEN] = '\0';
                 } else {
                     kid::UidFields f = kid::uid_fields_from_word(pg_atomic_read_u64(&s->uid_state));
-                    last_us = kid::uid_unix_us(f);
+                    last_us = kid::uid_unix_us(f) + 1023;
                     kid::uid_local_encode(kid::uid_local_pack(f), last_id);
                     last_id[kid::UID_LOCAL_TEXT_LEN] = '\0';
                 }
