@@ -18,7 +18,7 @@ expect_eq "not preloaded: the hint names shared_preload_libraries" \
     "$(grep -c "HINT:  Add kid to shared_preload_libraries in postgresql.conf" <<<"$out")" 1
 expect_eq "not preloaded: kid_node_info says why generation is refused" \
     "$(kpsql 54340 -d postgres -c "SELECT string_agg(DISTINCT generation, ',') || ' ' || bool_and(node_id IS NULL AND system_identifier IS NOT NULL) FROM kid_node_info()")" \
-    "kid is not in shared_preload_libraries t"
+    "kid is not in shared_preload_libraries true"
 cluster_stop nopreload
 
 # A standby of "main": a base backup with a recovery configuration.
