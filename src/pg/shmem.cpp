@@ -179,7 +179,17 @@ static void raise_sno_floor(SnoGenerator *g, const int64 floor_us[2])
 
 void lease_extend(KidShared *s, LeaseLine line, int64_t unix_us)
 {
-    LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
+    /*
+     * An id the current mark still covers only asks for an early renewal:
+     * when another backend holds the lock (renewing, most likely), go on
+     * instead of queueing behind its fsyncs.  An id past the mark waits.
+     */
+    if (static_cast<int64_t>(pg_atomic_read_u64(&s->lease_us[line])) > unix_us) {
+        if (!LWLockConditionalAcquire(s->lease_lock, LW_EXCLUSIVE))
+            return;
+    } else {
+        LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
+    }
     if (static_cast<int64_t>(pg_atomic_read_u64(&s->lease_us[line])) <= unix_us + LEASE_RENEW_US) {
         LeaseFile lf = lease_current(s);
         lf.own[line] = unix_us + LEASE_AHEAD_US;
