@@ -9,6 +9,8 @@
 #     pg_waldump), equal to the primary's;
 #   - with kid.standby_generation = on but the primary's node id, refuses
 #     generation (55000): the guard against a shared node id.
+# A second standby without kid in shared_preload_libraries stops at the
+# first kid record: every server replaying kid's WAL must preload kid.
 # The primary stops (immediate) and the standby is promoted.  Its clock is a
 # minute behind the old primary's ids, yet it repeats none of them:
 #   tid, uid  continue above the replayed mark + the promotion margin, so every
@@ -56,6 +58,10 @@ as_postgres mkdir -p "$KID_TMP/promo_s"
 as_postgres "$PG_BIN/pg_basebackup" -h "$KID_TMP" -p $PR_P -U postgres -D "$KID_TMP/promo_s/data" -R -X stream -c fast >/dev/null
 sed -i "s/^port = .*/port = $PR_S/" "$KID_TMP/promo_s/data/postgresql.conf"
 cluster_start promo_s
+# A second standby without kid preloaded cannot replay kid's records.
+as_postgres "$PG_BIN/pg_basebackup" -h "$KID_TMP" -p $PR_P -U postgres -D "$KID_TMP/promo_np/data" -R -X stream -c fast >/dev/null
+sed -i -e "s/^port = .*/port = 54362/" -e "s/^shared_preload_libraries = 'kid'/shared_preload_libraries = ''/" "$KID_TMP/promo_np/data/postgresql.conf"
+cluster_start promo_np
 
 # The primary's clock jumps a minute ahead: its lease runs far past the backup's.
 pr_lsn0=$(ppq -c "SELECT pg_current_wal_lsn()")
@@ -70,6 +76,15 @@ pr_caught_up() {
     return 1
 }
 check "promotion: standby replayed the primary's WAL" pr_caught_up
+pr_np_stopped() {
+    for _ in $(seq 150); do
+        grep -q 'resource manager with ID 128 not registered' "$KID_TMP/promo_np/server.log" && return 0
+        sleep 0.2
+    done
+    return 1
+}
+check "promotion: a standby without kid preloaded stops at the first kid record (rmgr 128 not registered)" pr_np_stopped
+cluster_stop promo_np immediate
 
 expect_eq "promotion: pg_walinspect shows kid LEASE records with their marks" \
     "$(ppq -c "SELECT count(*) > 0 FROM pg_get_wal_records_info('$pr_lsn0', '$pr_lsn1') WHERE resource_manager = 'kid' AND record_type = 'LEASE' AND description LIKE 'node 0, koid generator 0, uid node %; sno tick 0 until 20%, counters until 20%'")" t
