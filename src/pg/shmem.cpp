@@ -10,7 +10,11 @@
  * lease line, a time that no generated id has reached.  It is written ahead
  * (LEASE_AHEAD_US into the future) with write, fsync and a durable rename,
  * so a restart, a crash or a clock stepped back while the server was down
- * starts every generator above anything it may have handed out.
+ * starts every generator above anything it may have handed out.  Each
+ * extension is also logged in the WAL (lease_wal.cpp); replaying it raises
+ * the "replayed" marks, and the first generation after recovery raises every
+ * generator above them (finalize_floors), so a promoted standby repeats
+ * nothing its old primary handed out.
  */
 #include "shmem.h"
 #include "uid.h"
