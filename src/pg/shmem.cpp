@@ -230,6 +230,8 @@ void lease_replay(const LeaseWalRecord &rec)
     s->replayed_writer.written_at_us = rec.written_at_us;
     s->replayed_writer.koid_generator_id = rec.koid_generator_id;
     s->replayed_writer.uid_node = rec.uid_node;
+    /* node_id last: a reader that sees it set sees the fields above. */
+    pg_write_barrier();
     s->replayed_writer.node_id = rec.node_id;
     pg_atomic_fetch_add_u64(&s->replayed_records, 1);
     /*
