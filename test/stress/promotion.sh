@@ -20,6 +20,8 @@
 #             own clock (sno's clock-regression policy);
 #   koid      refuses (55000) while its clock is behind the replayed mark.
 # Then the promoted server crash-restarts and everything is checked again.
+# A third standby is promoted and crashes before it generated: the margin,
+# pending in its kid.lease, is still added when it first generates.
 
 PR_FT_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
 PR_FT_FILE="$KID_TMP/promo_primary.offset"
@@ -58,6 +60,10 @@ as_postgres mkdir -p "$KID_TMP/promo_s"
 as_postgres "$PG_BIN/pg_basebackup" -h "$KID_TMP" -p $PR_P -U postgres -D "$KID_TMP/promo_s/data" -R -X stream -c fast >/dev/null
 sed -i "s/^port = .*/port = $PR_S/" "$KID_TMP/promo_s/data/postgresql.conf"
 cluster_start promo_s
+# A third standby, promoted and crashed before it generates anything.
+as_postgres "$PG_BIN/pg_basebackup" -h "$KID_TMP" -p $PR_P -U postgres -D "$KID_TMP/promo_s2/data" -R -X stream -c fast >/dev/null
+sed -i "s/^port = .*/port = 54363/" "$KID_TMP/promo_s2/data/postgresql.conf"
+cluster_start promo_s2
 # A second standby without kid preloaded cannot replay kid's records.
 as_postgres "$PG_BIN/pg_basebackup" -h "$KID_TMP" -p $PR_P -U postgres -D "$KID_TMP/promo_np/data" -R -X stream -c fast >/dev/null
 sed -i -e "s/^port = .*/port = 54362/" -e "s/^shared_preload_libraries = 'kid'/shared_preload_libraries = ''/" "$KID_TMP/promo_np/data/postgresql.conf"
@@ -68,14 +74,15 @@ pr_lsn0=$(ppq -c "SELECT pg_current_wal_lsn()")
 echo "+60" > "$PR_FT_FILE"
 check "promotion: primary generates every scheme 60 s ahead" pr_gen $PR_P 1 sno tid koid uid
 pr_lsn1=$(ppq -c "SELECT pg_current_wal_lsn()")
-pr_caught_up() {
+pr_caught_up() { # [port]
     for _ in $(seq 150); do
-        [ "$(spq -c "SELECT pg_last_wal_replay_lsn() >= '$pr_lsn1'" 2>/dev/null)" = t ] && return 0
+        [ "$(kpsql "${1:-$PR_S}" -d postgres -c "SELECT pg_last_wal_replay_lsn() >= '$pr_lsn1'" 2>/dev/null)" = t ] && return 0
         sleep 0.2
     done
     return 1
 }
 check "promotion: standby replayed the primary's WAL" pr_caught_up
+check "promotion: the third standby replayed the primary's WAL" pr_caught_up 54363
 pr_np_stopped() {
     for _ in $(seq 150); do
         grep -q 'resource manager with ID 128 not registered' "$KID_TMP/promo_np/server.log" && return 0
@@ -145,6 +152,17 @@ expect_eq "promotion: the floors are the replayed marks plus the 10 s promotion 
 expect_eq "promotion: new sno ids are on the other timeline (tick 1), the old primary's on tick 0" \
     "$(spq -c "SELECT count(*) FILTER (WHERE sno_tick(id) = 1 AND round = 2) || ' ' || count(*) FILTER (WHERE sno_tick(id) = 0 AND round < 2) FROM pr_sno")" "2000 4000"
 pr_after 2 "after promotion"
+
+# The third standby is promoted too (as a server of its own: nothing is
+# compared with the other one) and crashes before generating: the margin is
+# still applied when it first generates.
+as_postgres "$PG_BIN/pg_ctl" -D "$KID_TMP/promo_s2/data" -w -t 60 promote >/dev/null
+cluster_stop promo_s2 immediate
+cluster_start promo_s2
+expect_eq "promotion: a promoted server that crashed before generating still adds the margin" \
+    "$(kpsql 54363 -d postgres -c "SELECT tid_new() IS NOT NULL" -c "SELECT bool_and(generator_floor - replayed_until = interval '10 seconds') FROM kid_node_info() WHERE scheme IN ('atproto_tid', 'sno')")" "t
+t"
+cluster_stop promo_s2
 
 # Crash restart of the promoted server: the floors come back from its kid.lease.
 cluster_stop promo_s immediate
