@@ -121,7 +121,7 @@ expect_eq "promotion: the standby decodes the replicated ids (made a minute ahea
 # The guard: standby generation allowed, but under the primary's node id.
 echo "kid.standby_generation = on" >> "$KID_TMP/promo_s/data/postgresql.conf"
 as_postgres "$PG_BIN/pg_ctl" -D "$KID_TMP/promo_s/data" reload >/dev/null
-sleep 0.5
+for _ in $(seq 100); do [ "$(spq -c "SHOW kid.standby_generation")" = on ] && break; sleep 0.1; done
 out=$(spq -v VERBOSITY=verbose -c "SELECT tid_new()" 2>&1)
 expect_eq "promotion: a standby generating with the primary's node id is refused (55000)" \
     "$(grep -c 'ERROR:  55000: cannot generate tid ids on this standby: the primary generates with the same node identity' <<<"$out")" 1
