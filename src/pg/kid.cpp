@@ -2,11 +2,16 @@
  * kid.cpp - module entry point: settings, shared-memory hooks, and the
  * server-wide introspection functions.
  */
+#include "koid.h"
 #include "shmem.h"
+#include "sno.h"
+#include "tid.h"
 #include "uid.h"
 
 extern "C" {
 #include "funcapi.h"
+#include "access/rmgr.h"
+#include "access/xlog.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -25,6 +30,7 @@ int koid_generator_id = -1;
 bool koid_overflow_error = false;
 int koid_max_clock_wait_ms = 1000;
 int uid_interval = 8;
+int wal_rmgr_id = RM_EXPERIMENTAL_ID;
 /* The uid node fingerprint in use: kid.uid_node, or derived from kid.node_id. */
 uint32 uid_node = 0;
 static char *uid_node_setting = nullptr;
@@ -112,8 +118,17 @@ void _PG_init(void)
         nullptr, &kid::pg::uid_node_setting, "", PGC_POSTMASTER, 0, kid::pg::check_uid_node,
         kid::pg::assign_uid_node, nullptr);
 
+    DefineCustomIntVariable(
+        "kid.wal_rmgr_id",
+        "The id of kid's custom WAL resource manager (lease records).",
+        "Must be the same on a primary and every server that replays its WAL, and must not be "
+        "used by another extension. 128 is PostgreSQL's id for extensions in development.",
+        &kid::pg::wal_rmgr_id, RM_EXPERIMENTAL_ID, RM_MIN_CUSTOM_ID, RM_MAX_CUSTOM_ID,
+        PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+
     MarkGUCPrefixReserved("kid");
     kid::pg::install_shmem_hooks();
+    kid::pg::lease_wal_register();
 }
 
 /*
@@ -174,6 +189,145 @@ KID_FUNCTION(kid_lease)
         nulls[2] = floor == 0;
         values[1] = TimestampTzGetDatum(kid::pg::timestamptz_from_unix_us(lease));
         values[2] = TimestampTzGetDatum(kid::pg::timestamptz_from_unix_us(floor));
+        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+    }
+    PG_RETURN_VOID();
+}
+
+/* NULL for a zero mark ("none"), else the mark as a timestamptz. */
+static void put_mark(Datum *value, bool *null, int64 unix_us)
+{
+    *null = unix_us == 0;
+    *value = TimestampTzGetDatum(kid::pg::timestamptz_from_unix_us(unix_us));
+}
+
+static int64 max_of(int64 a, int64 b)
+{
+    return a > b ? a : b;
+}
+
+/* The smaller non-zero value, or 0. */
+static int64 min_nonzero(int64 a, int64 b)
+{
+    if (a == 0)
+        return b;
+    if (b == 0)
+        return a;
+    return a < b ? a : b;
+}
+
+/*
+ * kid_node_info(): one row per scheme with what identifies this server's
+ * ids and what it generated since start-up, for spotting two servers that
+ * generate with the same node id, and the lease marks written and
+ * replayed.  Times are those the lease uses: the end of an id's time unit
+ * (4 ms for sno, 1 ms for koid, 1.024 ms for uid, 1 us for tid); first_made
+ * is per lease line (tid, koid and uid share one).
+ */
+KID_FUNCTION(kid_node_info)
+{
+    using namespace kid::pg;
+    ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+    InitMaterializedSRF(fcinfo, 0);
+    KidShared *s = shared;
+    const char *refusal = generation_refusal();
+    static const char *const schemes[4] = {"sno", "atproto_tid", "koid", "uid"};
+    constexpr int NCOLS = 17;
+
+    for (int k = 0; k < 4; k++) {
+        Datum values[NCOLS];
+        bool nulls[NCOLS];
+        for (int i = 0; i < NCOLS; i++) {
+            values[i] = 0;
+            nulls[i] = true;
+        }
+        values[0] = CStringGetTextDatum(schemes[k]);
+        nulls[0] = false;
+        values[4] = CStringGetTextDatum(refusal ? refusal : "allowed");
+        nulls[4] = false;
+        /* The system identifier is known with or without preloading. */
+        values[3] = Int64GetDatum(static_cast<int64>(GetSystemIdentifier()));
+        nulls[3] = false;
+        if (s == nullptr) {
+            tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+            continue;
+        }
+        values[1] = Int32GetDatum(node_id);
+        nulls[1] = false;
+        /* The node field the scheme puts in each id. */
+        int64 field = k == 2 ? effective_koid_generator_id() : k == 3 ? static_cast<int64>(uid_node) : node_id;
+        values[2] = Int64GetDatum(field);
+        nulls[2] = false;
+
+        int64 generated = 0, last_us = 0, first_us = 0, startup = 0, floor = 0, covered = 0, replayed = 0;
+        char last_id[32];
+        bool have_last_id = false;
+        if (k == 0) {
+            int64 hi = -1;
+            for (const auto &slot : s->slots) {
+                generated += static_cast<int64>(slot.gen.generated);
+                hi = max_of(hi, max_of(slot.gen.hi[0], slot.gen.hi[1]));
+            }
+            /* Like the lease: the end of the id's 4 ms unit. */
+            if (generated > 0 && hi >= 0)
+                last_us = (kid::SNO_EPOCH_MS + (hi + 1) * kid::SNO_UNIT_MS) * 1000 - 1;
+            first_us = min_nonzero(s->first_us[LEASE_SNO_TICK0], s->first_us[LEASE_SNO_TICK1]);
+            for (int line = LEASE_SNO_TICK0; line <= LEASE_SNO_TICK1; line++) {
+                startup = max_of(startup, s->startup_floor_us[line]);
+                floor = max_of(floor, static_cast<int64>(pg_atomic_read_u64(&s->floor_us[line])));
+                covered = max_of(covered, static_cast<int64>(pg_atomic_read_u64(&s->lease_us[line])));
+                replayed = max_of(replayed, static_cast<int64>(pg_atomic_read_u64(&s->replayed_us[line])));
+            }
+        } else {
+            generated = static_cast<int64>(pg_atomic_read_u64(&s->counter_stats[k - 1][0]));
+            first_us = s->first_us[LEASE_COUNTERS];
+            startup = s->startup_floor_us[LEASE_COUNTERS];
+            floor = static_cast<int64>(pg_atomic_read_u64(&s->floor_us[LEASE_COUNTERS]));
+            covered = static_cast<int64>(pg_atomic_read_u64(&s->lease_us[LEASE_COUNTERS]));
+            replayed = static_cast<int64>(pg_atomic_read_u64(&s->replayed_us[LEASE_COUNTERS]));
+            if (generated > 0) {
+                have_last_id = true;
+                if (k == 1) {
+                    uint64 state = pg_atomic_read_u64(&s->tid_state);
+                    last_us = static_cast<int64>(state);
+                    kid::tid_encode(kid::tid_pack(last_us, static_cast<unsigned>(node_id)), last_id);
+                    last_id[kid::TID_TEXT_LEN] = '\0';
+                } else if (k == 2) {
+                    uint64 state = pg_atomic_read_u64(&s->koid_state);
+                    int64 ms = static_cast<int64>(state >> 12);
+                    last_us = (ms + 1 + static_cast<int64>(koid_epoch_ms)) * 1000 - 1;
+                    kid::koid_encode(kid::koid_pack(ms, static_cast<unsigned>(effective_koid_generator_id()),
+                                                    static_cast<unsigned>(state & 4095)),
+                                     last_id);
+                    last_id[kid::KOID_TEXT_LEN] = '\0';
+                } else {
+                    kid::UidFields f = kid::uid_fields_from_word(pg_atomic_read_u64(&s->uid_state));
+                    last_us = kid::uid_unix_us(f) + 1023;
+                    kid::uid_local_encode(kid::uid_local_pack(f), last_id);
+                    last_id[kid::UID_LOCAL_TEXT_LEN] = '\0';
+                }
+            }
+        }
+        values[5] = Int64GetDatum(generated);
+        nulls[5] = false;
+        put_mark(&values[6], &nulls[6], generated > 0 ? first_us : 0);
+        put_mark(&values[7], &nulls[7], last_us);
+        if (have_last_id) {
+            values[8] = CStringGetTextDatum(last_id);
+            nulls[8] = false;
+        }
+        put_mark(&values[9], &nulls[9], startup);
+        put_mark(&values[10], &nulls[10], floor);
+        put_mark(&values[11], &nulls[11], covered);
+        put_mark(&values[12], &nulls[12], replayed);
+        if (s->replayed_writer.node_id >= 0) {
+            values[13] = Int32GetDatum(s->replayed_writer.node_id);
+            nulls[13] = false;
+        }
+        values[14] = Int64GetDatum(static_cast<int64>(pg_atomic_read_u64(&s->lease_writes)));
+        values[15] = Int64GetDatum(static_cast<int64>(pg_atomic_read_u64(&s->lease_records)));
+        values[16] = Int64GetDatum(static_cast<int64>(pg_atomic_read_u64(&s->replayed_records)));
+        nulls[14] = nulls[15] = nulls[16] = false;
         tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
     }
     PG_RETURN_VOID();

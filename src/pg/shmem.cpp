@@ -10,13 +10,18 @@
  * lease line, a time that no generated id has reached.  It is written ahead
  * (LEASE_AHEAD_US into the future) with write, fsync and a durable rename,
  * so a restart, a crash or a clock stepped back while the server was down
- * starts every generator above anything it may have handed out.
+ * starts every generator above anything it may have handed out.  Each
+ * extension is also logged in the WAL (lease_wal.cpp); replaying it raises
+ * the "replayed" marks, and the first generation after recovery raises every
+ * generator above them (finalize_floors), so a promoted standby repeats
+ * nothing its old primary handed out.
  */
 #include "shmem.h"
 #include "uid.h"
 
 #include <cinttypes>
 #include <cstdio>
+#include <sys/stat.h>
 
 extern "C" {
 #include "access/xlog.h"
@@ -38,6 +43,7 @@ static const char LEASE_TEMP_FILE[] = "kid.lease.tmp";
 
 static int my_slot = -1;
 SnoGenerator *sno_my_generator = nullptr;
+uint32 sno_my_floor_epoch = 1;
 
 static void shmem_request()
 {
@@ -47,11 +53,25 @@ static void shmem_request()
     RequestNamedLWLockTranche("kid", 2);
 }
 
+/*
+ * The lease file, one line:
+ *   kid lease 2 <own marks, one per line> <replayed marks> <margin pending>
+ * in Unix microseconds.  "Own" marks cover what this server handed out (and
+ * the floors it applied); "replayed" marks came from another server's WAL.
+ * <margin pending> is 1 when the replayed marks were written during archive
+ * recovery and PROMOTION_MARGIN_US has not been added to them yet.  Version
+ * 1 files (own marks only) are still read.
+ */
+struct LeaseFile {
+    int64 own[LEASE_LINES];
+    int64 replayed[LEASE_LINES];
+    bool margin_pending;
+};
+
 /* Read the lease file; false (and zeros) when there is none. */
-static bool lease_read(int64 lease[LEASE_LINES])
+static bool lease_read(LeaseFile *lf)
 {
-    for (int i = 0; i < LEASE_LINES; i++)
-        lease[i] = 0;
+    memset(lf, 0, sizeof(*lf));
     FILE *f = AllocateFile(LEASE_FILE, "r");
     if (f == nullptr) {
         if (errno != ENOENT)
@@ -59,29 +79,42 @@ static bool lease_read(int64 lease[LEASE_LINES])
                           errmsg("kid: could not read \"%s\": %m", LEASE_FILE)));
         return false;
     }
-    long long v[LEASE_LINES];
-    int n = fscanf(f, "kid lease 1 %lld %lld %lld", &v[0], &v[1], &v[2]);
+    long long v[2 * LEASE_LINES + 1] = {0, 0, 0, 0, 0, 0, 0};
+    int version = 0;
+    int n = fscanf(f, "kid lease %d %lld %lld %lld %lld %lld %lld %lld", &version, &v[0], &v[1],
+                   &v[2], &v[3], &v[4], &v[5], &v[6]);
     FreeFile(f);
-    if (n != LEASE_LINES) {
+    if (!((version == 1 && n == 1 + LEASE_LINES) || (version == 2 && n == 2 + 2 * LEASE_LINES))) {
         ereport(LOG, (errmsg("kid: ignoring malformed \"%s\"", LEASE_FILE)));
         return false;
     }
-    for (int i = 0; i < LEASE_LINES; i++)
-        lease[i] = v[i];
+    for (int i = 0; i < LEASE_LINES; i++) {
+        lf->own[i] = v[i];
+        lf->replayed[i] = v[LEASE_LINES + i];
+    }
+    lf->margin_pending = v[2 * LEASE_LINES] != 0;
     return true;
 }
 
-/* Write the lease durably; called with lease_lock held. */
-static void lease_write(const int64 lease[LEASE_LINES])
+/*
+ * Write the lease durably (write, fsync, rename, fsync the directory);
+ * called with lease_lock held, or by the postmaster before anything runs.
+ * A failure is reported at `elevel`; false when it was below ERROR.
+ */
+static bool lease_write(const LeaseFile &lf, int elevel)
 {
-    char buf[128];
-    int len = snprintf(buf, sizeof(buf), "kid lease 1 %lld %lld %lld\n",
-                       static_cast<long long>(lease[0]), static_cast<long long>(lease[1]),
-                       static_cast<long long>(lease[2]));
+    char buf[256];
+    int len = snprintf(buf, sizeof(buf), "kid lease 2 %lld %lld %lld %lld %lld %lld %d\n",
+                       static_cast<long long>(lf.own[0]), static_cast<long long>(lf.own[1]),
+                       static_cast<long long>(lf.own[2]), static_cast<long long>(lf.replayed[0]),
+                       static_cast<long long>(lf.replayed[1]),
+                       static_cast<long long>(lf.replayed[2]), lf.margin_pending ? 1 : 0);
     int fd = OpenTransientFile(LEASE_TEMP_FILE, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
-    if (fd < 0)
-        ereport(ERROR, (errcode_for_file_access(),
-                        errmsg("kid: could not create \"%s\": %m", LEASE_TEMP_FILE)));
+    if (fd < 0) {
+        ereport(elevel, (errcode_for_file_access(),
+                         errmsg("kid: could not create \"%s\": %m", LEASE_TEMP_FILE)));
+        return false;
+    }
     errno = 0;
     if (write(fd, buf, len) != len) {
         if (errno == 0)
@@ -89,30 +122,182 @@ static void lease_write(const int64 lease[LEASE_LINES])
         int save = errno;
         CloseTransientFile(fd);
         errno = save;
-        ereport(ERROR, (errcode_for_file_access(),
-                        errmsg("kid: could not write \"%s\": %m", LEASE_TEMP_FILE)));
+        ereport(elevel, (errcode_for_file_access(),
+                         errmsg("kid: could not write \"%s\": %m", LEASE_TEMP_FILE)));
+        return false;
     }
-    if (CloseTransientFile(fd) != 0)
-        ereport(ERROR, (errcode_for_file_access(),
-                        errmsg("kid: could not close \"%s\": %m", LEASE_TEMP_FILE)));
+    if (CloseTransientFile(fd) != 0) {
+        ereport(elevel, (errcode_for_file_access(),
+                         errmsg("kid: could not close \"%s\": %m", LEASE_TEMP_FILE)));
+        return false;
+    }
     /* fsyncs the file, renames, fsyncs the directory. */
-    durable_rename(LEASE_TEMP_FILE, LEASE_FILE, ERROR);
+    return durable_rename(LEASE_TEMP_FILE, LEASE_FILE, elevel) == 0;
+}
+
+/* The file's contents as shared memory has them; call with lease_lock held. */
+static LeaseFile lease_current(KidShared *s)
+{
+    LeaseFile lf;
+    for (int i = 0; i < LEASE_LINES; i++) {
+        lf.own[i] = static_cast<int64>(pg_atomic_read_u64(&s->lease_us[i]));
+        lf.replayed[i] = static_cast<int64>(pg_atomic_read_u64(&s->replayed_us[i]));
+    }
+    lf.margin_pending = s->archive_recovery && pg_atomic_read_u32(&s->floors_final) == 0;
+    return lf;
+}
+
+/* Raise an atomic mark to at least `v` (compare-and-swap; never lowers it). */
+static void atomic_raise(pg_atomic_uint64 *word, uint64 v)
+{
+    uint64 cur = pg_atomic_read_u64(word);
+    while (cur < v && !pg_atomic_compare_exchange_u64(word, &cur, v)) {
+    }
+}
+
+/*
+ * Raise the server-wide counters above a counters-line floor: a time at or
+ * below it may have been handed out.  tid counts microseconds; koid's
+ * millisecond and uid's step holding the floor count as used up.
+ */
+static void raise_counter_floor(KidShared *s, int64 floor_us)
+{
+    if (floor_us <= 0)
+        return;
+    atomic_raise(&s->tid_state, static_cast<uint64>(floor_us));
+    int64 koid_floor_ms = floor_us / 1000 - static_cast<int64>(koid_epoch_ms);
+    if (koid_floor_ms > 0)
+        atomic_raise(&s->koid_state, (static_cast<uint64>(koid_floor_ms) << 12) | 4095);
+    atomic_raise(&s->uid_state, kid::uid_word_from_unix_us(floor_us) | kid::UID_SEQ_MAX);
+}
+
+/* Raise one sno generator above the sno floors (no-op where it already is). */
+static void raise_sno_floor(SnoGenerator *g, const int64 floor_us[2])
+{
+    for (unsigned t = 0; t < 2; t++) {
+        int64_t units;
+        if (floor_us[t] > 0 && sno_units_from_unix_us(floor_us[t], &units))
+            sno_generator_floor(g, t, units);
+    }
 }
 
 void lease_extend(KidShared *s, LeaseLine line, int64_t unix_us)
 {
-    LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
-    if (static_cast<int64_t>(pg_atomic_read_u64(&s->lease_us[line])) <= unix_us) {
-        int64 lease[LEASE_LINES];
-        for (int i = 0; i < LEASE_LINES; i++)
-            lease[i] = static_cast<int64>(pg_atomic_read_u64(&s->lease_us[i]));
-        lease[line] = unix_us + LEASE_AHEAD_US;
-        lease_write(lease);
-        /* Publish only after the file is durable. */
-        pg_atomic_write_u64(&s->lease_us[line], static_cast<uint64>(lease[line]));
+    /*
+     * An id the current mark still covers only asks for an early renewal:
+     * when another backend holds the lock (renewing, most likely), go on
+     * instead of queueing behind its fsyncs.  An id past the mark waits.
+     */
+    if (static_cast<int64_t>(pg_atomic_read_u64(&s->lease_us[line])) > unix_us) {
+        if (!LWLockConditionalAcquire(s->lease_lock, LW_EXCLUSIVE))
+            return;
+    } else {
+        LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
+    }
+    if (static_cast<int64_t>(pg_atomic_read_u64(&s->lease_us[line])) <= unix_us + LEASE_RENEW_US) {
+        LeaseFile lf = lease_current(s);
+        lf.own[line] = unix_us + LEASE_AHEAD_US;
+        /*
+         * The file first, then the WAL record: a base backup that copies the
+         * file before a record it does not replay cannot miss the record's
+         * mark, and a crash between the two leaves the file ahead (safe).
+         */
+        lease_write(lf, ERROR);
+        if (lease_wal_log(lf.own))
+            pg_atomic_fetch_add_u64(&s->lease_records, 1);
+        if (s->first_us[line] == 0)
+            s->first_us[line] = unix_us;
+        /* Publish only after the file and the WAL record are durable. */
+        pg_atomic_write_u64(&s->lease_us[line], static_cast<uint64>(lf.own[line]));
         pg_atomic_fetch_add_u64(&s->lease_writes, 1);
     }
     LWLockRelease(s->lease_lock);
+}
+
+void lease_replay(const LeaseWalRecord &rec)
+{
+    KidShared *s = shared;
+    if (s == nullptr)
+        return; /* cannot happen: the resource manager exists only when preloaded */
+    LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
+    bool rose = false;
+    for (int i = 0; i < LEASE_LINES; i++) {
+        if (rec.marks[i] > static_cast<int64>(pg_atomic_read_u64(&s->replayed_us[i]))) {
+            pg_atomic_write_u64(&s->replayed_us[i], static_cast<uint64>(rec.marks[i]));
+            rose = true;
+        }
+    }
+    s->replayed_writer.written_at_us = rec.written_at_us;
+    s->replayed_writer.koid_generator_id = rec.koid_generator_id;
+    s->replayed_writer.uid_node = rec.uid_node;
+    /* node_id last: a reader that sees it set sees the fields above. */
+    pg_write_barrier();
+    s->replayed_writer.node_id = rec.node_id;
+    pg_atomic_fetch_add_u64(&s->replayed_records, 1);
+    /*
+     * Durable before a restartpoint can pass the record: after a restart the
+     * standby does not replay it again.
+     */
+    if (rose)
+        lease_write(lease_current(s), ERROR);
+    LWLockRelease(s->lease_lock);
+}
+
+/*
+ * Once generation starts after recovery (or after a plain start), raise
+ * every generator above what recovery replayed: the marks of the server
+ * whose WAL this one replayed, plus PROMOTION_MARGIN_US after archive
+ * recovery, whose last records may not have arrived.  The new floors are
+ * made durable (file and WAL) before any id above them is handed out.
+ */
+static void finalize_floors(KidShared *s)
+{
+    LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
+    if (pg_atomic_read_u32(&s->floors_final) == 0) {
+        LeaseFile lf = lease_current(s);
+        int64 want[LEASE_LINES];
+        bool rose = false;
+        for (int i = 0; i < LEASE_LINES; i++) {
+            int64 own = lf.own[i];
+            int64 w = own > lf.replayed[i] ? own : lf.replayed[i];
+            if (w > 0 && s->archive_recovery)
+                w += PROMOTION_MARGIN_US;
+            want[i] = w;
+            if (w > own) {
+                lf.own[i] = w;
+                rose = true;
+            }
+        }
+        if (rose) {
+            lf.margin_pending = false;
+            lease_write(lf, ERROR);
+            if (lease_wal_log(lf.own))
+                pg_atomic_fetch_add_u64(&s->lease_records, 1);
+            pg_atomic_fetch_add_u64(&s->lease_writes, 1);
+            for (int i = 0; i < LEASE_LINES; i++) {
+                atomic_raise(&s->lease_us[i], static_cast<uint64>(lf.own[i]));
+                atomic_raise(&s->floor_us[i], static_cast<uint64>(want[i]));
+            }
+            raise_counter_floor(s, want[LEASE_COUNTERS]);
+            /* sno slots: free ones now, owned ones by their owner on its next id. */
+            int64 sno_floor[2] = {want[LEASE_SNO_TICK0], want[LEASE_SNO_TICK1]};
+            LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
+            for (auto &slot : s->slots)
+                if (slot.owner_pid == 0)
+                    raise_sno_floor(&slot.gen, sno_floor);
+            LWLockRelease(s->slot_lock);
+            pg_atomic_fetch_add_u32(&s->floor_epoch, 2);
+        }
+        /* A full barrier: everything above is visible before the flag. */
+        pg_atomic_fetch_add_u32(&s->floors_final, 1);
+    }
+    LWLockRelease(s->lease_lock);
+}
+
+static bool file_exists(const char *name)
+{
+    struct stat st;
+    return stat(name, &st) == 0;
 }
 
 static void shmem_startup()
@@ -129,14 +314,34 @@ static void shmem_startup()
         shared->slot_lock = &locks[0].lock;
         shared->lease_lock = &locks[1].lock;
 
-        int64 lease[LEASE_LINES];
-        lease_read(lease);
+        LeaseFile lf;
+        lease_read(&lf);
+        /*
+         * Archive recovery (a standby, a point-in-time restore) ends in a
+         * promotion; the margin is added then.  The file remembers that it
+         * is pending, in case the promoted server stops before it generated.
+         */
+        shared->archive_recovery = lf.margin_pending || file_exists(STANDBY_SIGNAL_FILE) ||
+                                   file_exists(RECOVERY_SIGNAL_FILE);
         for (int i = 0; i < LEASE_LINES; i++) {
-            shared->startup_floor_us[i] = lease[i];
+            shared->startup_floor_us[i] = lf.own[i];
             /* The file already covers everything below its marks. */
-            pg_atomic_init_u64(&shared->lease_us[i], static_cast<uint64>(lease[i]));
+            pg_atomic_init_u64(&shared->lease_us[i], static_cast<uint64>(lf.own[i]));
+            pg_atomic_init_u64(&shared->replayed_us[i], static_cast<uint64>(lf.replayed[i]));
+            pg_atomic_init_u64(&shared->floor_us[i], static_cast<uint64>(lf.own[i]));
+            shared->first_us[i] = 0;
         }
+        pg_atomic_init_u32(&shared->floor_epoch, 2);
+        pg_atomic_init_u32(&shared->floors_final, 0);
+        shared->replayed_writer.node_id = -1;
         pg_atomic_init_u64(&shared->lease_writes, 0);
+        pg_atomic_init_u64(&shared->lease_records, 0);
+        pg_atomic_init_u64(&shared->replayed_records, 0);
+        if (shared->archive_recovery && !lf.margin_pending &&
+            (lf.own[0] | lf.own[1] | lf.own[2] | lf.replayed[0] | lf.replayed[1] | lf.replayed[2])) {
+            lf.margin_pending = true;
+            lease_write(lf, LOG);
+        }
 
         /*
          * Every slot starts above the persisted mark of its timeline: a unit
@@ -146,23 +351,13 @@ static void shmem_startup()
             SnoSlot *slot = &shared->slots[i];
             slot->owner_pid = 0;
             sno_generator_init(&slot->gen, static_cast<uint16_t>(node_id << 8 | i));
-            for (unsigned t = 0; t < 2; t++) {
-                int64_t units;
-                if (lease[t] > 0 && sno_units_from_unix_us(lease[t], &units))
-                    sno_generator_floor(&slot->gen, t, units);
-            }
+            raise_sno_floor(&slot->gen, lf.own);
         }
-        /* The counters continue above the persisted mark (tid counts microseconds). */
-        pg_atomic_init_u64(&shared->tid_state, static_cast<uint64>(lease[LEASE_COUNTERS]));
-        /* koid: the lease's millisecond counts as used up (counter 4095). */
-        int64 koid_floor_ms = lease[LEASE_COUNTERS] / 1000 - static_cast<int64>(koid_epoch_ms);
-        pg_atomic_init_u64(&shared->koid_state,
-                           koid_floor_ms > 0 ? (static_cast<uint64>(koid_floor_ms) << 12) | 4095 : 0);
-        /* uid: the lease's step counts as used up. */
-        pg_atomic_init_u64(&shared->uid_state,
-                           lease[LEASE_COUNTERS] > 0
-                               ? kid::uid_word_from_unix_us(lease[LEASE_COUNTERS]) | kid::UID_SEQ_MAX
-                               : 0);
+        /* The counters continue above the persisted mark. */
+        pg_atomic_init_u64(&shared->tid_state, 0);
+        pg_atomic_init_u64(&shared->koid_state, 0);
+        pg_atomic_init_u64(&shared->uid_state, 0);
+        raise_counter_floor(shared, lf.own[LEASE_COUNTERS]);
         for (auto &scheme : shared->counter_stats)
             for (auto &c : scheme)
                 pg_atomic_init_u64(&c, 0);
@@ -178,23 +373,67 @@ void install_shmem_hooks()
     shmem_startup_hook = shmem_startup;
 }
 
-KidShared *shared_for_generation(const char *type_name)
+/* Whether this standby generates under an identity of the server whose WAL it replays. */
+static bool shares_primary_identity(const KidShared *s)
+{
+    const ReplayedWriter &w = s->replayed_writer;
+    return w.node_id >= 0 && (w.node_id == node_id ||
+                              w.koid_generator_id == effective_koid_generator_id() ||
+                              w.uid_node == uid_node);
+}
+
+const char *generation_refusal()
 {
     if (shared == nullptr)
+        return "kid is not in shared_preload_libraries";
+    if (RecoveryInProgress()) {
+        if (!standby_generation)
+            return "in recovery (a standby), and kid.standby_generation is off";
+        if (shares_primary_identity(shared))
+            return "in recovery, and the replayed primary generates with this server's node id";
+    }
+    return nullptr;
+}
+
+KidShared *shared_for_generation(const char *type_name)
+{
+    KidShared *s = shared;
+    if (s == nullptr)
         ereport(ERROR,
                 (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                  errmsg("kid must be loaded at server start to generate %s ids", type_name),
                  errhint("Add kid to shared_preload_libraries in postgresql.conf, e.g. "
                          "shared_preload_libraries = 'kid', and restart the server.")));
-    if (!standby_generation && RecoveryInProgress())
-        ereport(ERROR,
-                (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
-                 errmsg("cannot generate %s ids during recovery", type_name),
-                 errdetail("A standby shares the primary's kid.node_id, so its ids could repeat "
-                           "the primary's."),
-                 errhint("Generate ids on the primary, or give this server its own "
-                         "kid.node_id and set kid.standby_generation = on.")));
-    return shared;
+    if (likely(pg_atomic_read_u32(&s->floors_final) != 0))
+        return s;
+    if (RecoveryInProgress()) {
+        if (!standby_generation)
+            ereport(ERROR,
+                    (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+                     errmsg("cannot generate %s ids during recovery", type_name),
+                     errdetail("A standby shares the primary's kid.node_id, so its ids could "
+                               "repeat the primary's."),
+                     errhint("Generate ids on the primary, or give this server its own "
+                             "kid.node_id and set kid.standby_generation = on.")));
+        if (shares_primary_identity(s))
+            ereport(ERROR,
+                    (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                     errmsg("cannot generate %s ids on this standby: the primary generates "
+                            "with the same node identity",
+                            type_name),
+                     errdetail("The primary's last lease record names node id %d, koid "
+                               "generator id %d and uid node %08x; this server has %d, %d and "
+                               "%08x.",
+                               s->replayed_writer.node_id, s->replayed_writer.koid_generator_id,
+                               s->replayed_writer.uid_node, node_id,
+                               effective_koid_generator_id(), uid_node),
+                     errhint("Give this standby its own kid.node_id (and kid.koid_generator_id "
+                             "and kid.uid_node if set), or set kid.standby_generation = off.")));
+        return s;
+    }
+    /* The first generation after start-up or recovery. */
+    finalize_floors(s);
+    return s;
 }
 
 /* on_shmem_exit callback: free the slot, keep its generator state for the next owner. */
@@ -208,11 +447,23 @@ static void sno_release_slot(int, Datum)
     LWLockRelease(shared->slot_lock);
     my_slot = -1;
     sno_my_generator = nullptr;
+    sno_my_floor_epoch = 1;
 }
 
 SnoGenerator *sno_claim_generator()
 {
     KidShared *s = shared_for_generation("sno");
+    /* Read the epoch before the floors: a rise after this is seen on the next id. */
+    uint32 epoch = pg_atomic_read_u32(&s->floor_epoch);
+    pg_read_barrier();
+    if (sno_my_generator != nullptr) {
+        /* Already claimed: the floors rose, or we are a standby checking every id. */
+        int64 sno_floor[2] = {static_cast<int64>(pg_atomic_read_u64(&s->floor_us[0])),
+                              static_cast<int64>(pg_atomic_read_u64(&s->floor_us[1]))};
+        raise_sno_floor(sno_my_generator, sno_floor);
+        sno_my_floor_epoch = RecoveryInProgress() ? 1 : epoch;
+        return sno_my_generator;
+    }
     static bool exit_callback_registered = false;
     if (!exit_callback_registered) {
         on_shmem_exit(sno_release_slot, 0);
@@ -241,6 +492,11 @@ SnoGenerator *sno_claim_generator()
                  errhint("Use fewer concurrent connections that generate sno ids, e.g. "
                          "through a connection pooler.")));
     sno_my_generator = &s->slots[my_slot].gen;
+    int64 sno_floor[2] = {static_cast<int64>(pg_atomic_read_u64(&s->floor_us[0])),
+                          static_cast<int64>(pg_atomic_read_u64(&s->floor_us[1]))};
+    raise_sno_floor(sno_my_generator, sno_floor);
+    /* During recovery (kid.standby_generation) every id takes the checks again. */
+    sno_my_floor_epoch = RecoveryInProgress() ? 1 : epoch;
     return sno_my_generator;
 }
 

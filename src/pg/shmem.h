@@ -30,11 +30,25 @@ constexpr int SNO_SLOTS = 256;
 enum LeaseLine { LEASE_SNO_TICK0, LEASE_SNO_TICK1, LEASE_COUNTERS, LEASE_LINES };
 
 /*
- * How far ahead of the newest generated time the lease is written.  The file
- * is rewritten (and fsync'ed) about once per this interval while ids are
- * generated, never once per id.
+ * How far ahead of the newest generated time the lease is written, and how
+ * early it is renewed: once an id comes within LEASE_RENEW_US of the mark,
+ * the mark moves to LEASE_AHEAD_US past that id.  So the file is rewritten
+ * (and fsync'ed, and the WAL record flushed) about once per
+ * LEASE_AHEAD_US - LEASE_RENEW_US while ids are generated, never per id, and
+ * every mark reaches the WAL about LEASE_RENEW_US before the first id that
+ * needs it, which gives a streaming standby that much time to receive it.
  */
 constexpr int64_t LEASE_AHEAD_US = INT64_C(10000000);
+constexpr int64_t LEASE_RENEW_US = INT64_C(5000000);
+
+/*
+ * After archive recovery (a promoted standby, a point-in-time restore) the
+ * replayed marks are raised by this much before generation starts: it
+ * covers lease records the old primary flushed but the standby had not
+ * received when the primary stopped, as long as the standby was less than
+ * LEASE_RENEW_US + PROMOTION_MARGIN_US behind.
+ */
+constexpr int64_t PROMOTION_MARGIN_US = INT64_C(10000000);
 
 struct SnoSlot {
     int32 owner_pid;     /* 0 when free */
@@ -42,14 +56,44 @@ struct SnoSlot {
     SnoGenerator gen;    /* survives from one owner to the next */
 };
 
+/* What the last replayed lease record said about the server that wrote it. */
+struct ReplayedWriter {
+    int64 written_at_us; /* the writer's clock */
+    int32 node_id;       /* -1 until a record was replayed */
+    int32 koid_generator_id;
+    uint32 uid_node;
+    uint32 pad_;
+};
+
 struct KidShared {
     LWLock *slot_lock;   /* claiming and releasing sno slots */
-    LWLock *lease_lock;  /* serialises lease file writes */
-    /* Ids up to (not including) lease_us[line] are covered by the lease file. */
+    LWLock *lease_lock;  /* serialises lease file writes and replay */
+    /*
+     * Ids up to (not including) lease_us[line] are covered by the lease file
+     * (and, on a primary, by a flushed WAL record).  The file also keeps the
+     * marks replayed from WAL, replayed_us.
+     */
     pg_atomic_uint64 lease_us[LEASE_LINES];
-    /* The lease found at start-up: generators begin above it. */
+    pg_atomic_uint64 replayed_us[LEASE_LINES];
+    /* The lease found at start-up: generators began above it. */
     int64 startup_floor_us[LEASE_LINES];
-    pg_atomic_uint64 lease_writes;
+    /*
+     * Every generator is above floor_us.  It starts as the startup floor and
+     * rises once when generation starts after recovery (to the replayed
+     * marks, plus PROMOTION_MARGIN_US after archive recovery).  Each rise
+     * adds 2 to floor_epoch; an sno backend compares the epoch it applied
+     * with this one on every id.
+     */
+    pg_atomic_uint64 floor_us[LEASE_LINES];
+    pg_atomic_uint32 floor_epoch;
+    pg_atomic_uint32 floors_final; /* 1 once the post-recovery floors are applied */
+    bool archive_recovery;         /* standby.signal or recovery.signal at start-up */
+    /* The time of the first id since start-up, per line (the end of its unit); 0 until then. */
+    int64 first_us[LEASE_LINES];
+    ReplayedWriter replayed_writer;
+    pg_atomic_uint64 lease_writes;     /* lease file writes */
+    pg_atomic_uint64 lease_records;    /* WAL records written */
+    pg_atomic_uint64 replayed_records; /* WAL records replayed */
     /* Server-wide generator states, advanced by compare-and-swap. */
     pg_atomic_uint64 tid_state;
     pg_atomic_uint64 koid_state;
@@ -58,6 +102,17 @@ struct KidShared {
     pg_atomic_uint64 counter_stats[3][4];
     SnoSlot slots[SNO_SLOTS];
 };
+
+/* The lease record in the WAL (lease_wal.cpp); trivially copyable. */
+struct LeaseWalRecord {
+    int64 marks[LEASE_LINES];
+    int64 written_at_us;
+    int32 node_id;
+    int32 koid_generator_id;
+    uint32 uid_node;
+    uint32 version;
+};
+constexpr uint32 LEASE_WAL_VERSION = 1;
 
 /* Settings (kid.cpp). */
 extern int node_id;
@@ -68,6 +123,13 @@ extern bool koid_overflow_error;
 extern int koid_max_clock_wait_ms;
 extern int uid_interval;
 extern uint32 uid_node;
+extern int wal_rmgr_id;
+
+/* The koid generator id in use: kid.koid_generator_id, or kid.node_id. */
+inline int effective_koid_generator_id()
+{
+    return koid_generator_id >= 0 ? koid_generator_id : node_id;
+}
 
 /* NULL unless kid was in shared_preload_libraries. */
 extern KidShared *shared;
@@ -83,17 +145,21 @@ KidShared *shared_for_generation(const char *type_name);
 
 SnoGenerator *sno_claim_generator();
 extern SnoGenerator *sno_my_generator;
+/* The floor_epoch this backend's generator was floored at; odd: check on every id. */
+extern uint32 sno_my_floor_epoch;
 
 /*
  * This backend's sno generator; claims a slot on first use (ERROR when kid
  * is not preloaded, on a standby, or when none is free).  Once claimed, the
  * checks hold for the backend's life: a standby can be promoted to a
  * primary but a primary never turns into a standby, so a backend that
- * passed the standby check once passes it forever.
+ * passed the standby check once passes it forever.  When the floors rose
+ * (after recovery), the slow path raises this generator above them first.
  */
 inline SnoGenerator *sno_backend_generator()
 {
-    if (likely(sno_my_generator != nullptr))
+    if (likely(sno_my_generator != nullptr &&
+               sno_my_floor_epoch == pg_atomic_read_u32(&shared->floor_epoch)))
         return sno_my_generator;
     return sno_claim_generator();
 }
@@ -102,17 +168,30 @@ inline SnoGenerator *sno_backend_generator()
 int sno_backend_slot();
 
 /*
- * Make sure the lease file covers `unix_us` on `line` before an id of that
- * time is handed out.  An atomic read and a compare, except about once per
- * LEASE_AHEAD_US when the file is rewritten.
+ * Make sure the lease covers `unix_us` on `line` before an id of that time
+ * is handed out, and renew it when the id comes within LEASE_RENEW_US of
+ * the mark.  An atomic read and a compare, except about once per
+ * LEASE_AHEAD_US - LEASE_RENEW_US when the file and a WAL record are written.
  */
 void lease_extend(KidShared *s, LeaseLine line, int64_t unix_us);
 
 inline void lease_cover(KidShared *s, LeaseLine line, int64_t unix_us)
 {
-    if (static_cast<int64_t>(pg_atomic_read_u64(&s->lease_us[line])) <= unix_us)
+    if (static_cast<int64_t>(pg_atomic_read_u64(&s->lease_us[line])) <= unix_us + LEASE_RENEW_US)
         lease_extend(s, line, unix_us);
 }
+
+/* Redo of a lease record (lease_wal.cpp calls it in the startup process). */
+void lease_replay(const LeaseWalRecord &rec);
+
+/* WAL-log the marks and flush the record (lease_wal.cpp); returns false during recovery. */
+bool lease_wal_log(const int64 marks[LEASE_LINES]);
+
+/* Register the WAL resource manager (lease_wal.cpp); from _PG_init while preloading. */
+void lease_wal_register();
+
+/* Why generation is refused here, or nullptr when it is allowed (for kid_node_info). */
+const char *generation_refusal();
 
 } // namespace kid::pg
 

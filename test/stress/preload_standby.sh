@@ -16,6 +16,9 @@ out=$(kpsql 54340 -d postgres -v VERBOSITY=verbose -c "SELECT sno_new()" 2>&1)
 expect_eq "not preloaded: sno_new() fails with 55000" "$(grep -c 'ERROR:  55000' <<<"$out")" 1
 expect_eq "not preloaded: the hint names shared_preload_libraries" \
     "$(grep -c "HINT:  Add kid to shared_preload_libraries in postgresql.conf" <<<"$out")" 1
+expect_eq "not preloaded: kid_node_info says why generation is refused" \
+    "$(kpsql 54340 -d postgres -c "SELECT string_agg(DISTINCT generation, ',') || ' ' || bool_and(node_id IS NULL AND system_identifier IS NOT NULL) FROM kid_node_info()")" \
+    "kid is not in shared_preload_libraries true"
 cluster_stop nopreload
 
 # A standby of "main": a base backup with a recovery configuration.
@@ -32,5 +35,8 @@ expect_eq "standby: is in recovery" "$(kpsql 54341 -d kid_stress -c 'SELECT pg_i
 expect_eq "standby: decodes and queries replicated ids" \
     "$(kpsql 54341 -d kid_stress -c "SELECT count(*) FROM standby_check WHERE id >= now() - interval '1 hour' AND sno_to_timestamp(id) <= now()")" 100
 out=$(kpsql 54341 -d kid_stress -v VERBOSITY=verbose -c "SELECT sno_new()" 2>&1)
+expect_eq "standby: kid_node_info says generation is refused in recovery" \
+    "$(kpsql 54341 -d kid_stress -c "SELECT string_agg(DISTINCT generation, ',') FROM kid_node_info()")" \
+    "in recovery (a standby), and kid.standby_generation is off"
 expect_eq "standby: sno_new() is refused with 25006" "$(grep -c 'ERROR:  25006: cannot generate sno ids during recovery' <<<"$out")" 1
 cluster_stop standby

@@ -44,3 +44,5 @@ expect_eq "sno: lease file written in the data directory" \
     "$(test -s "$KID_TMP/main/data/kid.lease" && echo yes)" yes
 expect_eq "sno: after restart the generator floor comes from the lease" \
     "$(kpsql $PORT -d kid_stress -c "SELECT startup_floor IS NOT NULL FROM kid_lease() WHERE line = 'sno tick 0'")" t
+expect_eq "crash recovery replays the server's own lease records (kid_node_info)" \
+    "$(kpsql $PORT -d kid_stress -c "SELECT bool_and(replayed_records > 0 AND replayed_node_id = node_id AND covered_until >= replayed_until) FROM kid_node_info()")" t

@@ -1,0 +1,133 @@
+/*
+ * lease_wal.cpp - the lease in the write-ahead log.
+ *
+ * Every lease extension on a primary also inserts a small WAL record with
+ * the new marks and flushes it before an id under them is handed out (once
+ * per lease renewal, never per id).  Replaying the record - on a streaming
+ * standby, in archive recovery, and in crash recovery on the primary itself
+ * - raises the replayed marks and makes them durable in kid.lease, so a
+ * promoted standby starts every generator above everything the old primary
+ * may have handed out, even where its own clock is behind.
+ *
+ * The records belong to a custom WAL resource manager (PostgreSQL 15,
+ * RegisterCustomRmgr), registered in _PG_init while kid is preloaded.  Its
+ * id is kid.wal_rmgr_id (default 128, RM_EXPERIMENTAL_ID); every server
+ * that replays this WAL (standbys, restores) must preload kid with the same
+ * id, or replay stops at the first kid record.
+ *
+ * The callbacks are C functions PostgreSQL calls: they hold only trivially
+ * destructible locals and use no C++ that can throw.
+ */
+#include "shmem.h"
+
+extern "C" {
+#include "access/xlog.h"
+#include "access/xlog_internal.h"
+#include "access/xloginsert.h"
+#include "access/xlogreader.h"
+#include "lib/stringinfo.h"
+#include "utils/timestamp.h"
+}
+
+namespace kid::pg {
+
+/* The one record type: xl_info's high nibble belongs to the resource manager. */
+static constexpr uint8 XLOG_KID_LEASE = 0x10;
+
+static bool read_record(XLogReaderState *record, LeaseWalRecord *rec)
+{
+    if ((XLogRecGetInfo(record) & ~XLR_INFO_MASK) != XLOG_KID_LEASE ||
+        XLogRecGetDataLen(record) < sizeof(LeaseWalRecord))
+        return false;
+    memcpy(rec, XLogRecGetData(record), sizeof(LeaseWalRecord));
+    return true;
+}
+
+static void append_mark(StringInfo buf, const char *label, int64 unix_us)
+{
+    /* timestamptz_to_str returns a static buffer: one call per append. */
+    if (unix_us == 0)
+        appendStringInfo(buf, "%s none", label);
+    else
+        appendStringInfo(buf, "%s %s", label, timestamptz_to_str(timestamptz_from_unix_us(unix_us)));
+}
+
+} // namespace kid::pg
+
+extern "C" {
+
+static void kid_rm_redo(XLogReaderState *record)
+{
+    kid::pg::LeaseWalRecord rec;
+    if (!kid::pg::read_record(record, &rec))
+        elog(PANIC, "kid: unknown WAL record (info %u, length %u)",
+             static_cast<unsigned>(XLogRecGetInfo(record)),
+             static_cast<unsigned>(XLogRecGetDataLen(record)));
+    kid::pg::lease_replay(rec);
+}
+
+static void kid_rm_desc(StringInfo buf, XLogReaderState *record)
+{
+    kid::pg::LeaseWalRecord rec;
+    if (!kid::pg::read_record(record, &rec)) {
+        appendStringInfoString(buf, "unknown kid record");
+        return;
+    }
+    appendStringInfo(buf, "node %d, koid generator %d, uid node %08x; ", rec.node_id,
+                     rec.koid_generator_id, rec.uid_node);
+    kid::pg::append_mark(buf, "sno tick 0 until", rec.marks[kid::pg::LEASE_SNO_TICK0]);
+    kid::pg::append_mark(buf, ", sno tick 1 until", rec.marks[kid::pg::LEASE_SNO_TICK1]);
+    kid::pg::append_mark(buf, ", counters until", rec.marks[kid::pg::LEASE_COUNTERS]);
+    kid::pg::append_mark(buf, "; written at", rec.written_at_us);
+}
+
+static const char *kid_rm_identify(uint8 info)
+{
+    if ((info & ~XLR_INFO_MASK) == kid::pg::XLOG_KID_LEASE)
+        return "LEASE";
+    return nullptr;
+}
+
+} // extern "C"
+
+namespace kid::pg {
+
+/* PostgreSQL keeps the pointer: static storage. */
+static RmgrData kid_rmgr = {
+    "kid",           /* rm_name */
+    kid_rm_redo,     /* rm_redo */
+    kid_rm_desc,     /* rm_desc */
+    kid_rm_identify, /* rm_identify */
+    nullptr,         /* rm_startup */
+    nullptr,         /* rm_cleanup */
+    nullptr,         /* rm_mask */
+    nullptr,         /* rm_decode: nothing for logical decoding */
+};
+
+void lease_wal_register()
+{
+    RegisterCustomRmgr(static_cast<RmgrId>(wal_rmgr_id), &kid_rmgr);
+}
+
+bool lease_wal_log(const int64 marks[LEASE_LINES])
+{
+    if (RecoveryInProgress())
+        return false; /* kid.standby_generation: the file alone covers a standby's own ids */
+    LeaseWalRecord rec;
+    memset(&rec, 0, sizeof(rec));
+    for (int i = 0; i < LEASE_LINES; i++)
+        rec.marks[i] = marks[i];
+    rec.written_at_us = now_unix_us();
+    rec.node_id = node_id;
+    rec.koid_generator_id = effective_koid_generator_id();
+    rec.uid_node = uid_node;
+    rec.version = LEASE_WAL_VERSION;
+    XLogBeginInsert();
+    XLogRegisterData(reinterpret_cast<char *>(&rec), sizeof(rec));
+    XLogRecPtr lsn = XLogInsert(static_cast<RmgrId>(wal_rmgr_id), XLOG_KID_LEASE);
+    /* Durable locally before any id under the new marks exists. */
+    XLogFlush(lsn);
+    return true;
+}
+
+} // namespace kid::pg
