@@ -71,7 +71,7 @@ unit: test/unit/kid_unit_tests
 
 # valgrind's memcheck: any invalid access, uninitialised read or leak fails.
 VALGRIND = valgrind --quiet --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect \
-	--errors-for-leak-kinds=definite,indirect --track-origins=yes
+	--errors-for-leak-kinds=definite,indirect
 unit-valgrind: test/unit/kid_unit_tests
 	$(VALGRIND) test/unit/kid_unit_tests --gtest_brief=1
 

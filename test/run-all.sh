@@ -5,7 +5,7 @@
 #   3. concurrency and short-lived connections against that server
 #   4. restarts and crash restarts
 #   5. hostile input: the unit tests under valgrind and with ASan+UBSan,
-#      libFuzzer on every decoder (FUZZ_SECONDS each, default 10), and
+#      libFuzzer on every decoder (FUZZ_SECONDS each, default 15), and
 #      pg_regress against kid built with ASan+UBSan (test/sanitize.sh)
 # Ends with "N passed, N failed" and exits non-zero on any failure.
 set -uo pipefail
@@ -42,7 +42,7 @@ check "unit tests built with ASan and UBSan" make -s unit-sanitize
 # The fuzzers (one core) run while the sanitizer build and its pg_regress
 # (mostly the other core) do; each is bounded in time.
 if make -s -j2 fuzz-build >"$KID_TMP/fuzz-build.log" 2>&1; then
-    FUZZ_SECONDS=${FUZZ_SECONDS:-10} test/fuzz/run.sh >"$KID_TMP/fuzz.log" 2>&1 &
+    FUZZ_SECONDS=${FUZZ_SECONDS:-15} test/fuzz/run.sh >"$KID_TMP/fuzz.log" 2>&1 &
     fuzz_pid=$!
 else
     cat "$KID_TMP/fuzz-build.log"
