@@ -74,8 +74,9 @@ mkdir -p "$REPORTS"
 chown postgres: "$REPORTS"
 cluster_init san $PORT || fail "initdb failed"
 # detect_leaks=0: PostgreSQL frees by dropping memory contexts and at exit,
-# which LeakSanitizer would report as leaks.  Reports go to files in
-# $REPORTS (one per process) as well as to the server log.
+# which LeakSanitizer would report as leaks.  ASan writes its reports to
+# files in $REPORTS (one per process); gcc's UBSan runtime writes to stderr,
+# that is the server log.  Both are checked.
 san_env=(
     LD_PRELOAD="$preload"
     ASAN_OPTIONS="verify_asan_link_order=0:detect_leaks=0:abort_on_error=1:halt_on_error=1:log_path=$REPORTS/asan:print_summary=1"
