@@ -136,15 +136,34 @@ static int uid_cmp_time(Datum id, TimestampTz t)
     return kid::pg::uint64_cmp(DatumGetUInt64(id), kid::uid_local_pack(f));
 }
 
+/*
+ * The last bound computed, per backend: an index scan compares every tuple
+ * with the same t, and packing the 96-bit bound each time made
+ * `gid >= t` some 15% slower than `gid >= uid_global_from_timestamp(t)`.
+ * (The interval is fixed while the server runs; it is part of the key all
+ * the same.)
+ */
+static struct {
+    bool valid;
+    TimestampTz t;
+    int interval;
+    UidGlobal bound;
+} last_global_bound;
+
 static int uid_global_cmp_time(Datum id, TimestampTz t)
 {
     int64_t unix_us;
     int where = kid::pg::time_in_range(t, 0, UID_MAX_UNIX_US, &unix_us);
     if (where != 0)
         return -where;
-    UidFields f = bound_fields(unix_us);
-    UidGlobal bound = kid::uid_global_pack(f, kid::pg::uid_interval);
-    int r = memcmp(DatumGetPointer(id), bound.bytes, kid::UID_GLOBAL_SIZE);
+    if (!last_global_bound.valid || last_global_bound.t != t ||
+        last_global_bound.interval != kid::pg::uid_interval) {
+        last_global_bound.bound = kid::uid_global_pack(bound_fields(unix_us), kid::pg::uid_interval);
+        last_global_bound.t = t;
+        last_global_bound.interval = kid::pg::uid_interval;
+        last_global_bound.valid = true;
+    }
+    int r = memcmp(DatumGetPointer(id), last_global_bound.bound.bytes, kid::UID_GLOBAL_SIZE);
     return (r > 0) - (r < 0);
 }
 
