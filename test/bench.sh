@@ -19,7 +19,8 @@
 #
 # BENCH_N (calls per query, default 1000000), BENCH_ROUNDS (default 5),
 # BENCH_SECONDS (pgbench seconds per round, default 5), BENCH_ROWS (rows per
-# range-scan table, default 2000000) tune it; BENCH_SECTIONS (default
+# range-scan table, default 2000000), BENCH_RANGE_ROUNDS (rounds of the
+# range scans, a few ms each, default 30) tune it; BENCH_SECTIONS (default
 # "calls insert range") runs only the sections named, e.g.
 #   BENCH_SECTIONS=range BENCH_ROUNDS=3 test/bench.sh
 set -euo pipefail
@@ -157,6 +158,7 @@ fi
 # statistics fresh) and its heap and primary key read once before timing.
 if section range; then
 ROWS=${BENCH_ROWS:-2000000}
+RANGE_ROUNDS=${BENCH_RANGE_ROUNDS:-30}
 kpsql $PORT -d postgres <<SQL
 CREATE TABLE range_bigserial (id bigserial PRIMARY KEY, created timestamptz NOT NULL, payload int);
 INSERT INTO range_bigserial (created, payload)
@@ -242,7 +244,7 @@ done
     for q in "${queries[@]}"; do
         echo "SELECT bench_plan('warm-up', 0, \$q\$${q#*|}\$q\$);"
     done
-    for r in $(seq "$ROUNDS"); do
+    for r in $(seq "$RANGE_ROUNDS"); do
         for q in "${queries[@]}"; do
             echo "SELECT bench_plan(\$l\$${q%%|*}\$l\$, $r, \$q\$${q#*|}\$q\$);"
         done
@@ -251,7 +253,7 @@ done
 chmod 644 "$KID_TMP/range.sql"
 kpsql $PORT -d postgres -f "$KID_TMP/range.sql" >/dev/null
 echo
-echo "Newest 1% of $ROWS rows by time, best of $ROUNDS interleaved rounds in one warm session (EXPLAIN ANALYZE, BUFFERS)"
+echo "Newest 1% of $ROWS rows by time, best of $RANGE_ROUNDS interleaved rounds in one warm session (EXPLAIN ANALYZE, BUFFERS)"
 kpsql $PORT -d postgres -P footer=off -P format=aligned -t -c "
 WITH best AS (SELECT label, min(ms) AS ms, min(buffers) AS buffers FROM range_results WHERE round > 0 GROUP BY label),
      d AS (SELECT ms, buffers FROM best WHERE label LIKE '(d)%')
