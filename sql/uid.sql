@@ -66,10 +66,12 @@ COMMENT ON FUNCTION uid_global_info(uid_global, integer) IS 'the Erlang time tri
 -- Range-scan boundaries.
 CREATE FUNCTION uid_from_timestamp(timestamptz) RETURNS uid
 AS 'MODULE_PATHNAME', 'uid_from_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
-CREATE FUNCTION uid_global_from_timestamp(timestamptz, neighborhood integer DEFAULT 8) RETURNS uid_global
+CREATE FUNCTION uid_global_from_timestamp(timestamptz,
+    neighborhood integer DEFAULT coalesce(current_setting('kid.uid_interval', true)::integer, 8))
+RETURNS uid_global
 AS 'MODULE_PATHNAME', 'uid_global_from_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
 COMMENT ON FUNCTION uid_from_timestamp(timestamptz) IS 'the smallest uid of a 1.024 ms step: WHERE id >= uid_from_timestamp(t) is an index range scan';
-COMMENT ON FUNCTION uid_global_from_timestamp(timestamptz, integer) IS 'the smallest uid_global of a 1.024 ms step (node 0)';
+COMMENT ON FUNCTION uid_global_from_timestamp(timestamptz, integer) IS 'the smallest uid_global of a 1.024 ms step (node 0) for a neighbourhood interval (kid.uid_interval by default, as the uid_global-timestamptz operators use)';
 
 -- The library's older RFC 4648 base64url text (same bits; does not sort).
 CREATE FUNCTION uid_to_base64url(uid) RETURNS text
