@@ -29,7 +29,7 @@ CREATE FUNCTION uid_global_new() RETURNS uid_global
 AS 'MODULE_PATHNAME', 'uid_global_new' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 CREATE FUNCTION uid_node_fingerprint() RETURNS bigint
 AS 'MODULE_PATHNAME', 'uid_node_fingerprint' LANGUAGE C STABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION uid_new() IS 'a new unique uid (local id) from the server-wide counter; needs kid in shared_preload_libraries';
+COMMENT ON FUNCTION uid_new() IS 'a new uid (local id) from the server-wide counter, unique within this server only (a local uid has no node field: use uid_global across servers); needs kid in shared_preload_libraries';
 COMMENT ON FUNCTION uid_global_new() IS 'a new unique uid_global: the server-wide counter with this server''s node fingerprint and kid.uid_interval';
 COMMENT ON FUNCTION uid_node_fingerprint() IS 'this server''s 32-bit uid node fingerprint: kid.uid_node, or derived from kid.node_id';
 
