@@ -37,6 +37,7 @@ done
 cluster_stop main
 
 echo "== hostile input"
+hostile_start=$SECONDS
 check "unit tests under valgrind (memcheck)" make -s unit-valgrind
 check "unit tests built with ASan and UBSan" make -s unit-sanitize
 # The fuzzers (one core) run while the sanitizer build and its pg_regress
@@ -57,6 +58,7 @@ fuzzed() {
     return $rc
 }
 check "libFuzzer: every decoder, zero crashes, zero round-trip mismatches" fuzzed
+echo "(hostile input: $((SECONDS - hostile_start)) s)"
 
 echo
 echo "${KID_PASSED} passed, ${KID_FAILED} failed"
