@@ -78,6 +78,14 @@ struct KidShared {
     /* The lease found at start-up: generators began above it. */
     int64 startup_floor_us[LEASE_LINES];
     /*
+     * Whether the file's own marks are the exact high-water marks a clean
+     * shutdown wrote (not marks written ahead): startup_exact as read at
+     * start-up, own_exact until the first lease write that raises them.
+     */
+    bool startup_found; /* there was a kid.lease at start-up */
+    bool startup_exact;
+    bool own_exact;
+    /*
      * Every generator is above floor_us.  It starts as the startup floor and
      * rises once when generation starts after recovery (to the replayed
      * marks, plus PROMOTION_MARGIN_US after archive recovery).  Each rise
@@ -136,6 +144,13 @@ extern KidShared *shared;
 
 /* Called from _PG_init while preloading. */
 void install_shmem_hooks();
+
+/*
+ * The exact high-water marks of the generators now: per lease line, the end
+ * of the time unit of the newest id any generator in shared memory made (or
+ * the line's floor, when higher); 0 for a line with neither.
+ */
+void generator_high_water(KidShared *s, int64 marks[LEASE_LINES]);
 
 /*
  * The shared state, for a generator about to run.  ERROR when kid was not
