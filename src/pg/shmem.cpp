@@ -339,23 +339,29 @@ void generator_high_water(KidShared *s, int64 marks[LEASE_LINES])
 {
     for (int i = 0; i < LEASE_LINES; i++)
         marks[i] = static_cast<int64>(pg_atomic_read_u64(&s->floor_us[i]));
-    /* sno: the end of the highest 4 ms unit used on each timeline, over all slots. */
+    /*
+     * Each generator's mark is the start of the time unit of its newest id:
+     * flooring at a time counts that time's whole unit as used, so this is
+     * the lowest mark that puts the generator back where it is.  (The end
+     * of the unit would do as well, but on the counters line, which three
+     * generators with different units share, it would creep forward by a
+     * unit on every clean restart.)
+     */
     for (const auto &slot : s->slots)
         for (int t = 0; t < 2; t++)
             if (slot.gen.hi[t] >= 0)
                 raise_mark(&marks[LEASE_SNO_TICK0 + t],
-                           (kid::SNO_EPOCH_MS + (slot.gen.hi[t] + 1) * kid::SNO_UNIT_MS) * 1000 - 1);
-    /* The counters, as their ids' lease_cover calls measure them. */
+                           (kid::SNO_EPOCH_MS + slot.gen.hi[t] * kid::SNO_UNIT_MS) * 1000);
     uint64 tid = pg_atomic_read_u64(&s->tid_state);
     if (tid != 0)
         raise_mark(&marks[LEASE_COUNTERS], static_cast<int64>(tid));
     uint64 koid = pg_atomic_read_u64(&s->koid_state);
     if (koid != 0)
         raise_mark(&marks[LEASE_COUNTERS],
-                   (static_cast<int64>(koid >> 12) + 1 + static_cast<int64>(koid_epoch_ms)) * 1000 - 1);
+                   (static_cast<int64>(koid >> 12) + static_cast<int64>(koid_epoch_ms)) * 1000);
     uint64 uid = pg_atomic_read_u64(&s->uid_state);
     if (uid != 0)
-        raise_mark(&marks[LEASE_COUNTERS], kid::uid_unix_us(kid::uid_fields_from_word(uid)) + 1023);
+        raise_mark(&marks[LEASE_COUNTERS], kid::uid_unix_us(kid::uid_fields_from_word(uid)));
 }
 
 /*

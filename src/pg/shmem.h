@@ -146,9 +146,11 @@ extern KidShared *shared;
 void install_shmem_hooks();
 
 /*
- * The exact high-water marks of the generators now: per lease line, the end
- * of the time unit of the newest id any generator in shared memory made (or
- * the line's floor, when higher); 0 for a line with neither.
+ * The exact high-water marks of the generators now: per lease line, the
+ * time (the start of its time unit) of the newest id any generator in
+ * shared memory made, or the line's floor when higher; 0 for a line with
+ * neither.  Floored at these marks, every generator continues above its
+ * newest id, as the floor's unit counts as used.
  */
 void generator_high_water(KidShared *s, int64 marks[LEASE_LINES]);
 
