@@ -29,7 +29,7 @@ CREATE FUNCTION uid_global_new() RETURNS uid_global
 AS 'MODULE_PATHNAME', 'uid_global_new' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 CREATE FUNCTION uid_node_fingerprint() RETURNS bigint
 AS 'MODULE_PATHNAME', 'uid_node_fingerprint' LANGUAGE C STABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION uid_new() IS 'a new unique uid (local id) from the server-wide counter; needs kid in shared_preload_libraries';
+COMMENT ON FUNCTION uid_new() IS 'a new uid (local id) from the server-wide counter, unique within this server only (a local uid has no node field: use uid_global across servers); needs kid in shared_preload_libraries';
 COMMENT ON FUNCTION uid_global_new() IS 'a new unique uid_global: the server-wide counter with this server''s node fingerprint and kid.uid_interval';
 COMMENT ON FUNCTION uid_node_fingerprint() IS 'this server''s 32-bit uid node fingerprint: kid.uid_node, or derived from kid.node_id';
 
@@ -66,10 +66,12 @@ COMMENT ON FUNCTION uid_global_info(uid_global, integer) IS 'the Erlang time tri
 -- Range-scan boundaries.
 CREATE FUNCTION uid_from_timestamp(timestamptz) RETURNS uid
 AS 'MODULE_PATHNAME', 'uid_from_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
-CREATE FUNCTION uid_global_from_timestamp(timestamptz, neighborhood integer DEFAULT 8) RETURNS uid_global
+CREATE FUNCTION uid_global_from_timestamp(timestamptz,
+    neighborhood integer DEFAULT coalesce(current_setting('kid.uid_interval', true)::integer, 8))
+RETURNS uid_global
 AS 'MODULE_PATHNAME', 'uid_global_from_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
 COMMENT ON FUNCTION uid_from_timestamp(timestamptz) IS 'the smallest uid of a 1.024 ms step: WHERE id >= uid_from_timestamp(t) is an index range scan';
-COMMENT ON FUNCTION uid_global_from_timestamp(timestamptz, integer) IS 'the smallest uid_global of a 1.024 ms step (node 0)';
+COMMENT ON FUNCTION uid_global_from_timestamp(timestamptz, integer) IS 'the smallest uid_global of a 1.024 ms step (node 0) for a neighbourhood interval (kid.uid_interval by default, as the uid_global-timestamptz operators use)';
 
 -- The library's older RFC 4648 base64url text (same bits; does not sort).
 CREATE FUNCTION uid_to_base64url(uid) RETURNS text

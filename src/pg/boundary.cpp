@@ -77,7 +77,11 @@ int64_t now_unix_ms()
 
 int64_t finite_unix_us(const char *type_name, TimestampTz t)
 {
-    if (TIMESTAMP_NOT_FINITE(t))
+    /*
+     * The last ~11,000 years of timestamptz (from 294247) do not fit an
+     * int64 count of microseconds since 1970; no id type reaches them.
+     */
+    if (TIMESTAMP_NOT_FINITE(t) || t > INT64_MAX - POSTGRES_EPOCH_UNIX_US)
         report_time_out_of_range(type_name, t);
     return unix_us_from_timestamptz(t);
 }

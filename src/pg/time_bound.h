@@ -48,9 +48,10 @@
 namespace kid::pg {
 
 /*
- * Where a timestamptz falls relative to a type's time range, in Unix
- * microseconds: -1 before it (or -infinity), +1 after it (or infinity),
- * 0 inside, with *unix_us set.
+ * Where a timestamptz falls relative to a type's time range
+ * [min_unix_us, max_unix_us] in Unix microseconds: -1 before it (or
+ * -infinity), +1 after it (or infinity), 0 inside, with *unix_us set.
+ * min_unix_us must be at least INT64_MIN + POSTGRES_EPOCH_UNIX_US.
  */
 inline int time_in_range(TimestampTz t, int64_t min_unix_us, int64_t max_unix_us,
                          int64_t *unix_us)
@@ -59,11 +60,16 @@ inline int time_in_range(TimestampTz t, int64_t min_unix_us, int64_t max_unix_us
         return -1;
     if (TIMESTAMP_IS_NOEND(t))
         return 1;
-    *unix_us = unix_us_from_timestamptz(t);
-    if (*unix_us < min_unix_us)
+    /*
+     * Compare on PostgreSQL's scale first: t + POSTGRES_EPOCH_UNIX_US
+     * overflows for the last 30 years of timestamptz (from 294247), which
+     * would wrap such a time below every id.
+     */
+    if (t < min_unix_us - POSTGRES_EPOCH_UNIX_US)
         return -1;
-    if (*unix_us > max_unix_us)
+    if (t > max_unix_us - POSTGRES_EPOCH_UNIX_US)
         return 1;
+    *unix_us = unix_us_from_timestamptz(t);
     return 0;
 }
 

@@ -28,6 +28,8 @@ SET kid.uid_interval = 5;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SET kid.uid_node = '01020304';
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
+SET kid.wal_rmgr_id = 129;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
 SET kid.standby_generation = on;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SET kid.koid_overflow_error = on;
@@ -135,6 +137,7 @@ END $$;
 -- Server-wide introspection.
 SELECT count(*) > 0 AS generator_stats FROM kid_generator_stats();
 SELECT count(*) >= 0 AS lease_readable FROM kid_lease();
+SELECT count(*) > 0 AS node_info_readable FROM kid_node_info();
 -- sno: generation and decoding.
 WITH g AS (SELECT sno_new() AS id, sno_new(7) AS id7, sno_new_with_time('2024-01-02 03:04:05.678+00', 9) AS old)
 SELECT sno_meta(id) AS meta, sno_meta(id7) AS meta7, sno_tick(id) IN (0, 1) AS tick,

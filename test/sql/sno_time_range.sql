@@ -31,7 +31,24 @@ SELECT '2222222222222222'::sno > '2009-12-31'::timestamptz AS above_2009,
        'xxxxxxxxxxxxxxxx'::sno < '2080-01-01'::timestamptz AS below_2080,
        'xxxxxxxxxxxxxxxx'::sno < 'infinity'::timestamptz AS below_infinity,
        '2222222222222222'::sno > '-infinity'::timestamptz AS above_minus_infinity,
-       '2222222222222222'::sno = '2010-01-01'::timestamptz AS epoch_equals_smallest;
+       '2222222222222222'::sno = '2010-01-01'::timestamptz AS epoch_equals_smallest,
+       'xxxxxxxxxxxxxxxx'::sno < '294270-01-01'::timestamptz AS below_294270;
+-- The last years of timestamptz do not fit microseconds since 1970: a bound
+-- there is out of range (22008), not a wrapped-around id.
+\set VERBOSITY sqlstate
+SELECT sno_from_timestamp('294270-01-01');
+SELECT tid_from_timestamp('294270-01-01');
+SELECT koid_from_timestamp('294270-01-01');
+\set VERBOSITY default
+-- BETWEEN t1 AND t2 is id >= t1 AND id <= t2: of t2's 4 ms unit it takes only
+-- the smallest id (sequence 1 is out), of t1's unit every id.
+WITH b AS (SELECT sno_from_timestamp('2026-03-01') AS lo,
+                  sno_from_bytea(overlay(sno_to_bytea(sno_from_timestamp('2026-03-01')) PLACING '\x0001'::bytea FROM 9 FOR 2)) AS id)
+SELECT lo BETWEEN '2026-02-28'::timestamptz AND '2026-03-01 00:00:00.003'::timestamptz AS first_between_ending_in_its_unit,
+       id BETWEEN '2026-02-28'::timestamptz AND '2026-03-01 00:00:00.003'::timestamptz AS between_ending_in_its_unit,
+       id BETWEEN '2026-03-01 00:00:00.003'::timestamptz AND '2026-03-01 00:00:00.004'::timestamptz AS between_from_its_unit,
+       id BETWEEN SYMMETRIC '2026-03-01 00:00:00.004'::timestamptz AND '2026-03-01'::timestamptz AS between_symmetric
+FROM b;
 
 -- The operators agree with sno_from_timestamp on many random pairs.
 WITH ids AS (
