@@ -405,9 +405,13 @@ static bool shutdown_checkpoint_written()
  * calls this with code 1 (shmem_exit(1) before reinitialising) and a
  * postmaster killed by SIGKILL not at all, while an immediate shutdown
  * (pg_ctl stop -m immediate) exits with code 0 but writes no shutdown
- * checkpoint.  PostgreSQL treats it as a crash: the next start-up runs crash
- * recovery, which replays this server's own lease records and raises the
- * floors to their marks written ahead anyway.  So it keeps the lease too.
+ * checkpoint.  The exact marks would be safe even then (its backends were
+ * killed, but all had exited, and no id leaves a backend before its
+ * generator's state holds it), yet PostgreSQL treats an immediate shutdown
+ * as a crash: the next start-up runs crash recovery, which replays this
+ * server's lease records since the last checkpoint and raises the floors to
+ * their marks written ahead whenever there are any.  Keeping the lease makes
+ * every start-up after crash recovery behave alike.
  */
 static void lease_write_at_shutdown(int code, Datum)
 {
