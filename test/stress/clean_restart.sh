@@ -16,7 +16,8 @@
 # file followed by a crash before any id keeps its exact marks (nothing was
 # handed out above them), and a clean stop right after a crash restart keeps
 # the floor the crash left.  Every round sorts above the rounds before it;
-# every id goes into a primary key (zero duplicates).
+# every id goes into a primary key (zero duplicates).  A standby restarted
+# cleanly keeps its replayed marks and pending promotion margin.
 
 CR_P=54380
 cluster_init cr $CR_P "kid.koid_max_clock_wait_ms = 0"
@@ -197,4 +198,54 @@ check "clean stop after a crash: round 5" cr_gen 5
 check "restarts: every round sorts above the rounds before it in every scheme" cr_all_sorted
 expect_eq "restarts: zero duplicates (distinct ids per scheme: sno tid koid uid uid_global)" \
     "$(cr_counts)" "$((6 * CR_N)) $((6 * CR_N)) $((2 * CR_N)) $((6 * CR_N)) $((6 * CR_N))"
-cluster_stop cr
+
+# 6. A streaming standby restarted cleanly keeps what it replayed and the
+#    pending promotion margin; promoted, it still starts above the replayed
+#    marks plus the 10 s margin.
+CR_S=54381
+as_postgres mkdir -p "$KID_TMP/crs"
+as_postgres "$PG_BIN/pg_basebackup" -h "$KID_TMP" -p $CR_P -U postgres -D "$KID_TMP/crs/data" -R -X stream -c fast >/dev/null
+sed -i "s/^port = .*/port = $CR_S/" "$KID_TMP/crs/data/postgresql.conf"
+cluster_start crs
+check "standby: round 6 on the primary" cr_gen 6
+cr_lsn=$(crq -c "SELECT pg_current_wal_lsn()")
+cr_caught_up() {
+    for _ in $(seq 150); do
+        [ "$(kpsql $CR_S -d postgres -c "SELECT pg_last_wal_replay_lsn() >= '$cr_lsn'" 2>/dev/null)" = t ] && return 0
+        sleep 0.2
+    done
+    return 1
+}
+check "standby: replayed the primary's round 6" cr_caught_up
+crsq() { kpsql $CR_S -d postgres "$@"; }
+# What the standby holds of the primary's lease: the own marks of the
+# kid.lease its base backup copied, raised by the records it replayed since.
+cr_standby_marks() {
+    crsq -c "SELECT string_agg(scheme || '=' || coalesce((extract(epoch FROM greatest(startup_floor, replayed_until)) * 1000000)::bigint, 0), ' ' ORDER BY scheme) FROM kid_node_info()"
+}
+cr_replayed=$(cr_standby_marks)
+expect_eq "standby: its copied and replayed marks are the primary's lease marks" "$cr_replayed" "$(cr_covered)"
+cluster_stop crs fast
+expect_eq "standby: a clean stop writes exact own marks and keeps the margin pending (margin, exact)" \
+    "$(awk '{print $10, $11}' "$KID_TMP/crs/data/kid.lease")" "1 1"
+cluster_start crs
+expect_eq "standby: after the clean restart it still has the same marks (startup_mark exact)" \
+    "$(cr_standby_marks) $(crsq -c "SELECT string_agg(DISTINCT startup_mark, ',') FROM kid_node_info()")" \
+    "$cr_replayed exact"
+cluster_stop cr fast
+cr_lsn=$(as_postgres "$PG_BIN/pg_controldata" -D "$KID_TMP/cr/data" | awk -F': *' '/^Latest checkpoint location/ {print $2}')
+check "standby: received the primary's shutdown checkpoint" cr_caught_up
+as_postgres "$PG_BIN/pg_ctl" -D "$KID_TMP/crs/data" -w -t 60 promote >/dev/null
+kpsql $CR_S -d postgres -c "INSERT INTO cr_tid SELECT tid_new(), 7, clock_timestamp() FROM generate_series(1, $CR_N);
+    INSERT INTO cr_sno SELECT sno_new(), 7, clock_timestamp() FROM generate_series(1, $CR_N);
+    INSERT INTO cr_uid SELECT uid_new(), 7, clock_timestamp() FROM generate_series(1, $CR_N)"
+expect_eq "promoted after a clean restart: the floors are those marks plus the 10 s margin" \
+    "$(crsq -c "SELECT bool_and(generator_floor = greatest(startup_floor, replayed_until) + interval '10 seconds') FROM kid_node_info()")" t
+expect_eq "promoted after a clean restart: tid and uid continue above the floor, above every earlier id" \
+    "$(crsq -c "SELECT (SELECT min(tid_to_timestamp(id)) FROM cr_tid WHERE round = 7) > (SELECT generator_floor FROM kid_node_info() WHERE scheme = 'atproto_tid')
+                   AND (SELECT min(id) FROM cr_tid WHERE round = 7) > (SELECT max(id) FROM cr_tid WHERE round < 7)
+                   AND (SELECT min(id) FROM cr_uid WHERE round = 7) > (SELECT max(id) FROM cr_uid WHERE round < 7)")" t
+expect_eq "promoted after a clean restart: zero duplicates (sno tid uid)" \
+    "$(kpsql $CR_S -d postgres -c "SELECT (SELECT count(DISTINCT id) FROM cr_sno) || ' ' || (SELECT count(DISTINCT id) FROM cr_tid) || ' ' || (SELECT count(DISTINCT id) FROM cr_uid)")" \
+    "$((8 * CR_N)) $((8 * CR_N)) $((8 * CR_N))"
+cluster_stop crs
