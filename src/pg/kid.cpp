@@ -222,9 +222,10 @@ static int64 min_nonzero(int64 a, int64 b)
  * generate with the same node id, and the lease marks written and
  * replayed.  startup_mark says whether the startup floor is the exact
  * high-water mark a clean shutdown wrote ("exact") or a lease written ahead
- * ("ahead": after a crash or an immediate shutdown).  Times are those the lease uses: the end of an id's time unit
- * (4 ms for sno, 1 ms for koid, 1.024 ms for uid, 1 us for tid); first_made
- * is per lease line (tid, koid and uid share one).
+ * ("ahead": after a crash or an immediate shutdown).  Times are those the
+ * lease uses: the end of an id's time unit (4 ms for sno, 1 ms for koid,
+ * 1.024 ms for uid, 1 us for tid); first_made is per lease line (tid, koid
+ * and uid share one).
  */
 KID_FUNCTION(kid_node_info)
 {

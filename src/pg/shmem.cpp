@@ -71,9 +71,11 @@ static void shmem_request()
 /*
  * The lease file, one line:
  *   kid lease 2 <own marks, one per line> <replayed marks> <margin pending> <exact>
- * in Unix microseconds.  "Own" marks cover what this server handed out (and
- * the floors it applied): no id of a line is at or above its mark;
- * "replayed" marks came from another server's WAL.  <margin pending> is 1
+ * in Unix microseconds.  "Own" marks are floors for what this server handed
+ * out (and the floors it applied): every id of a line is at or below its
+ * mark, whose time unit counts as used (a mark written ahead lies above
+ * every id; an exact mark is the time of the newest one); "replayed" marks
+ * came from another server's WAL.  <margin pending> is 1
  * when the replayed marks were written during archive recovery and
  * PROMOTION_MARGIN_US has not been added to them yet.  <exact> is 1 when a
  * clean shutdown wrote the own marks as the generators' exact high-water
@@ -335,7 +337,12 @@ static void raise_mark(int64 *mark, int64 v)
         *mark = v;
 }
 
-void generator_high_water(KidShared *s, int64 marks[LEASE_LINES])
+/*
+ * The exact high-water marks of the generators now: per lease line, the
+ * time of the newest id any generator in shared memory made, or the line's
+ * floor when higher; 0 for a line with neither.
+ */
+static void generator_high_water(KidShared *s, int64 marks[LEASE_LINES])
 {
     for (int i = 0; i < LEASE_LINES; i++)
         marks[i] = static_cast<int64>(pg_atomic_read_u64(&s->floor_us[i]));

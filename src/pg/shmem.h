@@ -70,8 +70,10 @@ struct KidShared {
     LWLock *lease_lock;  /* serialises lease file writes and replay */
     /*
      * Ids up to (not including) lease_us[line] are covered by the lease file
-     * (and, on a primary, by a flushed WAL record).  The file also keeps the
-     * marks replayed from WAL, replayed_us.
+     * (and, on a primary, by a flushed WAL record).  After a clean restart it
+     * starts at the exact mark, the time of the newest id made before the
+     * restart, so the first new id renews it.  The file also keeps the marks
+     * replayed from WAL, replayed_us.
      */
     pg_atomic_uint64 lease_us[LEASE_LINES];
     pg_atomic_uint64 replayed_us[LEASE_LINES];
@@ -144,15 +146,6 @@ extern KidShared *shared;
 
 /* Called from _PG_init while preloading. */
 void install_shmem_hooks();
-
-/*
- * The exact high-water marks of the generators now: per lease line, the
- * time (the start of its time unit) of the newest id any generator in
- * shared memory made, or the line's floor when higher; 0 for a line with
- * neither.  Floored at these marks, every generator continues above its
- * newest id, as the floor's unit counts as used.
- */
-void generator_high_water(KidShared *s, int64 marks[LEASE_LINES]);
 
 /*
  * The shared state, for a generator about to run.  ERROR when kid was not
