@@ -34,7 +34,7 @@ AS 'MODULE_PATHNAME', 'kid_lease'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 
 COMMENT ON FUNCTION kid_lease() IS
-'The persisted high-water marks of generated time: ids up to covered_until are recorded in the data directory file kid.lease; generators started above startup_floor after the last start.';
+'The persisted high-water marks of generated time: ids up to covered_until are recorded in the data directory file kid.lease; generators started above startup_floor after the last start (the exact marks of a clean shutdown, else a lease written ahead).';
 
 -- ---------------------------------------------------------------------------
 -- Node identity, for spotting two servers that generate with one node id
@@ -51,6 +51,7 @@ CREATE FUNCTION kid_node_info(
     OUT last_made timestamptz,
     OUT last_id text,
     OUT startup_floor timestamptz,
+    OUT startup_mark text,
     OUT generator_floor timestamptz,
     OUT covered_until timestamptz,
     OUT replayed_until timestamptz,
@@ -63,4 +64,4 @@ AS 'MODULE_PATHNAME', 'kid_node_info'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 
 COMMENT ON FUNCTION kid_node_info() IS
-'One row per scheme (sno, atproto_tid, koid, uid): kid.node_id and the node field the scheme puts in its ids (sno partition high byte and tid clock id = node id, koid generator id, uid_global node fingerprint), the system identifier, whether generation is allowed here or why not, ids generated since start-up with the first and last time made and the last id (counter schemes), the floor every generator started above and is above now, the lease mark written here (covered_until) and the one replayed from WAL with the node id that wrote it, and counts of lease file writes, lease WAL records written and replayed. Two servers reporting the same node_id with overlapping first_made..last_made may generate the same ids.';
+'One row per scheme (sno, atproto_tid, koid, uid): kid.node_id and the node field the scheme puts in its ids (sno partition high byte and tid clock id = node id, koid generator id, uid_global node fingerprint), the system identifier, whether generation is allowed here or why not, ids generated since start-up with the first and last time made and the last id (counter schemes), the floor every generator started above (startup_mark: exact when a clean shutdown wrote it as the exact high-water mark, ahead when it is a lease written ahead, after a crash or an immediate shutdown; NULL without a lease file) and is above now, the lease mark written here (covered_until) and the one replayed from WAL with the node id that wrote it, and counts of lease file writes, lease WAL records written and replayed. Two servers reporting the same node_id with overlapping first_made..last_made may generate the same ids.';

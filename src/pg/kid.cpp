@@ -220,9 +220,12 @@ static int64 min_nonzero(int64 a, int64 b)
  * kid_node_info(): one row per scheme with what identifies this server's
  * ids and what it generated since start-up, for spotting two servers that
  * generate with the same node id, and the lease marks written and
- * replayed.  Times are those the lease uses: the end of an id's time unit
- * (4 ms for sno, 1 ms for koid, 1.024 ms for uid, 1 us for tid); first_made
- * is per lease line (tid, koid and uid share one).
+ * replayed.  startup_mark says whether the startup floor is the exact
+ * high-water mark a clean shutdown wrote ("exact") or a lease written ahead
+ * ("ahead": after a crash or an immediate shutdown).  Times are those the
+ * lease uses: the end of an id's time unit (4 ms for sno, 1 ms for koid,
+ * 1.024 ms for uid, 1 us for tid); first_made is per lease line (tid, koid
+ * and uid share one).
  */
 KID_FUNCTION(kid_node_info)
 {
@@ -232,7 +235,7 @@ KID_FUNCTION(kid_node_info)
     KidShared *s = shared;
     const char *refusal = generation_refusal();
     static const char *const schemes[4] = {"sno", "atproto_tid", "koid", "uid"};
-    constexpr int NCOLS = 17;
+    constexpr int NCOLS = 18;
 
     for (int k = 0; k < 4; k++) {
         Datum values[NCOLS];
@@ -317,17 +320,22 @@ KID_FUNCTION(kid_node_info)
             nulls[8] = false;
         }
         put_mark(&values[9], &nulls[9], startup);
-        put_mark(&values[10], &nulls[10], floor);
-        put_mark(&values[11], &nulls[11], covered);
-        put_mark(&values[12], &nulls[12], replayed);
-        if (s->replayed_writer.node_id >= 0) {
-            values[13] = Int32GetDatum(s->replayed_writer.node_id);
-            nulls[13] = false;
+        /* What kind of mark the startup floor is; NULL when there was no kid.lease. */
+        if (s->startup_found) {
+            values[10] = CStringGetTextDatum(s->startup_exact ? "exact" : "ahead");
+            nulls[10] = false;
         }
-        values[14] = Int64GetDatum(static_cast<int64>(pg_atomic_read_u64(&s->lease_writes)));
-        values[15] = Int64GetDatum(static_cast<int64>(pg_atomic_read_u64(&s->lease_records)));
-        values[16] = Int64GetDatum(static_cast<int64>(pg_atomic_read_u64(&s->replayed_records)));
-        nulls[14] = nulls[15] = nulls[16] = false;
+        put_mark(&values[11], &nulls[11], floor);
+        put_mark(&values[12], &nulls[12], covered);
+        put_mark(&values[13], &nulls[13], replayed);
+        if (s->replayed_writer.node_id >= 0) {
+            values[14] = Int32GetDatum(s->replayed_writer.node_id);
+            nulls[14] = false;
+        }
+        values[15] = Int64GetDatum(static_cast<int64>(pg_atomic_read_u64(&s->lease_writes)));
+        values[16] = Int64GetDatum(static_cast<int64>(pg_atomic_read_u64(&s->lease_records)));
+        values[17] = Int64GetDatum(static_cast<int64>(pg_atomic_read_u64(&s->replayed_records)));
+        nulls[15] = nulls[16] = nulls[17] = false;
         tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
     }
     PG_RETURN_VOID();

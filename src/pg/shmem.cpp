@@ -15,16 +15,31 @@
  * the "replayed" marks, and the first generation after recovery raises every
  * generator above them (finalize_floors), so a promoted standby repeats
  * nothing its old primary handed out.
+ *
+ * Written ahead, the lease makes every restart look like a clock that went
+ * back by up to LEASE_AHEAD_US.  A clean shutdown avoids that: once every
+ * backend has exited and the shutdown checkpoint is written, the postmaster
+ * replaces the marks with the exact high-water marks of the generators in
+ * shared memory (lease_write_at_shutdown), so the next start-up continues
+ * just above the newest id instead of above the lease.  The first id after
+ * that start-up is above the exact marks and therefore writes a new lease
+ * (file and WAL record) before it is handed out, as the first id after any
+ * start-up does once the lease has run out.  A crash, an immediate shutdown
+ * or a crash restart after a backend died leaves the lease written ahead.
  */
 #include "shmem.h"
 #include "uid.h"
 
 #include <cinttypes>
+#include <cstddef>
 #include <cstdio>
 #include <sys/stat.h>
 
 extern "C" {
 #include "access/xlog.h"
+#include "access/xlog_internal.h"
+#include "catalog/pg_control.h"
+#include "port/pg_crc32c.h"
 #include "miscadmin.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
@@ -55,17 +70,25 @@ static void shmem_request()
 
 /*
  * The lease file, one line:
- *   kid lease 2 <own marks, one per line> <replayed marks> <margin pending>
- * in Unix microseconds.  "Own" marks cover what this server handed out (and
- * the floors it applied); "replayed" marks came from another server's WAL.
- * <margin pending> is 1 when the replayed marks were written during archive
- * recovery and PROMOTION_MARGIN_US has not been added to them yet.  Version
- * 1 files (own marks only) are still read.
+ *   kid lease 2 <own marks, one per line> <replayed marks> <margin pending> <exact>
+ * in Unix microseconds.  "Own" marks are floors for what this server handed
+ * out (and the floors it applied): every id of a line is at or below its
+ * mark, whose time unit counts as used (a mark written ahead lies above
+ * every id; an exact mark is the time of the newest one); "replayed" marks
+ * came from another server's WAL.  <margin pending> is 1
+ * when the replayed marks were written during archive recovery and
+ * PROMOTION_MARGIN_US has not been added to them yet.  <exact> is 1 when a
+ * clean shutdown wrote the own marks as the generators' exact high-water
+ * marks, 0 when they were written ahead.  Files without <exact> (kid before
+ * it) are read as written ahead, and kid before it reads this one as such,
+ * which is safe: an exact mark is a floor too, only a lower one.  Version 1
+ * files (own marks only) are still read.
  */
 struct LeaseFile {
     int64 own[LEASE_LINES];
     int64 replayed[LEASE_LINES];
     bool margin_pending;
+    bool exact;
 };
 
 /* Read the lease file; false (and zeros) when there is none. */
@@ -79,12 +102,13 @@ static bool lease_read(LeaseFile *lf)
                           errmsg("kid: could not read \"%s\": %m", LEASE_FILE)));
         return false;
     }
-    long long v[2 * LEASE_LINES + 1] = {0, 0, 0, 0, 0, 0, 0};
+    long long v[2 * LEASE_LINES + 2] = {0, 0, 0, 0, 0, 0, 0, 0};
     int version = 0;
-    int n = fscanf(f, "kid lease %d %lld %lld %lld %lld %lld %lld %lld", &version, &v[0], &v[1],
-                   &v[2], &v[3], &v[4], &v[5], &v[6]);
+    int n = fscanf(f, "kid lease %d %lld %lld %lld %lld %lld %lld %lld %lld", &version, &v[0],
+                   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
     FreeFile(f);
-    if (!((version == 1 && n == 1 + LEASE_LINES) || (version == 2 && n == 2 + 2 * LEASE_LINES))) {
+    if (!((version == 1 && n == 1 + LEASE_LINES) ||
+          (version == 2 && (n == 2 + 2 * LEASE_LINES || n == 3 + 2 * LEASE_LINES)))) {
         ereport(LOG, (errmsg("kid: ignoring malformed \"%s\"", LEASE_FILE)));
         return false;
     }
@@ -93,6 +117,7 @@ static bool lease_read(LeaseFile *lf)
         lf->replayed[i] = v[LEASE_LINES + i];
     }
     lf->margin_pending = v[2 * LEASE_LINES] != 0;
+    lf->exact = v[2 * LEASE_LINES + 1] != 0;
     return true;
 }
 
@@ -104,11 +129,12 @@ static bool lease_read(LeaseFile *lf)
 static bool lease_write(const LeaseFile &lf, int elevel)
 {
     char buf[256];
-    int len = snprintf(buf, sizeof(buf), "kid lease 2 %lld %lld %lld %lld %lld %lld %d\n",
+    int len = snprintf(buf, sizeof(buf), "kid lease 2 %lld %lld %lld %lld %lld %lld %d %d\n",
                        static_cast<long long>(lf.own[0]), static_cast<long long>(lf.own[1]),
                        static_cast<long long>(lf.own[2]), static_cast<long long>(lf.replayed[0]),
                        static_cast<long long>(lf.replayed[1]),
-                       static_cast<long long>(lf.replayed[2]), lf.margin_pending ? 1 : 0);
+                       static_cast<long long>(lf.replayed[2]), lf.margin_pending ? 1 : 0,
+                       lf.exact ? 1 : 0);
     int fd = OpenTransientFile(LEASE_TEMP_FILE, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
     if (fd < 0) {
         ereport(elevel, (errcode_for_file_access(),
@@ -144,6 +170,7 @@ static LeaseFile lease_current(KidShared *s)
         lf.replayed[i] = static_cast<int64>(pg_atomic_read_u64(&s->replayed_us[i]));
     }
     lf.margin_pending = s->archive_recovery && pg_atomic_read_u32(&s->floors_final) == 0;
+    lf.exact = s->own_exact;
     return lf;
 }
 
@@ -197,12 +224,14 @@ void lease_extend(KidShared *s, LeaseLine line, int64_t unix_us)
     if (static_cast<int64_t>(pg_atomic_read_u64(&s->lease_us[line])) <= unix_us + LEASE_RENEW_US) {
         LeaseFile lf = lease_current(s);
         lf.own[line] = unix_us + LEASE_AHEAD_US;
+        lf.exact = false;
         /*
          * The file first, then the WAL record: a base backup that copies the
          * file before a record it does not replay cannot miss the record's
          * mark, and a crash between the two leaves the file ahead (safe).
          */
         lease_write(lf, ERROR);
+        s->own_exact = false;
         if (lease_wal_log(lf.own))
             pg_atomic_fetch_add_u64(&s->lease_records, 1);
         if (s->first_us[line] == 0)
@@ -270,7 +299,9 @@ static void finalize_floors(KidShared *s)
         }
         if (rose) {
             lf.margin_pending = false;
+            lf.exact = false;
             lease_write(lf, ERROR);
+            s->own_exact = false;
             if (lease_wal_log(lf.own))
                 pg_atomic_fetch_add_u64(&s->lease_records, 1);
             pg_atomic_fetch_add_u64(&s->lease_writes, 1);
@@ -300,6 +331,113 @@ static bool file_exists(const char *name)
     return stat(name, &st) == 0;
 }
 
+static void raise_mark(int64 *mark, int64 v)
+{
+    if (v > *mark)
+        *mark = v;
+}
+
+/*
+ * The exact high-water marks of the generators now: per lease line, the
+ * time of the newest id any generator in shared memory made, or the line's
+ * floor when higher; 0 for a line with neither.
+ */
+static void generator_high_water(KidShared *s, int64 marks[LEASE_LINES])
+{
+    for (int i = 0; i < LEASE_LINES; i++)
+        marks[i] = static_cast<int64>(pg_atomic_read_u64(&s->floor_us[i]));
+    /*
+     * Each generator's mark is the start of the time unit of its newest id:
+     * flooring at a time counts that time's whole unit as used, so this is
+     * the lowest mark that puts the generator back where it is.  (The end
+     * of the unit would do as well, but on the counters line, which three
+     * generators with different units share, it would creep forward by a
+     * unit on every clean restart.)
+     */
+    for (const auto &slot : s->slots)
+        for (int t = 0; t < 2; t++)
+            if (slot.gen.hi[t] >= 0)
+                raise_mark(&marks[LEASE_SNO_TICK0 + t],
+                           (kid::SNO_EPOCH_MS + slot.gen.hi[t] * kid::SNO_UNIT_MS) * 1000);
+    uint64 tid = pg_atomic_read_u64(&s->tid_state);
+    if (tid != 0)
+        raise_mark(&marks[LEASE_COUNTERS], static_cast<int64>(tid));
+    uint64 koid = pg_atomic_read_u64(&s->koid_state);
+    if (koid != 0)
+        raise_mark(&marks[LEASE_COUNTERS],
+                   (static_cast<int64>(koid >> 12) + static_cast<int64>(koid_epoch_ms)) * 1000);
+    uint64 uid = pg_atomic_read_u64(&s->uid_state);
+    if (uid != 0)
+        raise_mark(&marks[LEASE_COUNTERS], kid::uid_unix_us(kid::uid_fields_from_word(uid)));
+}
+
+/*
+ * Whether pg_control says the server shut down cleanly: the shutdown
+ * checkpoint (or, on a standby, restartpoint) is written, so the next
+ * start-up replays no WAL this server wrote.  False when it cannot tell.
+ */
+static bool shutdown_checkpoint_written()
+{
+    ControlFileData cf;
+    int fd = OpenTransientFile(XLOG_CONTROL_FILE, O_RDONLY | PG_BINARY);
+    if (fd < 0)
+        return false;
+    ssize_t got = read(fd, &cf, sizeof(cf));
+    CloseTransientFile(fd);
+    if (got != static_cast<ssize_t>(sizeof(cf)))
+        return false;
+    pg_crc32c crc;
+    INIT_CRC32C(crc);
+    COMP_CRC32C(crc, reinterpret_cast<char *>(&cf), offsetof(ControlFileData, crc));
+    FIN_CRC32C(crc);
+    if (!EQ_CRC32C(crc, cf.crc))
+        return false;
+    return cf.state == DB_SHUTDOWNED || cf.state == DB_SHUTDOWNED_IN_RECOVERY;
+}
+
+/*
+ * on_shmem_exit callback of the postmaster (of a single-user backend too):
+ * at a clean shutdown, replace the marks written ahead with the exact
+ * high-water marks.
+ *
+ * Exact is safe here: every backend has exited (the postmaster exits only
+ * when it has no children left), and a generator advances its state in
+ * shared memory before its id leaves the backend, so the states are at or
+ * above every id handed out.  The floors (startup lease, replayed marks
+ * already applied) are kept under the marks; replayed marks not applied
+ * yet stay in the file's replayed marks, and a pending promotion margin
+ * stays pending.
+ *
+ * Only after a shutdown checkpoint: a crash restart after a backend died
+ * calls this with code 1 (shmem_exit(1) before reinitialising) and a
+ * postmaster killed by SIGKILL not at all, while an immediate shutdown
+ * (pg_ctl stop -m immediate) exits with code 0 but writes no shutdown
+ * checkpoint.  The exact marks would be safe even then (its backends were
+ * killed, but all had exited, and no id leaves a backend before its
+ * generator's state holds it), yet PostgreSQL treats an immediate shutdown
+ * as a crash: the next start-up runs crash recovery, which replays this
+ * server's lease records since the last checkpoint and raises the floors to
+ * their marks written ahead whenever there are any.  Keeping the lease makes
+ * every start-up after crash recovery behave alike.
+ */
+static void lease_write_at_shutdown(int code, Datum)
+{
+    KidShared *s = shared;
+    if (code != 0 || s == nullptr)
+        return;
+    if (!shutdown_checkpoint_written()) {
+        ereport(LOG, (errmsg("kid: \"%s\" keeps the marks written ahead: no shutdown checkpoint",
+                             LEASE_FILE)));
+        return;
+    }
+    LeaseFile lf = lease_current(s);
+    generator_high_water(s, lf.own);
+    lf.exact = true;
+    if (lease_write(lf, LOG))
+        ereport(LOG, (errmsg("kid: wrote the exact high-water marks of generated time to \"%s\"",
+                             LEASE_FILE)));
+}
+
 static void shmem_startup()
 {
     if (prev_shmem_startup_hook)
@@ -315,7 +453,13 @@ static void shmem_startup()
         shared->lease_lock = &locks[1].lock;
 
         LeaseFile lf;
-        lease_read(&lf);
+        shared->startup_found = lease_read(&lf);
+        /* Exact marks: a clean shutdown; the generators continue just above them. */
+        shared->startup_exact = shared->startup_found && lf.exact;
+        shared->own_exact = shared->startup_exact;
+        if (shared->startup_exact)
+            ereport(LOG, (errmsg("kid: starting above the exact high-water marks of the last "
+                                 "clean shutdown")));
         /*
          * Archive recovery (a standby, a point-in-time restore) ends in a
          * promotion; the margin is added then.  The file remembers that it
@@ -363,6 +507,15 @@ static void shmem_startup()
                 pg_atomic_init_u64(&c, 0);
     }
     LWLockRelease(AddinShmemInitLock);
+
+    /*
+     * As contrib/pg_stat_statements does: the postmaster (or a single-user
+     * backend) writes the exact marks when it exits.  After a crash restart
+     * this registers again: shmem_exit ran the old callbacks and cleared
+     * them before shared memory was rebuilt.
+     */
+    if (!IsUnderPostmaster)
+        on_shmem_exit(lease_write_at_shutdown, 0);
 }
 
 void install_shmem_hooks()

@@ -70,13 +70,23 @@ struct KidShared {
     LWLock *lease_lock;  /* serialises lease file writes and replay */
     /*
      * Ids up to (not including) lease_us[line] are covered by the lease file
-     * (and, on a primary, by a flushed WAL record).  The file also keeps the
-     * marks replayed from WAL, replayed_us.
+     * (and, on a primary, by a flushed WAL record).  After a clean restart it
+     * starts at the exact mark, the time of the newest id made before the
+     * restart, so the first new id renews it.  The file also keeps the marks
+     * replayed from WAL, replayed_us.
      */
     pg_atomic_uint64 lease_us[LEASE_LINES];
     pg_atomic_uint64 replayed_us[LEASE_LINES];
     /* The lease found at start-up: generators began above it. */
     int64 startup_floor_us[LEASE_LINES];
+    /*
+     * Whether the file's own marks are the exact high-water marks a clean
+     * shutdown wrote (not marks written ahead): startup_exact as read at
+     * start-up, own_exact until the first lease write that raises them.
+     */
+    bool startup_found; /* there was a kid.lease at start-up */
+    bool startup_exact;
+    bool own_exact;
     /*
      * Every generator is above floor_us.  It starts as the startup floor and
      * rises once when generation starts after recovery (to the replayed

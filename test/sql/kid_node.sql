@@ -45,6 +45,14 @@ SELECT scheme,
        lease_writes > 0 AND lease_records > 0 AS lease_logged
 FROM kid_node_info();
 
+-- startup_mark says what the startup floor is: the exact marks of a clean
+-- shutdown, a lease written ahead, or (NULL) no kid.lease at start-up, so
+-- no floor either.  One value for the whole server.
+SELECT count(DISTINCT coalesce(startup_mark, 'none')) = 1 AS one_kind,
+       bool_and(startup_mark IS NULL OR startup_mark IN ('exact', 'ahead')) AS known_kind,
+       bool_and(startup_mark IS NOT NULL OR startup_floor IS NULL) AS no_file_no_floor
+FROM kid_node_info();
+
 -- Ids made since are newer than the earlier last ones.
 SELECT tid_new() > :'t'::atproto_tid AS tid_rises,
        (SELECT last_id FROM kid_node_info() WHERE scheme = 'atproto_tid') > :'t' AS last_id_rises;

@@ -3,7 +3,9 @@
 # Generates, then restarts the server three ways (clean stop, immediate
 # stop, and kill -9 of a backend, which makes the postmaster reinitialise
 # shared memory), generating after each; zero duplicates overall, and the
-# lease file in the data directory carries the high-water mark across.
+# lease file in the data directory carries the high-water mark across (the
+# exact marks after the clean stop, the lease written ahead after the other
+# two: clean_restart.sh checks which is which).
 
 kpsql $PORT -d kid_stress <<'SQL'
 CREATE TABLE restart_sno (id sno PRIMARY KEY DEFAULT sno_new(), round int);
