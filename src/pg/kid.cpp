@@ -70,9 +70,10 @@ void _PG_init(void)
     DefineCustomIntVariable(
         "kid.node_id",
         "Identifies this server among the servers generating ids into one key space.",
-        "Part of every generated id: the high byte of the sno partition, the tid clock id, "
-        "the default koid generator id and the uid node fingerprint. Servers that generate "
-        "into the same tables must have distinct node ids.",
+        "Part of every generated id but plain uid: the high byte of the sno partition, the "
+        "tid clock id, the default koid generator id and the default uid_global node "
+        "fingerprint. Servers that generate into the same tables must have distinct node ids; "
+        "a local uid has no node field and is unique within one server only.",
         &kid::pg::node_id, 0, 0, kid::pg::NODE_ID_MAX, PGC_POSTMASTER, 0, nullptr, nullptr,
         nullptr);
 

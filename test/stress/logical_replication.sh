@@ -218,12 +218,9 @@ echo "   uid (local, no node field): $lr_uid_shared ids made by both A and B (ke
 kpsql $LR_C -d $LR_DB -c "ALTER SUBSCRIPTION lr_sub_b DISABLE"
 check "misconfig: B's apply worker stopped" \
     lr_wait "sub_b stop" "SELECT count(*) FROM pg_stat_subscription WHERE subname = 'lr_sub_b' AND pid IS NOT NULL" 0 60
-# After a restart every generator starts above the lease (up to 10 s ahead
-# of the clock); koid waits for the clock to pass it, longer than the default
-# kid.koid_max_clock_wait_ms of 1 s, so allow that wait here.  The koid row
-# goes first: once it is made, the clock has passed the lease and the other
-# generators are back on the clock too.
-kpsql $LR_B -d postgres -c "ALTER SYSTEM SET kid.node_id = 1" -c "ALTER SYSTEM SET kid.koid_max_clock_wait_ms = '15s'"
+# A clean restart continues from the exact marks written at shutdown, so
+# koid generates at once (kid.koid_max_clock_wait_ms keeps its default).
+kpsql $LR_B -d postgres -c "ALTER SYSTEM SET kid.node_id = 1"
 cluster_stop lr_b
 cluster_start lr_b
 expect_eq "misconfig: B now has node id 1" "$(kpsql $LR_B -d postgres -c 'SHOW kid.node_id')" 1
