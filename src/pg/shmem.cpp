@@ -557,8 +557,15 @@ KidShared *shared_for_generation(const char *type_name)
                  errmsg("kid must be loaded at server start to generate %s ids", type_name),
                  errhint("Add kid to shared_preload_libraries in postgresql.conf, e.g. "
                          "shared_preload_libraries = 'kid', and restart the server.")));
-    if (likely(pg_atomic_read_u32(&s->floors_final) != 0))
+    if (likely(pg_atomic_read_u32(&s->floors_final) != 0)) {
+        /*
+         * Pairs with the full barrier finalize_floors puts before setting the
+         * flag: the floors, the raised free slots and floor_epoch it wrote
+         * are read after this.  (A compiler barrier only on x86.)
+         */
+        pg_read_barrier();
         return s;
+    }
     if (RecoveryInProgress()) {
         if (!standby_generation)
             ereport(ERROR,
