@@ -484,7 +484,13 @@ static void shmem_startup()
         if (shared->archive_recovery && !lf.margin_pending &&
             (lf.own[0] | lf.own[1] | lf.own[2] | lf.replayed[0] | lf.replayed[1] | lf.replayed[2])) {
             lf.margin_pending = true;
-            lease_write(lf, LOG);
+            /*
+             * The pending margin must be durable: after a promotion and a
+             * crash before the first id, standby.signal is gone and only the
+             * file remembers the margin.  ERROR is FATAL in the postmaster:
+             * no standby starts without it.
+             */
+            lease_write(lf, ERROR);
         }
 
         /*
