@@ -40,7 +40,8 @@ static bool read_record(XLogReaderState *record, LeaseWalRecord *rec)
         XLogRecGetDataLen(record) < sizeof(LeaseWalRecord))
         return false;
     memcpy(rec, XLogRecGetData(record), sizeof(LeaseWalRecord));
-    return true;
+    /* A record of another layout (a newer kid) stops replay instead of being misread. */
+    return rec->version == LEASE_WAL_VERSION;
 }
 
 static void append_mark(StringInfo buf, const char *label, int64 unix_us)
