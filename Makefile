@@ -61,8 +61,10 @@ sql/$(EXTENSION)--$(EXTVERSION).sql: $(filter-out sql/$(EXTENSION)--%,$(SQL_PART
 
 # ---------------------------------------------------------------- tests
 UNIT_TESTS = $(wildcard test/unit/*_test.cpp)
+# What both unit-test binaries (plain and sanitized) are built from.
+UNIT_DEPS = $(CORE_SRCS) $(UNIT_TESTS) $(wildcard src/core/*.h) Makefile
 UNIT_CXXFLAGS ?= -O1 -g
-test/unit/kid_unit_tests: $(CORE_SRCS) $(UNIT_TESTS) $(wildcard src/core/*.h) Makefile
+test/unit/kid_unit_tests: $(UNIT_DEPS)
 	$(CXX) -std=c++17 -Wall -Wextra -Werror $(UNIT_CXXFLAGS) -Isrc/core \
 		$(CORE_SRCS) $(UNIT_TESTS) -lgtest -lgtest_main -pthread -o $@
 
@@ -79,7 +81,7 @@ unit-valgrind: test/unit/kid_unit_tests
 # test/unit/codokey_test.cpp TimesAtTheEndsOfInt64 guards against).
 SAN_CXX ?= $(shell command -v clang++-14 || echo clang++)
 SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-test/unit/kid_unit_tests_san: $(CORE_SRCS) $(UNIT_TESTS) $(wildcard src/core/*.h) Makefile
+test/unit/kid_unit_tests_san: $(UNIT_DEPS)
 	$(SAN_CXX) -std=c++17 -Wall -Wextra -Werror -O1 -g $(SAN_FLAGS) -Isrc/core \
 		$(CORE_SRCS) $(UNIT_TESTS) -lgtest -lgtest_main -pthread -o $@
 unit-sanitize: test/unit/kid_unit_tests_san
