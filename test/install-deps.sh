@@ -6,6 +6,9 @@ set -euo pipefail
 
 packages=(
     make g++ pkg-config
+    # pgrep, ps: the fault tests find a postmaster's children (a minimal
+    # Debian 12, debootstrap minbase or the debian:12 image, has no procps).
+    procps
     postgresql-15 postgresql-server-dev-15 postgresql-client-15 libpq-dev
     libgtest-dev
     faketime libfaketime
