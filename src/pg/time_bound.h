@@ -36,11 +36,13 @@
 #define KID_TIME_COMPARISON(prefix, cmp, op, test)                                             \
     KID_FUNCTION(prefix##_##op##_timestamptz)                                                  \
     {                                                                                          \
-        PG_RETURN_BOOL(KID_ID_VS_TIME(cmp, PG_GETARG_DATUM(0), PG_GETARG_TIMESTAMPTZ(1)) test 0); \
+        int c = KID_ID_VS_TIME(cmp, PG_GETARG_DATUM(0), PG_GETARG_TIMESTAMPTZ(1));             \
+        PG_RETURN_BOOL(c test 0);                                                              \
     }                                                                                          \
     KID_FUNCTION(timestamptz_##op##_##prefix)                                                  \
     {                                                                                          \
-        PG_RETURN_BOOL(-KID_ID_VS_TIME(cmp, PG_GETARG_DATUM(1), PG_GETARG_TIMESTAMPTZ(0)) test 0); \
+        int c = -KID_ID_VS_TIME(cmp, PG_GETARG_DATUM(1), PG_GETARG_TIMESTAMPTZ(0));            \
+        PG_RETURN_BOOL(c test 0);                                                              \
     }
 
 #define KID_TIME_COMPARISONS(prefix, cmp)                                                      \
