@@ -38,7 +38,7 @@ INSERT INTO samples_timestamptz VALUES ('-infinity'), ('infinity'), ('1900-01-01
     ('2026-03-01 00:00:00.000999'), ('2026-03-01 00:00:00.001'), ('2026-03-01 00:00:00.001023'),
     ('2026-03-01 00:00:00.001024'), ('2026-03-01 00:00:00.002'), ('2026-03-01 00:00:00.003999'),
     ('2026-03-01 00:00:00.004'), ('2026-03-01 00:00:04.1');
-CREATE TEMP TABLE id_types (typ text, make text);   -- make: an id of time %1$s with offset %2$s
+CREATE TEMP TABLE id_types (typ text COLLATE "C", make text);   -- make: an id of time %1$s with offset %2$s
 INSERT INTO id_types VALUES
     ('sno', $$set_byte(sno_to_bytea(sno_from_timestamp(%1$s)), 9, %2$s)::sno$$),
     ('atproto_tid', $$(atproto_tid_to_bigint(tid_from_timestamp(%1$s)) + %2$s)::atproto_tid$$),
@@ -125,7 +125,7 @@ WHERE f.opfmethod = (SELECT oid FROM pg_am WHERE amname = 'btree')
   AND f.oid IN (SELECT opcfamily FROM pg_opclass c JOIN pg_depend d ON d.classid = 'pg_opclass'::regclass AND d.objid = c.oid
                     AND d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
                 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'kid')
-ORDER BY 1, 2::text, 3::text;
+ORDER BY 1, 2::text COLLATE "C", 3::text COLLATE "C";
 SELECT typ, c.* FROM id_types, LATERAL check_triples(typ) c ORDER BY typ;
 
 -- 3. Arrays of times through the index.  For every id type: ids at times
@@ -138,7 +138,7 @@ INSERT INTO forms VALUES
     (1, '= ANY', true), (2, '<> ALL', false), (3, '>= ANY', true), (4, '< ANY', true), (5, '<= ALL', false),
     (6, '> ALL', false), (7, '> ANY', true), (8, '<= ANY', true), (9, '>= ALL', false), (10, '< ALL', false),
     (11, '= ALL', false), (12, '<> ANY', false);
-CREATE TEMP TABLE arrays (name text, times timestamptz[]);
+CREATE TEMP TABLE arrays (name text COLLATE "C", times timestamptz[]);
 INSERT INTO arrays VALUES
     ('mixed', ARRAY['2026-03-01 00:00:00.004', '2026-03-01 00:00:00.0041', '2026-03-01 00:00:00.0045',
                     '2026-03-01 00:00:00.005', '2026-03-01 00:00:00.0055', '2026-03-01 00:00:00.005',
@@ -153,7 +153,7 @@ BEGIN
     RETURN ARRAY(SELECT DISTINCT m[1] FROM regexp_matches(plan::text, '"Node Type": "([^"]*)"', 'g') m ORDER BY 1);
 END $$;
 
-CREATE TEMP TABLE results (typ text, tbl text, plan text, arr text, n integer, rows_index text, rows_seq text,
+CREATE TEMP TABLE results (typ text COLLATE "C", tbl text COLLATE "C", plan text COLLATE "C", arr text COLLATE "C", n integer, rows_index text, rows_seq text,
                            count_index integer, count_seq integer, index_used boolean);
 CREATE FUNCTION run_array_forms(typ text, tbl text) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
