@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Assemble kid's install script on standard output (called by the Makefile):
 #   sql/kid_common.sql
+#   sql/id_time_order.sql (the timestamptz order the id types' families share)
 #   for each id type of sql/id_types.conf: sql/id_type.sql.in instantiated,
 #     then its scheme part sql/<part>.sql
 #   sql/codokey.sql (a variable-length type of its own)
 set -euo pipefail
 cd "$(dirname "$0")"
 
-cat kid_common.sql
+cat kid_common.sql id_time_order.sql
 while IFS='|' read -r type bytes byval align unit part text_form comment; do
     case $type in '#'* | '') continue ;; esac
     byval_line=""

@@ -40,6 +40,6 @@ COMMENT ON FUNCTION koid_info(koid) IS 'every field of a koid';
 
 -- Range-scan boundary.
 CREATE FUNCTION koid_from_timestamp(timestamptz) RETURNS koid
-AS 'MODULE_PATHNAME', 'koid_from_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'koid_from_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION koid_from_timestamp(timestamptz) IS
 'the smallest koid of a millisecond (generator 0, counter 0): WHERE id >= koid_from_timestamp(t) is an index range scan';

@@ -44,6 +44,6 @@ COMMENT ON FUNCTION sno_info(sno) IS 'every field of an sno';
 
 -- Range-scan boundary.
 CREATE FUNCTION sno_from_timestamp(timestamptz) RETURNS sno
-AS 'MODULE_PATHNAME', 'sno_from_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'sno_from_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION sno_from_timestamp(timestamptz) IS
 'the smallest sno of the 4 ms unit holding a time: WHERE id >= sno_from_timestamp(t) is an index range scan';

@@ -42,7 +42,7 @@ COMMENT ON FUNCTION tid_info(atproto_tid) IS 'every field of a tid, and whether 
 
 -- Range-scan boundary.
 CREATE FUNCTION tid_from_timestamp(timestamptz) RETURNS atproto_tid
-AS 'MODULE_PATHNAME', 'tid_from_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'tid_from_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION tid_from_timestamp(timestamptz) IS
 'the smallest tid of a microsecond (clock id 0): WHERE id >= tid_from_timestamp(t) is an index range scan';
 

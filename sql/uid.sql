@@ -12,7 +12,7 @@
 CREATE FUNCTION uid_to_bigint(uid) RETURNS bigint
 AS 'MODULE_PATHNAME', 'uid_to_bigint' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
 CREATE FUNCTION uid_from_bigint(bigint) RETURNS uid
-AS 'MODULE_PATHNAME', 'uid_from_bigint' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'uid_from_bigint' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE CAST (uid AS bigint) WITH FUNCTION uid_to_bigint(uid);
 CREATE CAST (bigint AS uid) WITH FUNCTION uid_from_bigint(bigint);
 COMMENT ON FUNCTION uid_to_bigint(uid) IS 'the 64 bits of a uid as a bigint';
@@ -52,7 +52,7 @@ CREATE FUNCTION uid_info(id uid,
 RETURNS record
 AS 'MODULE_PATHNAME', 'uid_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION uid_global_to_timestamp(id uid_global, neighborhood integer DEFAULT 8) RETURNS timestamptz
-AS 'MODULE_PATHNAME', 'uid_global_to_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'uid_global_to_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION uid_global_info(id uid_global, neighborhood integer DEFAULT 8,
     OUT "time" timestamptz, OUT megaseconds integer, OUT seconds integer, OUT microseconds integer,
     OUT node bigint, OUT sequence integer)
@@ -65,11 +65,11 @@ COMMENT ON FUNCTION uid_global_info(uid_global, integer) IS 'the Erlang time tri
 
 -- Range-scan boundaries.
 CREATE FUNCTION uid_from_timestamp(timestamptz) RETURNS uid
-AS 'MODULE_PATHNAME', 'uid_from_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'uid_from_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION uid_global_from_timestamp(timestamptz,
     neighborhood integer DEFAULT coalesce(current_setting('kid.uid_interval', true)::integer, 8))
 RETURNS uid_global
-AS 'MODULE_PATHNAME', 'uid_global_from_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+AS 'MODULE_PATHNAME', 'uid_global_from_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION uid_from_timestamp(timestamptz) IS 'the smallest uid of a 1.024 ms step: WHERE id >= uid_from_timestamp(t) is an index range scan';
 COMMENT ON FUNCTION uid_global_from_timestamp(timestamptz, integer) IS 'the smallest uid_global of a 1.024 ms step (node 0) for a neighbourhood interval (kid.uid_interval by default, as the uid_global-timestamptz operators use)';
 

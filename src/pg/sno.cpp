@@ -130,9 +130,10 @@ KID_FUNCTION(sno_from_timestamp)
 }
 
 /*
- * An sno against the smallest sno of t's unit: compare the 40-bit time
- * block with units << 1 (tick 0); on a tie the bound's other bytes are all
- * zero, so the id is equal only if its are too.
+ * An sno against the smallest sno of t's unit, as far as the family's order
+ * needs it (time_bound.h: a tie counts as above t): compare the 40-bit time
+ * block with units << 1 (tick 0); the bound's other bytes are all zero, so
+ * an id with an equal block is at or above the bound.
  */
 static int sno_cmp_time(Datum id_datum, TimestampTz t)
 {
@@ -145,12 +146,7 @@ static int sno_cmp_time(Datum id_datum, TimestampTz t)
     const uint8_t *id = reinterpret_cast<const uint8_t *>(DatumGetPointer(id_datum));
     uint64_t block = kid::load_be(id, 5);
     uint64_t bound = static_cast<uint64_t>(units) << 1;
-    if (block != bound)
-        return block < bound ? -1 : 1;
-    for (size_t i = 5; i < kid::SNO_SIZE; i++)
-        if (id[i] != 0)
-            return 1;
-    return 0;
+    return block < bound ? -1 : 1;
 }
 
 KID_TIME_COMPARISONS(sno, sno_cmp_time)

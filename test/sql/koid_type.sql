@@ -38,9 +38,9 @@ END $$;
 RESET kid.koid_overflow_error;
 SELECT generated >= 100000 AS counted FROM kid_generator_stats() WHERE scheme = 'koid';
 
--- Range scans: t compares like the smallest koid of its millisecond.
+-- Range scans: t sorts just below the smallest koid of its millisecond.
 WITH b AS (SELECT koid_from_timestamp('2026-03-01 00:00:00.0009') AS lo)
-SELECT lo, koid_to_timestamp(lo), lo = '2026-03-01'::timestamptz AS eq,
+SELECT lo, koid_to_timestamp(lo), lo >= '2026-03-01'::timestamptz AS ge, lo = '2026-03-01'::timestamptz AS eq,
        lo < '2026-03-01 00:00:00.001'::timestamptz AS lt_next_ms, (lo::bigint + 1)::koid > '2026-03-01'::timestamptz AS gt
 FROM b;
 CREATE TABLE koid_log (id koid PRIMARY KEY);

@@ -3,7 +3,8 @@
 SET TIME ZONE 'UTC';
 SET max_parallel_workers_per_gather = 0;
 
--- A timestamptz compares like the smallest sno of its 4 ms unit.
+-- A timestamptz sorts just below the smallest sno of its 4 ms unit: no sno
+-- equals it, every sno of its unit and later is above it.
 -- Unit boundaries: 2026-03-01 00:00:00.000 starts a unit (2026 - 2010 in ms is a multiple of 4).
 SELECT sno_to_timestamp(sno_from_timestamp('2026-03-01 00:00:00.003')) AS unit_start;
 WITH b AS (SELECT sno_from_timestamp('2026-03-01 00:00:00') AS lo)
@@ -31,7 +32,7 @@ SELECT '2222222222222222'::sno > '2009-12-31'::timestamptz AS above_2009,
        'xxxxxxxxxxxxxxxx'::sno < '2080-01-01'::timestamptz AS below_2080,
        'xxxxxxxxxxxxxxxx'::sno < 'infinity'::timestamptz AS below_infinity,
        '2222222222222222'::sno > '-infinity'::timestamptz AS above_minus_infinity,
-       '2222222222222222'::sno = '2010-01-01'::timestamptz AS epoch_equals_smallest,
+       '2222222222222222'::sno >= '2010-01-01'::timestamptz AS smallest_in_epoch_unit,
        'xxxxxxxxxxxxxxxx'::sno < '294270-01-01'::timestamptz AS below_294270;
 -- The last years of timestamptz do not fit microseconds since 1970: a bound
 -- there is out of range (22008), not a wrapped-around id.
@@ -40,8 +41,8 @@ SELECT sno_from_timestamp('294270-01-01');
 SELECT tid_from_timestamp('294270-01-01');
 SELECT koid_from_timestamp('294270-01-01');
 \set VERBOSITY default
--- BETWEEN t1 AND t2 is id >= t1 AND id <= t2: of t2's 4 ms unit it takes only
--- the smallest id (sequence 1 is out), of t1's unit every id.
+-- BETWEEN t1 AND t2 is id >= t1 AND id <= t2, which takes the same ids as the
+-- half-open id >= t1 AND id < t2: every id of t1's 4 ms unit, none of t2's.
 WITH b AS (SELECT sno_from_timestamp('2026-03-01') AS lo,
                   sno_from_bytea(overlay(sno_to_bytea(sno_from_timestamp('2026-03-01')) PLACING '\x0001'::bytea FROM 9 FOR 2)) AS id)
 SELECT lo BETWEEN '2026-02-28'::timestamptz AND '2026-03-01 00:00:00.003'::timestamptz AS first_between_ending_in_its_unit,
@@ -50,7 +51,8 @@ SELECT lo BETWEEN '2026-02-28'::timestamptz AND '2026-03-01 00:00:00.003'::times
        id BETWEEN SYMMETRIC '2026-03-01 00:00:00.004'::timestamptz AND '2026-03-01'::timestamptz AS between_symmetric
 FROM b;
 
--- The operators agree with sno_from_timestamp on many random pairs.
+-- The operators follow the bound sno_from_timestamp(t) (>= and > take the ids
+-- at or above it, < and <= those below, = none) on many random pairs.
 WITH ids AS (
     SELECT sno_from_bytea(substring(decode(md5(i::text) || md5((i * 5)::text), 'hex') FROM 1 FOR 10)) AS id
     FROM generate_series(1, 300) i
@@ -60,10 +62,10 @@ WITH ids AS (
     FROM generate_series(1, 300) i
 )
 SELECT count(*) FILTER (WHERE (id < t) <> (id < sno_from_timestamp(t))) AS lt_mismatch,
-       count(*) FILTER (WHERE (id <= t) <> (id <= sno_from_timestamp(t))) AS le_mismatch,
-       count(*) FILTER (WHERE (id = t) <> (id = sno_from_timestamp(t))) AS eq_mismatch,
+       count(*) FILTER (WHERE (id <= t) <> (id < sno_from_timestamp(t))) AS le_mismatch,
+       count(*) FILTER (WHERE id = t) AS eq_mismatch,
        count(*) FILTER (WHERE (id >= t) <> (id >= sno_from_timestamp(t))) AS ge_mismatch,
-       count(*) FILTER (WHERE (id > t) <> (id > sno_from_timestamp(t))) AS gt_mismatch,
+       count(*) FILTER (WHERE (id > t) <> (id >= sno_from_timestamp(t))) AS gt_mismatch,
        count(*) FILTER (WHERE (t > id) <> (id < t) OR (t <= id) <> (id >= t)) AS commutator_mismatch
 FROM ids, ts;
 

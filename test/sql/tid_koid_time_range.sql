@@ -5,8 +5,9 @@ SET TIME ZONE 'UTC';
 SET max_parallel_workers_per_gather = 0;
 
 -- ---------------------------------------------------------------- atproto_tid
--- A timestamptz compares like the smallest tid of its microsecond (clock id 0);
--- the next tid of the same microsecond (clock id 1) is above it.
+-- A timestamptz sorts just below the smallest tid of its microsecond (clock
+-- id 0), so that tid and the next (clock id 1) are both above it, and no tid
+-- equals it: BETWEEN t1 AND t2 takes no tid of t2's microsecond.
 WITH b AS (SELECT tid_from_timestamp('2026-03-01') AS lo, (tid_from_timestamp('2026-03-01')::bigint + 1)::atproto_tid AS id)
 SELECT tid_clock_id(id) AS clock_id,
        lo = '2026-03-01'::timestamptz AS lo_eq, lo <= '2026-03-01'::timestamptz AS lo_le,
@@ -23,14 +24,15 @@ SELECT tid_clock_id(id) AS clock_id,
 FROM b;
 -- Times before 1970, past 2^53 us (2255-06-05 23:47:34.740992), at the end of
 -- timestamptz and infinities: below / above every tid.
-SELECT '2222222222222'::atproto_tid = '1970-01-01'::timestamptz AS smallest_is_1970,
+SELECT '2222222222222'::atproto_tid >= '1970-01-01'::timestamptz AS smallest_in_1970,
        '2222222222222'::atproto_tid > '1969-12-31 23:59:59.999999'::timestamptz AS above_1969,
-       'bzzzzzzzzzz22'::atproto_tid = '2255-06-05 23:47:34.740991'::timestamptz AS last_us_eq,
+       'bzzzzzzzzzz22'::atproto_tid >= '2255-06-05 23:47:34.740991'::timestamptz AS last_us_ge,
        'bzzzzzzzzzzzz'::atproto_tid < '2255-06-05 23:47:34.740992'::timestamptz AS largest_below_end_of_range,
        'bzzzzzzzzzzzz'::atproto_tid < '294270-01-01'::timestamptz AS below_294270,
        'bzzzzzzzzzzzz'::atproto_tid < 'infinity'::timestamptz AS below_infinity,
        '2222222222222'::atproto_tid > '-infinity'::timestamptz AS above_minus_infinity;
--- The operators agree with tid_from_timestamp on 90,000 pairs (ids of clock
+-- The operators follow the bound tid_from_timestamp(t) (>= and > take the ids
+-- at or above it, < and <= those below, = none) on 90,000 pairs (ids of clock
 -- ids 0..2; times at, 1 us before and 1 us after their microseconds).
 WITH ids AS (
     SELECT (tid_from_timestamp(timestamptz '2026-03-01' + i * interval '7 microseconds')::bigint + i % 3)::atproto_tid AS id
@@ -39,11 +41,11 @@ WITH ids AS (
     SELECT timestamptz '2026-03-01' + (j / 3 * 7 + j % 3 - 1) * interval '1 microsecond' AS t FROM generate_series(0, 299) j
 )
 SELECT count(*) FILTER (WHERE (id < t) <> (id < tid_from_timestamp(t))) AS lt_mismatch,
-       count(*) FILTER (WHERE (id <= t) <> (id <= tid_from_timestamp(t))) AS le_mismatch,
-       count(*) FILTER (WHERE (id = t) <> (id = tid_from_timestamp(t))) AS eq_mismatch,
-       count(*) FILTER (WHERE (id <> t) <> (id <> tid_from_timestamp(t))) AS ne_mismatch,
+       count(*) FILTER (WHERE (id <= t) <> (id < tid_from_timestamp(t))) AS le_mismatch,
+       count(*) FILTER (WHERE id = t) AS eq_mismatch,
+       count(*) FILTER (WHERE NOT (id <> t)) AS ne_mismatch,
        count(*) FILTER (WHERE (id >= t) <> (id >= tid_from_timestamp(t))) AS ge_mismatch,
-       count(*) FILTER (WHERE (id > t) <> (id > tid_from_timestamp(t))) AS gt_mismatch,
+       count(*) FILTER (WHERE (id > t) <> (id >= tid_from_timestamp(t))) AS gt_mismatch,
        count(*) FILTER (WHERE (t > id) <> (id < t) OR (t >= id) <> (id <= t) OR (t = id) <> (id = t)
                            OR (t <= id) <> (id >= t) OR (t < id) <> (id > t) OR (t <> id) <> (id <> t)) AS commutator_mismatch,
        count(*) FILTER (WHERE (id >= t) <> (tid_to_timestamp(id) >= t)) AS ge_is_time_order,
@@ -51,8 +53,9 @@ SELECT count(*) FILTER (WHERE (id < t) <> (id < tid_from_timestamp(t))) AS lt_mi
 FROM ids, ts;
 
 -- ---------------------------------------------------------------- koid
--- A timestamptz compares like the smallest koid of its millisecond (generator 0,
--- counter 0); the next koid of the millisecond (counter 1) is above it.
+-- A timestamptz sorts just below the smallest koid of its millisecond
+-- (generator 0, counter 0), so that koid and the next (counter 1) are both
+-- above it, and no koid equals it.
 WITH b AS (SELECT koid_from_timestamp('2026-03-01') AS lo, (koid_from_timestamp('2026-03-01')::bigint + 1)::koid AS id)
 SELECT (koid_info(id)).counter,
        lo = '2026-03-01 00:00:00.000999'::timestamptz AS lo_eq_same_ms, lo <= '2026-03-01'::timestamptz AS lo_le,
@@ -69,14 +72,15 @@ SELECT (koid_info(id)).counter,
 FROM b;
 -- Times before the epoch, past 2^42 ms (2109-05-15 07:35:11.104), at the end
 -- of timestamptz and infinities: below / above every koid.
-SELECT '0000000000000000'::koid = '1970-01-01'::timestamptz AS smallest_is_epoch,
+SELECT '0000000000000000'::koid >= '1970-01-01'::timestamptz AS smallest_in_epoch_ms,
        '0000000000000000'::koid > '1969-12-31 23:59:59.999999'::timestamptz AS above_1969,
-       'ffffffffffc00000'::koid = '2109-05-15 07:35:11.103999'::timestamptz AS last_ms_eq,
+       'ffffffffffc00000'::koid >= '2109-05-15 07:35:11.103999'::timestamptz AS last_ms_ge,
        'ffffffffffffffff'::koid < '2109-05-15 07:35:11.104'::timestamptz AS largest_below_end_of_range,
        'ffffffffffffffff'::koid < '294270-01-01'::timestamptz AS below_294270,
        'ffffffffffffffff'::koid < 'infinity'::timestamptz AS below_infinity,
        '0000000000000000'::koid > '-infinity'::timestamptz AS above_minus_infinity;
--- The operators agree with koid_from_timestamp on 90,000 pairs (ids with
+-- The operators follow the bound koid_from_timestamp(t) (>= and > take the
+-- ids at or above it, < and <= those below, = none) on 90,000 pairs (ids with
 -- counters 0..2 and generators 0/1023; times at a millisecond's start, 1 us
 -- before and after it, and at its last microsecond).
 WITH ids AS (
@@ -89,11 +93,11 @@ WITH ids AS (
     FROM generate_series(0, 299) j
 )
 SELECT count(*) FILTER (WHERE (id < t) <> (id < koid_from_timestamp(t))) AS lt_mismatch,
-       count(*) FILTER (WHERE (id <= t) <> (id <= koid_from_timestamp(t))) AS le_mismatch,
-       count(*) FILTER (WHERE (id = t) <> (id = koid_from_timestamp(t))) AS eq_mismatch,
-       count(*) FILTER (WHERE (id <> t) <> (id <> koid_from_timestamp(t))) AS ne_mismatch,
+       count(*) FILTER (WHERE (id <= t) <> (id < koid_from_timestamp(t))) AS le_mismatch,
+       count(*) FILTER (WHERE id = t) AS eq_mismatch,
+       count(*) FILTER (WHERE NOT (id <> t)) AS ne_mismatch,
        count(*) FILTER (WHERE (id >= t) <> (id >= koid_from_timestamp(t))) AS ge_mismatch,
-       count(*) FILTER (WHERE (id > t) <> (id > koid_from_timestamp(t))) AS gt_mismatch,
+       count(*) FILTER (WHERE (id > t) <> (id >= koid_from_timestamp(t))) AS gt_mismatch,
        count(*) FILTER (WHERE (t > id) <> (id < t) OR (t >= id) <> (id <= t) OR (t = id) <> (id = t)
                            OR (t <= id) <> (id >= t) OR (t < id) <> (id > t) OR (t <> id) <> (id <> t)) AS commutator_mismatch,
        count(*) FILTER (WHERE (id >= t) <> (koid_to_timestamp(id) >= koid_to_timestamp(koid_from_timestamp(t)))) AS ge_is_time_order,
@@ -111,7 +115,8 @@ VACUUM ANALYZE tk_log;
 EXPLAIN (COSTS OFF) SELECT * FROM tk_log WHERE tid >= '2026-01-10'::timestamptz AND tid < '2026-01-10 00:10'::timestamptz;
 EXPLAIN (COSTS OFF) SELECT * FROM tk_log WHERE '2026-01-10'::timestamptz <= kid AND '2026-01-10 00:10'::timestamptz > kid;
 SELECT count(*) FROM tk_log WHERE tid >= '2026-01-10'::timestamptz AND tid < '2026-01-10 00:10'::timestamptz;
--- BETWEEN also takes the row of exactly 00:10:00: it is the smallest tid of its microsecond.
+-- BETWEEN takes the same rows: no tid equals a time, so the row of exactly
+-- 00:10:00 is not <= 00:10 (it is in 00:10's microsecond).
 SELECT count(*) FROM tk_log WHERE tid BETWEEN '2026-01-10'::timestamptz AND '2026-01-10 00:10'::timestamptz;
 SELECT count(*) FROM tk_log WHERE kid >= koid_from_timestamp('2026-01-10') AND kid < koid_from_timestamp('2026-01-10 00:10');
 EXPLAIN (COSTS OFF) SELECT count(*) FROM tk_log WHERE tid >= now() - interval '1 hour';

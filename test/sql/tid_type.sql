@@ -48,11 +48,11 @@ SELECT bool_and(tid_clock_id(id) = 0) AS clock_id_is_node_id,
 FROM gen;
 SELECT generated >= 50000 AS counted FROM kid_generator_stats() WHERE scheme = 'tid';
 
--- Range scans: t compares like the smallest tid of its microsecond.
+-- Range scans: t sorts just below the smallest tid of its microsecond.
 SELECT tid_from_timestamp('2026-03-01 00:00:00.000001') AS bound,
        tid_to_timestamp(tid_from_timestamp('2026-03-01 00:00:00.000001'));
 WITH b AS (SELECT tid_from_timestamp('2026-03-01') AS lo)
-SELECT lo = '2026-03-01'::timestamptz AS eq, (lo::bigint + 1)::atproto_tid > '2026-03-01'::timestamptz AS next_clock_gt,
+SELECT lo >= '2026-03-01'::timestamptz AS ge, lo = '2026-03-01'::timestamptz AS eq, (lo::bigint + 1)::atproto_tid > '2026-03-01'::timestamptz AS next_clock_gt,
        (lo::bigint + 1)::atproto_tid < '2026-03-01 00:00:00.000001'::timestamptz AS below_next_microsecond,
        lo > '1969-12-31'::timestamptz AS above_before_1970, 'jzzzzzzzzzzzz'::atproto_tid < 'infinity'::timestamptz AS below_infinity
 FROM b;

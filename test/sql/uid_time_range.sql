@@ -11,7 +11,8 @@ FROM unnest(ARRAY['2026-03-01 00:00:00', '2026-03-01 00:00:00.001023', '2026-03-
                   '2026-03-01 00:00:00.999423', '2026-03-01 00:00:00.999424', '2026-03-01 00:00:00.999999',
                   '2026-03-01 00:00:01']::timestamptz[]) t;
 
--- A timestamptz compares like the smallest uid of its step (sequence 0).
+-- A timestamptz sorts just below the smallest uid of its step (sequence 0):
+-- no uid equals it, every uid of its step and later is above it.
 WITH b AS (SELECT uid_from_timestamp('2026-03-01') AS lo)
 SELECT
     lo = '2026-03-01 00:00:00'::timestamptz AS eq_t,
@@ -33,9 +34,9 @@ SELECT '2026-03-01 00:00:00.0007'::timestamptz = lo AS t_eq, '2026-03-01 00:00:0
        '2026-03-01 00:00:00.0007'::timestamptz >= lo AS t_ge, '2026-03-01 00:00:00.001024'::timestamptz > lo AS next_t_gt,
        '2026-03-01 00:00:00.001024'::timestamptz < lo AS next_t_lt, '2026-02-28 23:59:59.999999'::timestamptz < lo AS prev_t_lt
 FROM b;
--- A later id of the same step (sequence 1) is above the step's bound: >= t and
--- > t, but not = t and not <= t; so BETWEEN t1 AND t2 takes only the first id
--- of t2's step.  Use id >= t1 AND id < t2 for a half-open time range.
+-- A later id of the same step (sequence 1) is above t like the step's first:
+-- >= t and > t, not = t and not <= t; BETWEEN t1 AND t2 takes no id of t2's
+-- step, like the half-open id >= t1 AND id < t2.
 WITH b AS (SELECT uid_from_timestamp('2026-03-01') AS lo, (uid_from_timestamp('2026-03-01')::bigint + 1)::uid AS id)
 SELECT (uid_info(id)).sequence, id >= '2026-03-01'::timestamptz AS ge, id > '2026-03-01'::timestamptz AS gt,
        id = '2026-03-01'::timestamptz AS eq, id <= '2026-03-01 00:00:00.001023'::timestamptz AS le_same_step,
@@ -48,7 +49,7 @@ SELECT (uid_info(id)).sequence, id >= '2026-03-01'::timestamptz AS ge, id > '202
 FROM b;
 -- The short last step of a second and the next second.
 WITH b AS (SELECT uid_from_timestamp('2026-03-01 00:00:00.9995') AS last_step)
-SELECT last_step = '2026-03-01 00:00:00.999424'::timestamptz AS eq_step_976,
+SELECT last_step >= '2026-03-01 00:00:00.999424'::timestamptz AS ge_step_976,
        last_step > '2026-03-01 00:00:00.999423'::timestamptz AS gt_step_975,
        last_step < '2026-03-01 00:00:01'::timestamptz AS lt_next_second,
        (last_step::bigint + 16383)::uid < '2026-03-01 00:00:01'::timestamptz AS last_id_of_step_lt_next_second
@@ -56,8 +57,8 @@ FROM b;
 -- Times before 1970, past A's 20 bits (35198-01-19 07:06:40), at the end of
 -- timestamptz and infinities: below / above every uid.
 SELECT '...........'::uid > '1969-12-31 23:59:59.999999'::timestamptz AS above_1969,
-       '...........'::uid = '1970-01-01'::timestamptz AS smallest_is_1970,
-       uid_from_timestamp('35198-01-19 07:06:39.999999') = '35198-01-19 07:06:39.999999'::timestamptz AS last_step_eq,
+       '...........'::uid >= '1970-01-01'::timestamptz AS smallest_in_1970,
+       uid_from_timestamp('35198-01-19 07:06:39.999999') >= '35198-01-19 07:06:39.999999'::timestamptz AS last_step_ge,
        uid_from_timestamp('35198-01-19 07:06:39.999999') < '35198-01-19 07:06:40'::timestamptz AS below_end_of_range,
        hi < '35198-01-19 07:06:40'::timestamptz AS largest_below_end_of_range,
        hi < '40000-01-01'::timestamptz AS below_40000,
@@ -68,7 +69,8 @@ SELECT '...........'::uid > '1969-12-31 23:59:59.999999'::timestamptz AS above_1
 FROM (SELECT (uid_from_timestamp('35198-01-19 07:06:39.999999')::bigint + 16383)::uid AS hi) largest;
 SELECT uid_from_timestamp('35198-01-19 07:06:40');
 
--- The operators agree with uid_from_timestamp on 90,000 pairs around a
+-- The operators follow the bound uid_from_timestamp(t) (>= and > take the ids
+-- at or above it, < and <= those below, = none) on 90,000 pairs around a
 -- second boundary (ids of sequence 0..2; times at a step's start, 1 us
 -- before and after it, and at its last microsecond).
 WITH ids AS (
@@ -80,14 +82,14 @@ WITH ids AS (
     FROM generate_series(0, 299) j
 )
 SELECT count(*) FILTER (WHERE (id < t) <> (id < uid_from_timestamp(t))) AS lt_mismatch,
-       count(*) FILTER (WHERE (id <= t) <> (id <= uid_from_timestamp(t))) AS le_mismatch,
-       count(*) FILTER (WHERE (id = t) <> (id = uid_from_timestamp(t))) AS eq_mismatch,
-       count(*) FILTER (WHERE (id <> t) <> (id <> uid_from_timestamp(t))) AS ne_mismatch,
+       count(*) FILTER (WHERE (id <= t) <> (id < uid_from_timestamp(t))) AS le_mismatch,
+       count(*) FILTER (WHERE id = t) AS eq_mismatch,
+       count(*) FILTER (WHERE NOT (id <> t)) AS ne_mismatch,
        count(*) FILTER (WHERE (id >= t) <> (id >= uid_from_timestamp(t))) AS ge_mismatch,
-       count(*) FILTER (WHERE (id > t) <> (id > uid_from_timestamp(t))) AS gt_mismatch,
+       count(*) FILTER (WHERE (id > t) <> (id >= uid_from_timestamp(t))) AS gt_mismatch,
        count(*) FILTER (WHERE (t > id) <> (id < t) OR (t >= id) <> (id <= t) OR (t = id) <> (id = t)
                            OR (t <= id) <> (id >= t) OR (t < id) <> (id > t) OR (t <> id) <> (id <> t)) AS commutator_mismatch,
-       count(*) FILTER (WHERE sign(uid_cmp_timestamptz(id, t)) <> sign(uid_cmp(id, uid_from_timestamp(t)))) AS cmp_mismatch,
+       count(*) FILTER (WHERE uid_cmp_timestamptz(id, t) <> CASE WHEN id >= uid_from_timestamp(t) THEN 1 ELSE -1 END) AS cmp_mismatch,
        count(*) FILTER (WHERE (id >= t) <> (uid_to_timestamp(id) >= uid_to_timestamp(uid_from_timestamp(t)))) AS ge_is_time_order,
        count(*) FILTER (WHERE id = t) AS equal_pairs
 FROM ids, ts;
@@ -96,7 +98,7 @@ FROM ids, ts;
 WITH b AS (SELECT uid_global_from_timestamp('2026-03-01') AS lo)
 SELECT lo = uid_to_global(uid_from_timestamp('2026-03-01'), 0, 8) AS bound_is_node_0,
        uid_global_from_timestamp('2026-03-01') = uid_global_from_timestamp('2026-03-01', current_setting('kid.uid_interval')::integer) AS default_is_kid_uid_interval,
-       lo = '2026-03-01 00:00:00.001023'::timestamptz AS eq_same_step, lo < '2026-03-01 00:00:00.001024'::timestamptz AS lt_next_step,
+       lo >= '2026-03-01 00:00:00.001023'::timestamptz AS ge_same_step, lo < '2026-03-01 00:00:00.001024'::timestamptz AS lt_next_step,
        lo > '2026-02-28 23:59:59.999999'::timestamptz AS gt_previous_step, '2026-03-01 00:00:00.0005'::timestamptz <= lo AS t_le,
        uid_to_global((uid_from_timestamp('2026-03-01')::bigint + 1)::uid, 0, 8) > '2026-03-01'::timestamptz AS seq_1_gt,
        uid_to_global((uid_from_timestamp('2026-03-01')::bigint + 1)::uid, 0, 8) BETWEEN '2026-02-28'::timestamptz AND '2026-03-01'::timestamptz AS seq_1_between,
@@ -125,10 +127,10 @@ WITH ids AS (
     FROM generate_series(0, 299) j
 )
 SELECT count(*) FILTER (WHERE (id < t) <> (id < uid_global_from_timestamp(t))) AS lt_mismatch,
-       count(*) FILTER (WHERE (id <= t) <> (id <= uid_global_from_timestamp(t))) AS le_mismatch,
-       count(*) FILTER (WHERE (id = t) <> (id = uid_global_from_timestamp(t))) AS eq_mismatch,
+       count(*) FILTER (WHERE (id <= t) <> (id < uid_global_from_timestamp(t))) AS le_mismatch,
+       count(*) FILTER (WHERE id = t) AS eq_mismatch,
        count(*) FILTER (WHERE (id >= t) <> (id >= uid_global_from_timestamp(t))) AS ge_mismatch,
-       count(*) FILTER (WHERE (id > t) <> (id > uid_global_from_timestamp(t))) AS gt_mismatch,
+       count(*) FILTER (WHERE (id > t) <> (id >= uid_global_from_timestamp(t))) AS gt_mismatch,
        count(*) FILTER (WHERE (t > id) <> (id < t) OR (t <= id) <> (id >= t) OR (t = id) <> (id = t)) AS commutator_mismatch,
        count(*) FILTER (WHERE id = t) AS equal_pairs
 FROM ids, ts;

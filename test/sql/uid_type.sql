@@ -33,11 +33,11 @@ SELECT count(*) AS global_out_of_order FROM (SELECT gid, lag(gid) OVER (ORDER BY
 SELECT uid_node_fingerprint() AS fingerprint_of_node_0, to_hex(uid_node_fingerprint()) AS hex;
 SELECT generated >= 100000 AS counted FROM kid_generator_stats() WHERE scheme = 'uid';
 
--- Range scans: t compares like the smallest id of its 1.024 ms step.
+-- Range scans: t sorts just below the smallest id of its 1.024 ms step.
 WITH b AS (SELECT uid_from_timestamp('2026-03-01 00:00:00.0005') AS lo)
-SELECT lo, uid_to_timestamp(lo), lo = '2026-03-01'::timestamptz AS eq,
+SELECT lo, uid_to_timestamp(lo), lo >= '2026-03-01'::timestamptz AS ge, lo = '2026-03-01'::timestamptz AS eq,
        lo < '2026-03-01 00:00:00.001024'::timestamptz AS lt_next_step,
-       lo = '2026-03-01 00:00:00.001023'::timestamptz AS same_step
+       lo >= '2026-03-01 00:00:00.001023'::timestamptz AS same_step
 FROM b;
 CREATE TABLE uid_log (id uid PRIMARY KEY, gid uid_global);
 INSERT INTO uid_log SELECT uid_from_timestamp(t), uid_global_from_timestamp(t)
