@@ -8,7 +8,8 @@
 -- conversion, decoding, the library's older base64url text.
 -- ---------------------------------------------------------------------------
 
--- uid as the same 64 bits in a bigint (all uids until the year 35,000 are positive).
+-- uid as the same 64 bits in a bigint (uids from 18584-01-10 03:33:20 UTC on,
+-- A >= 2^19, are negative).
 CREATE FUNCTION uid_to_bigint(uid) RETURNS bigint
 AS 'MODULE_PATHNAME', 'uid_to_bigint' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
 CREATE FUNCTION uid_from_bigint(bigint) RETURNS uid

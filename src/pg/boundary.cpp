@@ -94,7 +94,7 @@ int64_t now_unix_ms()
 int64_t finite_unix_us(const char *type_name, TimestampTz t)
 {
     /*
-     * The last ~11,000 years of timestamptz (from 294247) do not fit an
+     * The last ~30 years of timestamptz (294247 to 294276) do not fit an
      * int64 count of microseconds since 1970; no id type reaches them.
      */
     if (TIMESTAMP_NOT_FINITE(t) || t > INT64_MAX - POSTGRES_EPOCH_UNIX_US)
