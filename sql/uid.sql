@@ -23,7 +23,8 @@ COMMENT ON CAST (bigint AS uid) IS 'a uid from the 64 bits of a bigint';
 
 -- Generation: one (1.024 ms step, sequence) word per server in shared memory,
 -- advanced by compare-and-swap; after 16384 ids in a step the next step is
--- taken, so ids never repeat and never wait.
+-- taken, so ids never repeat and never wait.  PARALLEL SAFE: a parallel
+-- worker advances the same word.
 CREATE FUNCTION uid_new() RETURNS uid
 AS 'MODULE_PATHNAME', 'uid_new' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 CREATE FUNCTION uid_global_new() RETURNS uid_global

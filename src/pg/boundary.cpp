@@ -16,7 +16,11 @@ void report_cpp_exception(bool out_of_memory, const char *message)
 {
     if (out_of_memory)
         ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
-    ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("kid: C++ exception: %s", message)));
+    /* call_guarded cut the message to its buffer: drop a character the cut split. */
+    int len = static_cast<int>(strlen(message));
+    int shown = pg_mbcliplen(message, len, len);
+    ereport(ERROR,
+            (errcode(ERRCODE_INTERNAL_ERROR), errmsg("kid: C++ exception: %.*s", shown, message)));
     pg_unreachable();
 }
 
