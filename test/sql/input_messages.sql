@@ -8,6 +8,9 @@
 -- In a UTF8 database whatever the cluster's default: pg_regress's may be
 -- SQL_ASCII, where every byte is a character.
 \set regress_db :DBNAME
+SET client_min_messages = warning;
+DROP DATABASE IF EXISTS regress_kid_utf8;   -- left by an interrupted run
+RESET client_min_messages;
 CREATE DATABASE regress_kid_utf8 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;
 \c regress_kid_utf8
 CREATE EXTENSION kid;
