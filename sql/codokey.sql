@@ -196,35 +196,51 @@ COMMENT ON COLUMN codokey_context.until IS 'the newest year, written as year dig
 COMMENT ON COLUMN codokey_context.split_max IS '10^k - 1 (9, 99, ..., 999999): the split field holds k decimal digits of the second';
 COMMENT ON CONSTRAINT codokey_context_valid ON codokey_context IS 'since <= until within the supported years, and split max is 10^k - 1 (ERROR 22023 otherwise)';
 
--- Changing a context's numbers would silently change what its keys mean,
--- and the default context is what codokey() uses when given no name:
--- refuse both, and TRUNCATE, which would remove the default.
+-- A name, once defined, means one context for as long as the extension
+-- exists: keys are stored without their context, and a collection finds
+-- its numbers by name.  Changing a context's numbers, deleting it and
+-- inserting the name again with other numbers, or renaming or swapping
+-- names would each silently change what existing keys mean, so every
+-- UPDATE that changes a row and every DELETE is refused; TRUNCATE too (it
+-- would also remove the default).  A context defined by mistake stays;
+-- define the right one under a new name.  pg_dump and pg_restore only
+-- insert.  The guard is a rule of the extension, not a security boundary:
+-- the table's owner (the role that created the extension, a superuser) can
+-- disable the triggers, and a superuser can skip them with
+-- session_replication_role = replica.  Names quoted in messages are cut
+-- to 200 characters.
 CREATE FUNCTION codokey_context_guard() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    shown text;
 BEGIN
     IF TG_OP = 'TRUNCATE' THEN
-        RAISE EXCEPTION 'codokey contexts cannot be truncated: the default context must remain'
+        RAISE EXCEPTION 'codokey contexts cannot be truncated: a context, once defined, stays'
             USING ERRCODE = 'object_in_use',
-                  HINT = 'Delete the named contexts with DELETE FROM codokey_context WHERE name <> ''default''.';
+                  DETAIL = 'Keys made with a context would no longer decode, or would decode differently if its name were defined again.';
     END IF;
-    IF OLD.name = 'default' THEN
-        RAISE EXCEPTION 'the default codokey context cannot be changed or removed'
-            USING ERRCODE = 'object_in_use';
-    END IF;
-    IF TG_OP = 'UPDATE' AND (NEW.since, NEW.until, NEW.split_max) IS DISTINCT FROM (OLD.since, OLD.until, OLD.split_max) THEN
-        RAISE EXCEPTION 'codokey context "%" cannot be changed: its keys would decode differently', OLD.name
+    shown := CASE WHEN length(OLD.name) > 200 THEN left(OLD.name, 200) || '...' ELSE OLD.name END;
+    IF TG_OP = 'DELETE' THEN
+        RAISE EXCEPTION 'codokey context "%" cannot be deleted: a context, once defined, stays', shown
             USING ERRCODE = 'object_in_use',
-                  HINT = 'Create a context under a new name instead.';
+                  DETAIL = 'Keys made with it would no longer decode, or would decode differently if the name were defined again.',
+                  HINT = 'A context defined by mistake can stay unused; define the intended one under a new name.';
     END IF;
-    RETURN CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
+    IF (NEW.name, NEW.since, NEW.until, NEW.split_max) IS DISTINCT FROM (OLD.name, OLD.since, OLD.until, OLD.split_max) THEN
+        RAISE EXCEPTION 'codokey context "%" cannot be changed: its keys would decode differently', shown
+            USING ERRCODE = 'object_in_use',
+                  DETAIL = 'A context''s name and numbers never change once it is defined.',
+                  HINT = 'Define a context under a new name instead.';
+    END IF;
+    RETURN NEW;
 END $$;
 CREATE TRIGGER codokey_context_guard BEFORE UPDATE OR DELETE ON codokey_context
     FOR EACH ROW EXECUTE FUNCTION codokey_context_guard();
 CREATE TRIGGER codokey_context_no_truncate BEFORE TRUNCATE ON codokey_context
     FOR EACH STATEMENT EXECUTE FUNCTION codokey_context_guard();
-COMMENT ON FUNCTION codokey_context_guard() IS 'refuses changes to a codokey context''s numbers, any change to the default context, and TRUNCATE (ERROR 55006)';
-COMMENT ON TRIGGER codokey_context_guard ON codokey_context IS 'a context''s numbers never change, and the default context stays';
-COMMENT ON TRIGGER codokey_context_no_truncate ON codokey_context IS 'TRUNCATE would remove the default context';
+COMMENT ON FUNCTION codokey_context_guard() IS 'refuses any change of a codokey context''s name or numbers, any DELETE and TRUNCATE (ERROR 55006): a name means one context forever';
+COMMENT ON TRIGGER codokey_context_guard ON codokey_context IS 'a context, once defined, is never changed, renamed or deleted';
+COMMENT ON TRIGGER codokey_context_no_truncate ON codokey_context IS 'TRUNCATE would remove every context, the default included';
 
 -- The named-context functions look a context up with a LEFT JOIN from the
 -- name, so that an unknown name reaches codokey_context_missing, which
@@ -232,7 +248,8 @@ COMMENT ON TRIGGER codokey_context_no_truncate ON codokey_context IS 'TRUNCATE w
 CREATE FUNCTION codokey_context_missing(name text) RETURNS integer
 LANGUAGE plpgsql VOLATILE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
-    RAISE EXCEPTION 'codokey context "%" does not exist', name
+    RAISE EXCEPTION 'codokey context "%" does not exist',
+            CASE WHEN length(name) > 200 THEN left(name, 200) || '...' ELSE name END
         USING ERRCODE = 'undefined_object',
               HINT = 'Define it with INSERT INTO codokey_context (name, since, until, split_max) VALUES (...).';
 END $$;

@@ -21,7 +21,8 @@ COMMENT ON CAST (bigint AS koid) IS 'a koid from the 64 bits of a bigint';
 
 -- Generation: one (millisecond, counter) word per server in shared memory,
 -- advanced by compare-and-swap; generator id = kid.koid_generator_id, or
--- kid.node_id when that is -1.
+-- kid.node_id when that is -1.  PARALLEL SAFE: a parallel worker advances
+-- the same word.
 CREATE FUNCTION koid_new() RETURNS koid
 AS 'MODULE_PATHNAME', 'koid_new' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION koid_new() IS

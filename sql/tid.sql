@@ -21,7 +21,8 @@ COMMENT ON CAST (atproto_tid AS bigint) IS 'the 64 bits of a tid as a bigint';
 COMMENT ON CAST (bigint AS atproto_tid) IS 'a tid from the 64 bits of a bigint';
 
 -- Generation: one microsecond counter per server in shared memory, advanced
--- by compare-and-swap; the clock id is kid.node_id.
+-- by compare-and-swap; the clock id is kid.node_id.  PARALLEL SAFE: a
+-- parallel worker advances the same counter.
 CREATE FUNCTION tid_new() RETURNS atproto_tid
 AS 'MODULE_PATHNAME', 'tid_new' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION tid_new() IS

@@ -8,7 +8,8 @@
 -- conversion, decoding, the library's older base64url text.
 -- ---------------------------------------------------------------------------
 
--- uid as the same 64 bits in a bigint (all uids until the year 35,000 are positive).
+-- uid as the same 64 bits in a bigint (uids from 18584-01-10 03:33:20 UTC on,
+-- A >= 2^19, are negative).
 CREATE FUNCTION uid_to_bigint(uid) RETURNS bigint
 AS 'MODULE_PATHNAME', 'uid_to_bigint' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
 CREATE FUNCTION uid_from_bigint(bigint) RETURNS uid
@@ -22,7 +23,8 @@ COMMENT ON CAST (bigint AS uid) IS 'a uid from the 64 bits of a bigint';
 
 -- Generation: one (1.024 ms step, sequence) word per server in shared memory,
 -- advanced by compare-and-swap; after 16384 ids in a step the next step is
--- taken, so ids never repeat and never wait.
+-- taken, so ids never repeat and never wait.  PARALLEL SAFE: a parallel
+-- worker advances the same word.
 CREATE FUNCTION uid_new() RETURNS uid
 AS 'MODULE_PATHNAME', 'uid_new' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 CREATE FUNCTION uid_global_new() RETURNS uid_global

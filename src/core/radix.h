@@ -1,11 +1,12 @@
 /*
  * radix.h - fixed-width power-of-two radix text codecs.
  *
- * Every kid id is a big-endian bit string written as a fixed number of
- * digits of 5 or 6 bits each, most significant first.  When the digits hold
+ * Every kid id's text is a big-endian bit string written as a fixed number
+ * of digits of 4, 5 or 6 bits each (koid's hex; sno's and tid's base32;
+ * uid's d64 and base64url), most significant first.  When the digits hold
  * more bits than the id (tid: 13 x 5 = 65 for 64 bits; uid: 11 x 6 = 66 for
  * 64 bits) the spare bits are zero, either in front (tid) or at the tail
- * (uid).  Decoding is strict: a character outside the alphabet or a spare
+ * (uid).  (codokey is not written with this codec.)  Decoding is strict: a character outside the alphabet or a spare
  * bit that is not zero makes the whole string invalid.
  *
  * One codec serves every scheme; only the alphabet and the padding side
@@ -22,7 +23,7 @@ namespace kid {
 
 /* An alphabet of 2^bits digits and its reverse lookup table. */
 struct Alphabet {
-    int bits;               /* 5 or 6 */
+    int bits;               /* 4, 5 or 6 */
     char digit[64];         /* value -> character */
     int8_t value[256];      /* character -> value, -1 if not a digit */
 

@@ -3,7 +3,12 @@
  */
 #include "kid_pg.h"
 
+#include <climits>
 #include <ctime>
+
+extern "C" {
+#include "mb/pg_wchar.h"
+}
 
 namespace kid::pg {
 
@@ -11,22 +16,37 @@ void report_cpp_exception(bool out_of_memory, const char *message)
 {
     if (out_of_memory)
         ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
-    ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR), errmsg("kid: C++ exception: %s", message)));
+    /* call_guarded cut the message to its buffer: drop a character the cut split. */
+    int len = static_cast<int>(strlen(message));
+    int shown = pg_mbcliplen(message, len, len);
+    ereport(ERROR,
+            (errcode(ERRCODE_INTERNAL_ERROR), errmsg("kid: C++ exception: %.*s", shown, message)));
     pg_unreachable();
 }
 
 void report_invalid_text(const char *type_name, const char *text, size_t len, const char *detail)
 {
-    /* Show at most a bounded prefix of hostile input; %.*s stops at a NUL anyway. */
-    int shown = len > 200 ? 200 : static_cast<int>(len);
+    /*
+     * Show at most SHOWN_INPUT_MAX bytes of hostile input, cut on a character
+     * boundary of the database encoding: half a character would make the
+     * message invalid in that encoding, and its conversion to the client's
+     * encoding would then fail with 22021 instead of reporting 22P02.  The
+     * text is valid in the database encoding (it came through a literal, a
+     * text value or a cstring), so pg_mbcliplen's walk stays inside it.
+     * %.*s stops at a NUL anyway.
+     */
+    int shown = static_cast<int>(len);
+    if (len > static_cast<size_t>(SHOWN_INPUT_MAX))
+        shown = pg_mbcliplen(text, static_cast<int>(len > INT_MAX ? INT_MAX : len), SHOWN_INPUT_MAX);
+    const char *more = static_cast<size_t>(shown) < len ? "..." : "";
     if (detail)
         ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
                         errmsg("invalid input syntax for type %s: \"%.*s%s\"", type_name, shown,
-                               text, len > 200 ? "..." : ""),
+                               text, more),
                         errdetail("%s", detail)));
     ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
                     errmsg("invalid input syntax for type %s: \"%.*s%s\"", type_name, shown, text,
-                           len > 200 ? "..." : "")));
+                           more)));
     pg_unreachable();
 }
 
@@ -78,7 +98,7 @@ int64_t now_unix_ms()
 int64_t finite_unix_us(const char *type_name, TimestampTz t)
 {
     /*
-     * The last ~11,000 years of timestamptz (from 294247) do not fit an
+     * The last ~30 years of timestamptz (294247 to 294276) do not fit an
      * int64 count of microseconds since 1970; no id type reaches them.
      */
     if (TIMESTAMP_NOT_FINITE(t) || t > INT64_MAX - POSTGRES_EPOCH_UNIX_US)

@@ -215,6 +215,10 @@ static kid::CodokeyFields decode_args(FunctionCallInfo fcinfo)
     kid::CodokeyStatus st = kid::codokey_decode(ctx, p, len, &f);
     if (st == kid::CodokeyStatus::ok)
         return f;
+    /*
+     * Past bad_character, the key is at most 16 characters of 0-9a-z: it
+     * can be quoted whole, with no clipping and no multibyte character.
+     */
     int shown = static_cast<int>(len);
     if (st == kid::CodokeyStatus::bad_character)
         kid::pg::report_invalid_text(CODOKEY, p, len, KEY_FORM);

@@ -59,7 +59,13 @@ template <Datum (*Body)(FunctionCallInfo)> inline Datum call_guarded(FunctionCal
     report_cpp_exception(out_of_memory, message);
 }
 
-/* 22P02 "invalid input syntax for type <type>: "<text>"". */
+/*
+ * 22P02 "invalid input syntax for type <type>: "<text>"", showing at most the
+ * first SHOWN_INPUT_MAX bytes of the text, cut on a character boundary of the
+ * database encoding (then followed by "...").  Every message that quotes
+ * user input goes through here, or quotes text already checked to be ASCII.
+ */
+constexpr int SHOWN_INPUT_MAX = 200;
 [[noreturn]] void report_invalid_text(const char *type_name, const char *text, size_t len,
                                       const char *detail = nullptr);
 

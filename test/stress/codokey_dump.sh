@@ -56,6 +56,8 @@ for db in codokey_dump_custom codokey_dump_plain; do
         "$(codokey_dump_sql codokey_dump_src "SELECT codokey(timestamptz '2150-06-30 12:34:56.789+00', 6, 'archive')")"
     expect_eq "codokey dump ($db): the guard still refuses a change of numbers" \
         "$(codokey_dump_sql $db "UPDATE codokey_context SET until = 2100 WHERE name = 'archive'" 2>&1 | grep -c 'cannot be changed')" 1
+    expect_eq "codokey dump ($db): the guard still refuses deleting or renaming a context" \
+        "$(codokey_dump_sql $db "DELETE FROM codokey_context WHERE name = 'archive'" 2>&1 | grep -c 'cannot be deleted') $(codokey_dump_sql $db "UPDATE codokey_context SET name = 'archive2' WHERE name = 'archive'" 2>&1 | grep -c 'cannot be changed')" "1 1"
     expect_eq "codokey dump ($db): the grant to define contexts is kept, and everyone may read them" \
         "$(codokey_dump_sql $db "SELECT has_table_privilege('codokey_dump_writer', 'codokey_context', 'INSERT') || ' ' || has_table_privilege('public', 'codokey_context', 'SELECT')")" "true true"
 done

@@ -1,0 +1,81 @@
+# README facts that drift from the code (sourced by run-all.sh; uses the
+# "main" cluster on $PORT and the repository root as working directory).
+#
+# Each check reads a kind of factual statement out of README.md (and
+# META.json) and compares it with what it describes: the catalog, the
+# settings, the files of the tree.  A failure names the statement to update.
+
+kpsql $PORT -d postgres -c "CREATE DATABASE readme_facts"
+kpsql $PORT -d readme_facts -c "CREATE EXTENSION kid"
+rf_sql() {
+    kpsql $PORT -d readme_facts -c "$1"
+}
+rf_kid_functions="FROM pg_proc p
+    JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+    JOIN pg_extension e ON d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid AND e.extname = 'kid'"
+
+# Generators' parallel safety: every VOLATILE generator (*_new,
+# *_new_with_time) is named in a sentence "`f`, `g` and `h` are
+# `PARALLEL SAFE`" (or RESTRICTED) with the marking the catalog has.
+expect_eq "README: every generator's PARALLEL marking, as the catalog has it" \
+    "$(perl -0777 -ne 's/\s+/ /g;
+        while (/((?:`\w+`(?:, | and )?)+) are `PARALLEL (SAFE|RESTRICTED|UNSAFE)`/g) {
+            my ($names, $m) = ($1, lc substr($2, 0, 1));
+            print "$_:$m\n" for $names =~ /`(\w+)`/g;
+        }' README.md | LC_ALL=C sort -u | tr '\n' ' ')" \
+    "$(rf_sql "SELECT p.proname || ':' || p.proparallel::text $rf_kid_functions
+               WHERE p.provolatile = 'v' AND p.proname ~ '_new(_with_time)?$'" | LC_ALL=C sort -u | tr '\n' ' ')"
+
+# Every function called in inline code exists (kid's or PostgreSQL's),
+# but for the few that are not kid's or not installed here.
+rf_called=$(perl -ne 'while (/`([^`]+)`/g) { my $c = $1; print "$1\n" while $c =~ /\b([a-z][a-z0-9_]*)\(/g }' README.md |
+    LC_ALL=C sort -u | tr '\n' ' ')
+expect_eq "README: every function called in inline code exists" \
+    "$(rf_sql "SELECT coalesce(string_agg(n, ' ' ORDER BY n), 'none') FROM unnest(string_to_array(trim('$rf_called'), ' ')) n
+               WHERE NOT EXISTS (SELECT FROM pg_proc WHERE proname = n)
+                 AND n NOT IN ('uuidv7', 'uuid_generate_v1', 'uuid_generate_v4',  -- benchmark's comparisons
+                               'typename', 'send', 'recv', 'f',                  -- placeholders
+                               'floor_div')                                      -- a C++ helper")" none
+
+# Every file of the tree named in README.md and CONTRIBUTING.md exists
+# (the install script and fuzz artifacts are made by the build and runs).
+expect_eq "README: every file of the tree it names exists" \
+    "$(perl -ne 'while (/`((?:test|src|sql|expected)\/[^`\s]*)`/g) { print "$1\n" }' README.md CONTRIBUTING.md |
+        LC_ALL=C sort -u | grep -v -e VERSION -e '^test/fuzz/artifacts/' |
+        while read -r f; do [ -e "$f" ] || printf '%s ' "$f"; done)" ""
+
+# Counts of things.
+rf_regress=$(ls test/sql/*.sql | wc -l)
+expect_eq "README: the number of pg_regress tests (sanitize result, Guarantees table)" \
+    "$(grep -o -e '([0-9]* tests, ' -e 'ASan+UBSan: [0-9]* tests' README.md | grep -o '[0-9]*' | sort -u | tr '\n' ' ')" "$rf_regress "
+rf_functions=$(rf_sql "SELECT count(*) $rf_kid_functions")
+rf_called_n=$(grep -c '| called$' expected/privileges.out)
+expect_eq "README: functions of the privileges test (total, called, used otherwise)" \
+    "$(perl -0777 -ne 's/\s+/ /g; print "$1 $2 $3\n" if /of (\d+) functions, (\d+) show as `called`.*?the other (\d+) cannot/; print "$1 $2 $3\n" if /(\d+) functions: (\d+) called directly, (\d+) used/' README.md | tr '\n' ' ')" \
+    "$rf_functions $rf_called_n $((rf_functions - rf_called_n)) $rf_functions $rf_called_n $((rf_functions - rf_called_n)) "
+expect_eq "README: the number of codokey unit-test cases" \
+    "$(perl -0777 -ne 's/\s+/ /g; print "$1" if /codokey_test\.cpp`\) (\d+) cases/' README.md)" \
+    "$(grep -c '^TEST' test/unit/codokey_test.cpp)"
+rf_fuzz=$(ls test/fuzz/*_fuzz.cpp | wc -l)
+expect_eq "README: the number of libFuzzer targets" \
+    "$(grep -o -e '[0-9]* libFuzzer targets' -e 'each of [0-9]* decoder targets' README.md | grep -o '[0-9]*' | sort -u | tr '\n' ' ')" "$rf_fuzz "
+
+# The Settings table: each kid.* row's default and context.
+expect_eq "README: the Settings table's defaults and contexts are the server's" \
+    "$(perl -ne 'if ((/^## Settings/ .. /^### Privileges/) && /^\| `(kid\.\w+)` \| ([^|]*?) \| (\w+)/) { my ($n, $d, $c) = ($1, $2, $3); $d =~ s/ \(.*//; $d = "" if $d eq "empty"; print "$n=$d/$c\n" }' README.md | LC_ALL=C sort | tr '\n' ' ')" \
+    "$(rf_sql "SELECT name || '=' || boot_val || '/' || context FROM pg_settings WHERE name LIKE 'kid.%'" | LC_ALL=C sort | tr '\n' ' ')"
+
+# META.json: the version is the control file's, and the file it names exists.
+expect_eq "META.json: version and provides.kid.version are kid.control's, provides.kid.file exists" \
+    "$(perl -MJSON::PP -0777 -ne 'my $m = decode_json($_); my $p = $m->{provides}{kid};
+        print join(" ", $m->{version}, $p->{version}, (-e $p->{file} ? "exists" : "missing: $p->{file}"))' META.json)" \
+    "$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" kid.control) $(sed -n "s/^default_version *= *'\(.*\)'/\1/p" kid.control) exists"
+
+# META.json's tags say what kid is: every word of every tag occurs in the
+# README (a tag for a scheme kid does not have, such as ksuid, fails).
+expect_eq "META.json: every word of its tags occurs in the README" \
+    "$(perl -MJSON::PP -0777 -e 'open my $m, "<", "META.json"; my $meta = decode_json(join "", <$m>);
+        open my $r, "<", "README.md"; my $readme = lc join "", <$r>;
+        print join " ", grep { index($readme, lc $_) < 0 } map { split /[- ]/ } @{$meta->{tags}}')" ""
+
+kpsql $PORT -d postgres -c "DROP DATABASE readme_facts"
