@@ -76,6 +76,7 @@ const char *const COUNTER_SCHEME_NAMES[COUNTER_SCHEMES] = {"atproto_tid", "koid"
  * The lease file, one line:
  *   kid lease 3 <own marks, one per line> <replayed marks> <margin pending> <exact>
  *               <koid epoch ms> <uid interval> <replayed uid interval> <uid_global guard>
+ *               <uid interval the guard protects>
  * with the lines in LeaseLine order (sno tick 0, sno tick 1, atproto_tid,
  * koid, uid), marks in Unix microseconds.  "Own" marks are floors for what
  * this server handed out (and the floors it applied): every id of a line is
@@ -99,7 +100,8 @@ const char *const COUNTER_SCHEME_NAMES[COUNTER_SCHEMES] = {"atproto_tid", "koid"
  * under, <replayed uid interval> that of the replayed one (0: none), and
  * <uid_global guard> the Unix microsecond before which uid_global_new()
  * refuses (0: none) because an interval change could repeat ids
- * (kid::uid_interval_change_guard_us); it is kept until the clock passes it.
+ * (kid::uid_interval_change_guard_us), kept until the clock passes it, with
+ * the interval of the ids it protects (for the error message).
  *
  * Files of another version (kid before this layout) are refused: the
  * server does not start (see lease_read).
@@ -115,6 +117,7 @@ struct LeaseFile {
     int32 uid_interval;
     int32 uid_replayed_interval;
     int64 uid_global_guard_us;
+    int32 uid_guard_interval;
 };
 
 /* A koid mark written under epoch `from` (ms), re-expressed under epoch `to`: same raw milliseconds. */
@@ -143,12 +146,12 @@ static bool lease_read(LeaseFile *lf)
                           errmsg("kid: could not read \"%s\": %m", LEASE_FILE)));
         return false;
     }
-    long long v[2 * LEASE_LINES + 6];
+    long long v[2 * LEASE_LINES + 7];
     memset(v, 0, sizeof(v));
     int version = 0;
     int n = fscanf(f, "kid lease %d", &version);
     if (n == 1 && version == LEASE_FILE_VERSION) {
-        for (int i = 0; i < 2 * LEASE_LINES + 6; i++) {
+        for (int i = 0; i < 2 * LEASE_LINES + 7; i++) {
             if (fscanf(f, " %lld", &v[i]) != 1)
                 break;
             n++;
@@ -165,7 +168,7 @@ static bool lease_read(LeaseFile *lf)
                  errhint("Start the server with the kid version that wrote the file, or remove "
                          "the file once the clock is past every id made here (kid then starts "
                          "without floors).")));
-    if (n != 1 + 2 * LEASE_LINES + 6) {
+    if (n != 1 + 2 * LEASE_LINES + 7) {
         ereport(LOG, (errmsg("kid: ignoring malformed \"%s\"", LEASE_FILE)));
         memset(lf, 0, sizeof(*lf));
         lf->koid_epoch_ms = koid_epoch_whole_ms();
@@ -183,6 +186,7 @@ static bool lease_read(LeaseFile *lf)
     lf->uid_interval = static_cast<int32>(v[k++]);
     lf->uid_replayed_interval = static_cast<int32>(v[k++]);
     lf->uid_global_guard_us = v[k++];
+    lf->uid_guard_interval = static_cast<int32>(v[k++]);
     return true;
 }
 
@@ -200,10 +204,11 @@ static bool lease_write(const LeaseFile &lf, int elevel)
     for (int i = 0; i < LEASE_LINES; i++)
         len += snprintf(buf + len, sizeof(buf) - len, " %lld",
                         static_cast<long long>(lf.replayed[i]));
-    len += snprintf(buf + len, sizeof(buf) - len, " %d %d %lld %d %d %lld\n",
+    len += snprintf(buf + len, sizeof(buf) - len, " %d %d %lld %d %d %lld %d\n",
                     lf.margin_pending ? 1 : 0, lf.exact ? 1 : 0,
                     static_cast<long long>(lf.koid_epoch_ms), lf.uid_interval,
-                    lf.uid_replayed_interval, static_cast<long long>(lf.uid_global_guard_us));
+                    lf.uid_replayed_interval, static_cast<long long>(lf.uid_global_guard_us),
+                    lf.uid_guard_interval);
     int fd = OpenTransientFile(LEASE_TEMP_FILE, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
     if (fd < 0) {
         ereport(elevel, (errcode_for_file_access(),
@@ -245,6 +250,7 @@ static LeaseFile lease_current(KidShared *s)
     lf.uid_interval = uid_interval;
     lf.uid_replayed_interval = s->uid_replayed_interval;
     lf.uid_global_guard_us = static_cast<int64>(pg_atomic_read_u64(&s->uid_global_guard_us));
+    lf.uid_guard_interval = s->uid_guard_interval;
     return lf;
 }
 
@@ -285,8 +291,11 @@ static void raise_counter_floors(KidShared *s, const int64 floor_us[LEASE_LINES]
 static void raise_uid_guard(KidShared *s, int64 mark_us, int interval)
 {
     int64 guard = kid::uid_interval_change_guard_us(mark_us, interval, uid_interval);
-    if (guard > 0)
-        atomic_raise(&s->uid_global_guard_us, static_cast<uint64>(guard));
+    if (guard > static_cast<int64>(pg_atomic_read_u64(&s->uid_global_guard_us))) {
+        s->uid_guard_interval = interval;
+        pg_write_barrier();
+        pg_atomic_write_u64(&s->uid_global_guard_us, static_cast<uint64>(guard));
+    }
 }
 
 /* Raise one sno generator above the sno floors (no-op where it already is). */
@@ -621,17 +630,17 @@ static void shmem_startup()
          */
         pg_atomic_init_u64(&shared->uid_global_guard_us,
                            static_cast<uint64>(lf.uid_global_guard_us > 0 ? lf.uid_global_guard_us : 0));
+        shared->uid_guard_interval = lf.uid_guard_interval;
         raise_uid_guard(shared, lf.own[LEASE_UID], lf.uid_interval);
         if (lf.uid_replayed_interval != 0)
             raise_uid_guard(shared, lf.replayed[LEASE_UID] + LEASE_RENEW_US + PROMOTION_MARGIN_US,
                             lf.uid_replayed_interval);
-        shared->uid_lease_interval = lf.uid_interval;
         shared->uid_replayed_interval = lf.uid_replayed_interval;
         if (static_cast<int64>(pg_atomic_read_u64(&shared->uid_global_guard_us)) >
             lf.uid_global_guard_us)
             ereport(LOG, (errmsg("kid: kid.uid_interval changed from %d to %d since uid ids were "
-                                 "last made; uid_global_new() waits for the next %d-second "
-                                 "boundary",
+                                 "last made; uid_global_new() refuses until the next %d-second "
+                                 "boundary above the uid mark",
                                  lf.uid_interval, uid_interval,
                                  1 << (lf.uid_interval > uid_interval ? lf.uid_interval : uid_interval))));
         pg_atomic_init_u32(&shared->floor_epoch, 2);

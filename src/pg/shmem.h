@@ -190,11 +190,12 @@ struct KidShared {
      * made under the kid.uid_interval in force (0: any).  Set when the
      * interval differs from the one the lease's (or a replayed record's)
      * uid mark was written under: see kid::uid_interval_change_guard_us.
-     * uid_lease_interval is the interval of the own uid marks (the file's),
-     * uid_replayed_interval that of the last replayed record (0: none).
+     * uid_guard_interval is the interval of the ids the guard protects (for
+     * the error message), uid_replayed_interval that of the last replayed
+     * record (0: none).  Written under lease_lock or before anything runs.
      */
     pg_atomic_uint64 uid_global_guard_us;
-    int32 uid_lease_interval;
+    int32 uid_guard_interval;
     int32 uid_replayed_interval;
     SnoSlot slots[SNO_SLOTS];
 };

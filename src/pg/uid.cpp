@@ -234,8 +234,8 @@ static void check_uid_interval_guard(kid::pg::KidShared *s)
     /* The next id is above both the clock's step and the state word. */
     if (now >= guard || word_us >= guard)
         return;
-    int old_interval = s->uid_lease_interval != kid::pg::uid_interval ? s->uid_lease_interval
-                                                                     : s->uid_replayed_interval;
+    pg_read_barrier(); /* pairs with raise_uid_guard: the interval is written before the guard */
+    int old_interval = s->uid_guard_interval;
     ereport(ERROR,
             (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
              errmsg("cannot generate uid_global ids until %s: kid.uid_interval changed from %d to %d",
