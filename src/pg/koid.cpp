@@ -90,8 +90,9 @@ KID_TIME_COMPARISONS(koid, koid_cmp_time)
                         "kid.koid_max_clock_wait_ms (%d ms)",
                         static_cast<long long>(wait_ms), kid::pg::koid_max_clock_wait_ms),
                  errdetail("Koids up to %lld ms after the epoch may have been made before this "
-                           "server started (kid.lease written ahead before a crash, or the "
-                           "replayed marks of a promoted standby); the clock reads %lld.",
+                           "server started (kid.lease written ahead before a crash, the replayed "
+                           "marks of a promoted standby, or koids made under a smaller "
+                           "kid.koid_epoch_ms); the clock reads %lld.",
                            static_cast<long long>(last >> 12),
                            static_cast<long long>(now_ms_since_epoch))));
     ereport(ERROR,
