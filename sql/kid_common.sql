@@ -17,13 +17,14 @@ CREATE FUNCTION kid_generator_stats(
     OUT generated bigint,
     OUT regressions bigint,
     OUT overflow_waits bigint,
-    OUT clock_waits bigint)
+    OUT clock_waits bigint,
+    OUT ahead_waits bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'kid_generator_stats'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 
 COMMENT ON FUNCTION kid_generator_stats() IS
-'What each id generator of this server did since start-up: ids generated, clock regressions absorbed, waits for an exhausted sequence, waits for the clock. Empty when kid is not in shared_preload_libraries.';
+'What each id generator of this server did since start-up, one row per scheme (sno, atproto_tid, koid, uid; uid counts uid and uid_global): ids generated; regressions, the ids (koid: calls) made while the clock read below a reading seen before, i.e. a clock that went back; overflow_waits, waits because the ids of the current time unit ran out (sno, koid, uid); clock_waits, waits for a clock behind the generator (sno, koid); ahead_waits, waits because the next atproto_tid would be more than 1 ms ahead of the clock. Empty when kid is not in shared_preload_libraries.';
 
 CREATE FUNCTION kid_lease(
     OUT line text,
@@ -34,7 +35,7 @@ AS 'MODULE_PATHNAME', 'kid_lease'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 
 COMMENT ON FUNCTION kid_lease() IS
-'The persisted high-water marks of generated time: ids up to covered_until are recorded in the data directory file kid.lease; generators started above startup_floor after the last start (the exact marks of a clean shutdown, else a lease written ahead).';
+'The persisted high-water marks of generated time, one line per scheme (sno tick 0, sno tick 1, atproto_tid, koid, uid): ids up to covered_until are recorded in the data directory file kid.lease; generators started above startup_floor after the last start (the exact marks of a clean shutdown, else a lease written ahead).';
 
 -- ---------------------------------------------------------------------------
 -- Node identity, for spotting two servers that generate with one node id

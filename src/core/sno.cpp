@@ -52,6 +52,7 @@ void sno_generator_init(SnoGenerator *g, uint16_t partition, uint16_t seq_min,
 {
     std::memset(g, 0, sizeof(*g));
     g->hi[0] = g->hi[1] = -1;
+    g->clock_hi = -1;
     g->partition = partition;
     g->seq_min = seq_min;
     g->seq_max = seq_max < seq_min ? seq_min : seq_max;
@@ -80,16 +81,33 @@ static Sno make(const SnoGenerator *g, int64_t units, uint8_t meta) noexcept
     return sno_pack(f);
 }
 
+/*
+ * A timeline switch is not always a clock regression: a floor (a restart's
+ * lease written ahead) puts hi[tick] above the clock too.  So regressions
+ * count ids made while the clock reads below the highest unit it gave this
+ * generator before (clock_hi), which only a clock that went back does.
+ */
+static GenStatus made(SnoGenerator *g, bool clock_went_back, int64_t units, uint8_t meta,
+                      Sno *out) noexcept
+{
+    g->generated++;
+    if (clock_went_back)
+        g->regressions++;
+    *out = make(g, units, meta);
+    return GenStatus::ok;
+}
+
 GenStatus sno_generate(SnoGenerator *g, int64_t now_units, uint8_t meta, Sno *out) noexcept
 {
     const uint32_t other = g->tick ^ 1u;
+    const bool clock_went_back = now_units < g->clock_hi;
+    if (!clock_went_back)
+        g->clock_hi = now_units;
 
     if (now_units == g->hi[g->tick]) {
         if (g->sequence < g->seq_max) {
             g->sequence++;
-            g->generated++;
-            *out = make(g, now_units, meta);
-            return GenStatus::ok;
+            return made(g, clock_went_back, now_units, meta, out);
         }
         g->overflow_waits++;
         return GenStatus::wait;
@@ -97,19 +115,14 @@ GenStatus sno_generate(SnoGenerator *g, int64_t now_units, uint8_t meta, Sno *ou
     if (now_units > g->hi[g->tick]) {
         g->hi[g->tick] = now_units;
         g->sequence = g->seq_min;
-        g->generated++;
-        *out = make(g, now_units, meta);
-        return GenStatus::ok;
+        return made(g, clock_went_back, now_units, meta, out);
     }
     /* The clock is behind this timeline: continue on the other one if it is fresh there. */
     if (now_units > g->hi[other]) {
         g->tick = other;
         g->hi[other] = now_units;
         g->sequence = g->seq_min;
-        g->regressions++;
-        g->generated++;
-        *out = make(g, now_units, meta);
-        return GenStatus::ok;
+        return made(g, clock_went_back, now_units, meta, out);
     }
     g->clock_waits++;
     return GenStatus::wait;

@@ -119,9 +119,11 @@ struct SnoGenerator {
     uint16_t seq_min;
     uint16_t seq_max;
     uint16_t pad_;
+    /* The highest unit the clock gave this generator (any owner), or -1; floors do not move it. */
+    int64_t clock_hi;
     /* What happened, for the statistics view. */
     uint64_t generated;
-    uint64_t regressions;    /* timeline switches */
+    uint64_t regressions;    /* ids made while the clock read below clock_hi: it went back */
     uint64_t overflow_waits; /* sequence ran out in a unit */
     uint64_t clock_waits;    /* clock behind both timelines */
 };

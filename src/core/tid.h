@@ -55,23 +55,53 @@ bool atproto_rkey_is_valid(const char *text, size_t len) noexcept;
 
 /*
  * The server-wide generator.  All backends share one 64-bit word: the last
- * microsecond handed out.  The next id takes max(now, last + 1), so ids are
- * strictly increasing per server even when the clock stands still or goes
- * back.  A pure step: the caller advances the word with compare-and-swap.
+ * microsecond handed out.  The next id takes the clock's microsecond when
+ * the clock is ahead of the word, else last + 1, so ids are strictly
+ * increasing per server even when the clock stands still or goes back.
+ *
+ * The format holds one id per microsecond (per clock id), and a backend can
+ * ask for several per microsecond: unbounded, last + 1 would let volume
+ * push tids ahead of the clock (15 million calls in a few seconds put them
+ * 15 s in the future), so that a query `WHERE id < now()` misses committed
+ * rows.  So last + 1 may be at most TID_MAX_AHEAD_US above the clock; past
+ * that the step says wait, and the caller sleeps and tries again, which caps
+ * one server at about one tid per microsecond, the format's own rate.
+ * 1 ms: well under anything a time comparison of tids cares about, and
+ * enough slack that a burst of up to 1000 ids never waits.
+ *
+ * The bound holds while the clock reads at or above the trusted time (the
+ * highest clock reading seen, and the floors a restart or a promotion set).
+ * Below it the clock went back, or the server started under a lease
+ * written ahead: then the ids continue at last + 1 without waiting, as
+ * they always did (waiting would stall tid for as long as the clock is
+ * behind); the bound applies again once the clock is back.
+ *
+ * A pure step: the caller advances the word with compare-and-swap.
  */
+constexpr int64_t TID_MAX_AHEAD_US = 1000;
+
 enum class TidStep {
-    ok,          /* the clock was ahead: its time was used */
-    clock_behind /* the clock had not moved or went back: last + 1 was used */
+    ok,           /* the clock was ahead: its time was used */
+    ahead,        /* the clock had not passed the last id: last + 1, within TID_MAX_AHEAD_US of it */
+    clock_behind, /* the clock is below the trusted time: last + 1, unbounded */
+    wait          /* last + 1 would be more than TID_MAX_AHEAD_US ahead of the clock */
 };
 
-inline TidStep tid_step(uint64_t last_us, int64_t now_us, uint64_t *next_us) noexcept
+inline TidStep tid_step(uint64_t last_us, int64_t now_us, int64_t trusted_us,
+                        uint64_t *next_us) noexcept
 {
     if (now_us > 0 && static_cast<uint64_t>(now_us) > last_us) {
         *next_us = static_cast<uint64_t>(now_us);
         return TidStep::ok;
     }
+    if (now_us < trusted_us) {
+        *next_us = last_us + 1;
+        return TidStep::clock_behind;
+    }
+    if (now_us < 0 || last_us + 1 > static_cast<uint64_t>(now_us) + TID_MAX_AHEAD_US)
+        return TidStep::wait;
     *next_us = last_us + 1;
-    return TidStep::clock_behind;
+    return TidStep::ahead;
 }
 
 } // namespace kid

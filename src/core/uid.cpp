@@ -200,7 +200,7 @@ UidFields uid_fields_from_word(uint64_t word) noexcept
     return f;
 }
 
-UidStep uid_step(uint64_t last, int64_t now_unix_us, uint64_t *next) noexcept
+UidStep uid_step(uint64_t last, int64_t now_unix_us, int64_t trusted_us, uint64_t *next) noexcept
 {
     uint64_t now = now_unix_us > 0 ? uid_word_from_unix_us(now_unix_us) : 0;
     if (now > (last | UID_SEQ_MAX)) {
@@ -209,11 +209,29 @@ UidStep uid_step(uint64_t last, int64_t now_unix_us, uint64_t *next) noexcept
     }
     if ((last & UID_SEQ_MAX) < UID_SEQ_MAX) {
         *next = last + 1;
-        return (now >> 14) == (last >> 14) ? UidStep::same_step : UidStep::clock_behind;
+        return (now >> 14) == (last >> 14) ? UidStep::same_step : UidStep::ahead;
     }
-    /* Sequence exhausted in this step: move on to the next step. */
-    *next = ((last >> 14) + 1) << 14;
+    /* Sequence exhausted in this step: move on to the next step, unless it is too far ahead. */
+    uint64_t step = (last >> 14) + 1;
+    if (now_unix_us >= trusted_us && step > (now >> 14) + UID_MAX_AHEAD_STEPS)
+        return UidStep::wait;
+    *next = step << 14;
     return UidStep::next_step;
+}
+
+int64_t uid_interval_change_guard_us(int64_t mark_unix_us, int old_interval,
+                                     int new_interval) noexcept
+{
+    if (old_interval == new_interval || mark_unix_us <= 0)
+        return 0;
+    int m = old_interval > new_interval ? old_interval : new_interval;
+    int64_t s = mark_unix_us / 1000000;
+    int64_t mega = s / 1000000;
+    int64_t sec = s % 1000000;
+    int64_t next_block = ((sec >> m) + 1) << m;
+    if (next_block >= 1000000)
+        return (mega + 1) * 1000000 * 1000000;
+    return (mega * 1000000 + next_block) * 1000000;
 }
 
 } // namespace kid

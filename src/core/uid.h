@@ -83,20 +83,43 @@ uint32_t uid_node_fingerprint(uint32_t node_id) noexcept;
  * The server-wide generator: one word, (linear step since 1970 << 14 | seq),
  * where the linear step is second * 977 + (C >> 10).  The next id takes the
  * clock's step with sequence 0 when the clock is ahead; otherwise the last
- * step with the next sequence, and after sequence 16383 the following step.
- * Never waits, never repeats.  A pure step; the caller does compare-and-swap.
+ * step with the next sequence, and after sequence 16383 the following step,
+ * as long as that step is at most UID_MAX_AHEAD_STEPS above the clock's (as
+ * with tid, volume must not push ids into the future): further ahead the
+ * step says wait.  The bound holds only while the clock reads at or above
+ * the trusted time (see tid_step); below it the generator moves on without
+ * waiting.  Never repeats.  A pure step; the caller does compare-and-swap.
  */
+constexpr int64_t UID_MAX_AHEAD_STEPS = 1;
+
 enum class UidStep {
     ok,           /* the clock's step, sequence 0 */
     same_step,    /* the clock is in the last id's step: next sequence */
-    clock_behind, /* the clock is behind the last id's step: next sequence */
-    next_step     /* sequence exhausted: the step after the last id's */
+    ahead,        /* the last id's step is above the clock's: next sequence */
+    next_step,    /* sequence exhausted: the step after the last id's */
+    wait          /* sequence exhausted and the next step is too far ahead of the clock */
 };
 
-UidStep uid_step(uint64_t last, int64_t now_unix_us, uint64_t *next) noexcept;
+UidStep uid_step(uint64_t last, int64_t now_unix_us, int64_t trusted_us, uint64_t *next) noexcept;
 /* The word for a time (sequence 0), for floors and bounds. */
 uint64_t uid_word_from_unix_us(int64_t unix_us) noexcept;
 UidFields uid_fields_from_word(uint64_t word) noexcept;
+
+/*
+ * kid.uid_interval moves the node fingerprint inside a uid_global, so an
+ * id made under one interval can have the same 96 bits as one made under
+ * another: with intervals I and J (M = max(I, J)) the fields A, B >> M,
+ * step and sequence must match, i.e. both seconds lie in one aligned
+ * 2^M-second block of the same megasecond, and then some fingerprints line
+ * up (0x92492492 with 8 and 5, 64 s apart).  Ids whose seconds lie in a
+ * later block never collide with them.  So after an interval change,
+ * uid_global ids must wait for this time: the first second of the next
+ * 2^max(old, new)-second block above `mark_unix_us` (the newest time ids
+ * of the old interval may hold), or of the next megasecond when the block
+ * would pass it.  0 when the intervals are equal or there is no mark.
+ */
+int64_t uid_interval_change_guard_us(int64_t mark_unix_us, int old_interval,
+                                     int new_interval) noexcept;
 
 } // namespace kid
 

@@ -133,10 +133,25 @@ void _PG_init(void)
 }
 
 /*
- * kid_generator_stats(): one row per generator with what it did since the
- * server started: ids generated, clock regressions absorbed, waits for an
- * exhausted sequence, waits for a clock behind the generator.
+ * kid_generator_stats(): one row per scheme (SQL type names; uid counts
+ * uid and uid_global, which share one generator) with what it did since
+ * the server started: ids generated; regressions, the ids (koid: calls)
+ * made while the clock read below a reading seen before (a clock that went
+ * back, nothing else); overflow_waits, waits because the ids of the current
+ * time unit ran out (sno, koid, uid); clock_waits, waits for a clock behind
+ * the generator (sno, koid); ahead_waits, waits because the next tid would
+ * be more than kid::TID_MAX_AHEAD_US ahead of the clock.
  */
+enum StatsColumn {
+    STATS_SCHEME,
+    STATS_GENERATED,
+    STATS_REGRESSIONS,
+    STATS_OVERFLOW_WAITS,
+    STATS_CLOCK_WAITS,
+    STATS_AHEAD_WAITS,
+    STATS_COLUMNS
+};
+
 KID_FUNCTION(kid_generator_stats)
 {
     ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
@@ -145,32 +160,40 @@ KID_FUNCTION(kid_generator_stats)
     if (s == nullptr)
         PG_RETURN_VOID();
 
-    uint64 sno[4] = {0, 0, 0, 0};
+    Datum values[STATS_COLUMNS];
+    bool nulls[STATS_COLUMNS];
+    for (bool &n : nulls)
+        n = false;
+    uint64 generated = 0, regressions = 0, overflow_waits = 0, clock_waits = 0;
     for (const auto &slot : s->slots) {
-        sno[0] += slot.gen.generated;
-        sno[1] += slot.gen.regressions;
-        sno[2] += slot.gen.overflow_waits;
-        sno[3] += slot.gen.clock_waits;
+        generated += slot.gen.generated;
+        regressions += slot.gen.regressions;
+        overflow_waits += slot.gen.overflow_waits;
+        clock_waits += slot.gen.clock_waits;
     }
-    Datum values[5];
-    bool nulls[5] = {false, false, false, false, false};
-    values[0] = CStringGetTextDatum("sno");
-    for (int i = 0; i < 4; i++)
-        values[i + 1] = Int64GetDatum(static_cast<int64>(sno[i]));
+    values[STATS_SCHEME] = CStringGetTextDatum("sno");
+    values[STATS_GENERATED] = Int64GetDatum(static_cast<int64>(generated));
+    values[STATS_REGRESSIONS] = Int64GetDatum(static_cast<int64>(regressions));
+    values[STATS_OVERFLOW_WAITS] = Int64GetDatum(static_cast<int64>(overflow_waits));
+    values[STATS_CLOCK_WAITS] = Int64GetDatum(static_cast<int64>(clock_waits));
+    values[STATS_AHEAD_WAITS] = Int64GetDatum(0);
     tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 
-    static const char *const counter_schemes[3] = {"tid", "koid", "uid"};
-    for (int k = 0; k < 3; k++) {
-        values[0] = CStringGetTextDatum(counter_schemes[k]);
-        for (int i = 0; i < 4; i++)
-            values[i + 1] = Int64GetDatum(
-                static_cast<int64>(pg_atomic_read_u64(&s->counter_stats[k][i])));
+    for (int k = 0; k < kid::pg::COUNTER_SCHEMES; k++) {
+        kid::pg::CounterStats &st = s->counters[k].stats;
+        values[STATS_SCHEME] = CStringGetTextDatum(kid::pg::COUNTER_SCHEME_NAMES[k]);
+        values[STATS_GENERATED] = Int64GetDatum(static_cast<int64>(pg_atomic_read_u64(&st.generated)));
+        values[STATS_REGRESSIONS] = Int64GetDatum(static_cast<int64>(pg_atomic_read_u64(&st.regressions)));
+        values[STATS_OVERFLOW_WAITS] =
+            Int64GetDatum(static_cast<int64>(pg_atomic_read_u64(&st.overflow_waits)));
+        values[STATS_CLOCK_WAITS] = Int64GetDatum(static_cast<int64>(pg_atomic_read_u64(&st.clock_waits)));
+        values[STATS_AHEAD_WAITS] = Int64GetDatum(static_cast<int64>(pg_atomic_read_u64(&st.ahead_waits)));
         tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
     }
     PG_RETURN_VOID();
 }
 
-/* kid_lease(): the persisted high-water marks, for monitoring and the fault tests. */
+/* kid_lease(): the persisted high-water marks, one row per lease line, for monitoring and the fault tests. */
 KID_FUNCTION(kid_lease)
 {
     ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
@@ -178,12 +201,10 @@ KID_FUNCTION(kid_lease)
     kid::pg::KidShared *s = kid::pg::shared;
     if (s == nullptr)
         PG_RETURN_VOID();
-    static const char *const lines[kid::pg::LEASE_LINES] = {"sno tick 0", "sno tick 1",
-                                                            "counters"};
     for (int i = 0; i < kid::pg::LEASE_LINES; i++) {
         Datum values[3];
         bool nulls[3] = {false, false, false};
-        values[0] = CStringGetTextDatum(lines[i]);
+        values[0] = CStringGetTextDatum(kid::pg::LEASE_LINE_NAMES[i]);
         int64 lease = static_cast<int64>(pg_atomic_read_u64(&s->lease_us[i]));
         int64 floor = s->startup_floor_us[i];
         nulls[1] = lease == 0;
@@ -225,8 +246,8 @@ static int64 min_nonzero(int64 a, int64 b)
  * high-water mark a clean shutdown wrote ("exact") or a lease written ahead
  * ("ahead": after a crash or an immediate shutdown).  Times are those the
  * lease uses: the end of an id's time unit (4 ms for sno, 1 ms for koid,
- * 1.024 ms for uid, 1 us for tid); first_made is per lease line (tid, koid
- * and uid share one).
+ * 1.024 ms for uid, 1 us for tid); each scheme has its own lease line (sno
+ * two, shown together).
  */
 KID_FUNCTION(kid_node_info)
 {
@@ -283,29 +304,34 @@ KID_FUNCTION(kid_node_info)
                 replayed = max_of(replayed, static_cast<int64>(pg_atomic_read_u64(&s->replayed_us[line])));
             }
         } else {
-            generated = static_cast<int64>(pg_atomic_read_u64(&s->counter_stats[k - 1][0]));
-            first_us = s->first_us[LEASE_COUNTERS];
-            startup = s->startup_floor_us[LEASE_COUNTERS];
-            floor = static_cast<int64>(pg_atomic_read_u64(&s->floor_us[LEASE_COUNTERS]));
-            covered = static_cast<int64>(pg_atomic_read_u64(&s->lease_us[LEASE_COUNTERS]));
-            replayed = static_cast<int64>(pg_atomic_read_u64(&s->replayed_us[LEASE_COUNTERS]));
+            /* Rows 1..3: atproto_tid, koid, uid, each with its own generator and lease line. */
+            static const CounterScheme counter_of_row[4] = {COUNTER_SCHEMES, COUNTER_TID,
+                                                            COUNTER_KOID, COUNTER_UID};
+            static const LeaseLine line_of_row[4] = {LEASE_LINES, LEASE_TID, LEASE_KOID, LEASE_UID};
+            CounterScheme scheme = counter_of_row[k];
+            LeaseLine line = line_of_row[k];
+            generated = static_cast<int64>(pg_atomic_read_u64(&s->counters[scheme].stats.generated));
+            first_us = s->first_us[line];
+            startup = s->startup_floor_us[line];
+            floor = static_cast<int64>(pg_atomic_read_u64(&s->floor_us[line]));
+            covered = static_cast<int64>(pg_atomic_read_u64(&s->lease_us[line]));
+            replayed = static_cast<int64>(pg_atomic_read_u64(&s->replayed_us[line]));
             if (generated > 0) {
                 have_last_id = true;
-                if (k == 1) {
-                    uint64 state = pg_atomic_read_u64(&s->tid_state);
+                uint64 state = pg_atomic_read_u64(&s->counters[scheme].state);
+                if (scheme == COUNTER_TID) {
                     last_us = static_cast<int64>(state);
                     kid::tid_encode(kid::tid_pack(last_us, static_cast<unsigned>(node_id)), last_id);
                     last_id[kid::TID_TEXT_LEN] = '\0';
-                } else if (k == 2) {
-                    uint64 state = pg_atomic_read_u64(&s->koid_state);
+                } else if (scheme == COUNTER_KOID) {
                     int64 ms = static_cast<int64>(state >> 12);
-                    last_us = (ms + 1 + static_cast<int64>(koid_epoch_ms)) * 1000 - 1;
+                    last_us = (ms + 1 + koid_epoch_whole_ms()) * 1000 - 1;
                     kid::koid_encode(kid::koid_pack(ms, static_cast<unsigned>(effective_koid_generator_id()),
                                                     static_cast<unsigned>(state & 4095)),
                                      last_id);
                     last_id[kid::KOID_TEXT_LEN] = '\0';
                 } else {
-                    kid::UidFields f = kid::uid_fields_from_word(pg_atomic_read_u64(&s->uid_state));
+                    kid::UidFields f = kid::uid_fields_from_word(state);
                     last_us = kid::uid_unix_us(f) + 1023;
                     kid::uid_local_encode(kid::uid_local_pack(f), last_id);
                     last_id[kid::UID_LOCAL_TEXT_LEN] = '\0';

@@ -55,22 +55,80 @@ static int koid_cmp_time(Datum id, TimestampTz t)
 
 KID_TIME_COMPARISONS(koid, koid_cmp_time)
 
+/*
+ * 55000 when the clock stayed behind the koid state for longer than
+ * kid.koid_max_clock_wait_ms, naming why the state is ahead: a koid made
+ * at a later time (the clock went back), the floor of a lease (a crash
+ * restart or a promotion: koids up to it may have been made), or a move of
+ * kid.koid_epoch_ms to a later time (old koids hold larger raw milliseconds
+ * than the clock gives under the new epoch).
+ */
+[[noreturn]] static void report_koid_clock_behind(kid::pg::KidShared *s, uint64 last,
+                                                  int64_t now_ms_since_epoch)
+{
+    bool at_floor = last <= pg_atomic_read_u64(&s->koid_floor_word);
+    int64 wait_ms = static_cast<int64>(last >> 12) - now_ms_since_epoch;
+    if (at_floor && s->koid_lease_epoch_ms >= 0 && s->koid_lease_epoch_ms < epoch_ms())
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("cannot generate koid ids: kid.koid_epoch_ms moved from %lld to %lld, and "
+                        "koids made before could be repeated for another %lld ms",
+                        static_cast<long long>(s->koid_lease_epoch_ms),
+                        static_cast<long long>(epoch_ms()), static_cast<long long>(wait_ms)),
+                 errdetail("A koid holds milliseconds since the epoch: koids made under the old "
+                           "epoch hold up to %lld, the clock gives %lld under the new one. "
+                           "kid.koid_max_clock_wait_ms is %d ms.",
+                           static_cast<long long>(last >> 12),
+                           static_cast<long long>(now_ms_since_epoch),
+                           kid::pg::koid_max_clock_wait_ms),
+                 errhint("Wait until then, or set kid.koid_epoch_ms back to %lld.",
+                         static_cast<long long>(s->koid_lease_epoch_ms))));
+    if (at_floor)
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("the system clock is behind the koid floor by %lld ms, more than "
+                        "kid.koid_max_clock_wait_ms (%d ms)",
+                        static_cast<long long>(wait_ms), kid::pg::koid_max_clock_wait_ms),
+                 errdetail("Koids up to %lld ms after the epoch may have been made before this "
+                           "server started (kid.lease written ahead before a crash, the replayed "
+                           "marks of a promoted standby, or koids made under a smaller "
+                           "kid.koid_epoch_ms); the clock reads %lld.",
+                           static_cast<long long>(last >> 12),
+                           static_cast<long long>(now_ms_since_epoch))));
+    ereport(ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("the system clock is behind the last koid by more than kid.koid_max_clock_wait_ms (%d ms)",
+                    kid::pg::koid_max_clock_wait_ms),
+             errdetail("The last koid was made at %lld ms after the epoch; the clock reads %lld.",
+                       static_cast<long long>(last >> 12),
+                       static_cast<long long>(now_ms_since_epoch))));
+    pg_unreachable();
+}
+
 KID_FUNCTION(koid_new)
 {
     kid::pg::KidShared *s = kid::pg::shared_for_generation(KOID);
-    pg_atomic_uint64 *stats = s->counter_stats[1];
-    unsigned generator = static_cast<unsigned>(
-        kid::pg::koid_generator_id >= 0 ? kid::pg::koid_generator_id : kid::pg::node_id);
-    uint64 last = pg_atomic_read_u64(&s->koid_state);
+    kid::pg::CounterGenerator *gen = &s->counters[kid::pg::COUNTER_KOID];
+    unsigned generator = static_cast<unsigned>(kid::pg::effective_koid_generator_id());
+    uint64 last = pg_atomic_read_u64(&gen->state);
     uint64_t next = 0;
     int64 waited_since_us = 0;
+    bool waiting_for_clock = false;
     bool counted_regression = false;
 
     for (;;) {
-        int64_t now_us = kid::pg::now_unix_us();
-        kid::KoidStep step = kid::koid_step(last, now_us / 1000 - epoch_ms(), &next);
+        int64_t high;
+        bool regressed;
+        int64_t now_us = kid::pg::counter_clock(gen, &high, &regressed);
+        /* A clock below a reading seen before went back: once per call. */
+        if (regressed && !counted_regression) {
+            pg_atomic_fetch_add_u64(&gen->stats.regressions, 1);
+            counted_regression = true;
+        }
+        int64_t now_ms = now_us / 1000 - epoch_ms();
+        kid::KoidStep step = kid::koid_step(last, now_ms, &next);
         if (step == kid::KoidStep::ok) {
-            if (pg_atomic_compare_exchange_u64(&s->koid_state, &last, next))
+            if (pg_atomic_compare_exchange_u64(&gen->state, &last, next))
                 break;
             continue; /* another backend moved the counter: retry with its value */
         }
@@ -86,30 +144,23 @@ KID_FUNCTION(koid_new)
                         (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
                          errmsg("more than 4096 koids in one millisecond"),
                          errhint("Set kid.koid_overflow_error = off to wait for the next millisecond instead.")));
-            pg_atomic_fetch_add_u64(&stats[2], 1);
+            pg_atomic_fetch_add_u64(&gen->stats.overflow_waits, 1);
         } else { /* clock_behind */
-            if (!counted_regression) {
-                pg_atomic_fetch_add_u64(&stats[1], 1);
-                counted_regression = true;
+            if (!waiting_for_clock) {
+                waiting_for_clock = true;
                 waited_since_us = now_us;
             }
             if (now_us - waited_since_us > static_cast<int64>(kid::pg::koid_max_clock_wait_ms) * 1000)
-                ereport(ERROR,
-                        (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                         errmsg("the system clock is behind the last koid by more than kid.koid_max_clock_wait_ms (%d ms)",
-                                kid::pg::koid_max_clock_wait_ms),
-                         errdetail("The last koid was made at %lld ms after the epoch; the clock reads %lld.",
-                                   static_cast<long long>(last >> 12),
-                                   static_cast<long long>(now_us / 1000 - epoch_ms()))));
-            pg_atomic_fetch_add_u64(&stats[3], 1);
+                report_koid_clock_behind(s, last, now_ms);
+            pg_atomic_fetch_add_u64(&gen->stats.clock_waits, 1);
         }
         pg_usleep(100);
         CHECK_FOR_INTERRUPTS();
-        last = pg_atomic_read_u64(&s->koid_state);
+        last = pg_atomic_read_u64(&gen->state);
     }
-    pg_atomic_fetch_add_u64(&stats[0], 1);
+    pg_atomic_fetch_add_u64(&gen->stats.generated, 1);
     int64_t ms = static_cast<int64_t>(next >> 12);
-    kid::pg::lease_cover(s, kid::pg::LEASE_COUNTERS, (ms + 1 + epoch_ms()) * 1000 - 1);
+    kid::pg::lease_cover(s, kid::pg::LEASE_KOID, (ms + 1 + epoch_ms()) * 1000 - 1);
     return UInt64GetDatum(kid::koid_pack(ms, generator, static_cast<unsigned>(next & 4095)));
 }
 

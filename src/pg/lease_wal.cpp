@@ -34,14 +34,20 @@ namespace kid::pg {
 /* The one record type: xl_info's high nibble belongs to the resource manager. */
 static constexpr uint8 XLOG_KID_LEASE = 0x10;
 
-static bool read_record(XLogReaderState *record, LeaseWalRecord *rec)
+/*
+ * The record's layout version: LEASE_WAL_VERSION, 0 when the record is not
+ * a lease record at all, or the version a record of another size or
+ * version says it has (UINT32_MAX when it cannot say).  Only
+ * LEASE_WAL_VERSION is replayed: this kid reads no other layout.
+ */
+static uint32 read_record(XLogReaderState *record, LeaseWalRecord *rec)
 {
-    if ((XLogRecGetInfo(record) & ~XLR_INFO_MASK) != XLOG_KID_LEASE ||
-        XLogRecGetDataLen(record) < sizeof(LeaseWalRecord))
-        return false;
+    if ((XLogRecGetInfo(record) & ~XLR_INFO_MASK) != XLOG_KID_LEASE)
+        return 0;
+    if (XLogRecGetDataLen(record) != sizeof(LeaseWalRecord))
+        return UINT32_MAX;
     memcpy(rec, XLogRecGetData(record), sizeof(LeaseWalRecord));
-    /* A record of another layout (a newer kid) stops replay instead of being misread. */
-    return rec->version == LEASE_WAL_VERSION;
+    return rec->version;
 }
 
 static void append_mark(StringInfo buf, const char *label, int64 unix_us)
@@ -60,25 +66,41 @@ extern "C" {
 static void kid_rm_redo(XLogReaderState *record)
 {
     kid::pg::LeaseWalRecord rec;
-    if (!kid::pg::read_record(record, &rec))
+    uint32 version = kid::pg::read_record(record, &rec);
+    if (version == 0)
         elog(PANIC, "kid: unknown WAL record (info %u, length %u)",
              static_cast<unsigned>(XLogRecGetInfo(record)),
              static_cast<unsigned>(XLogRecGetDataLen(record)));
+    /* A record of another layout (another kid version) stops replay instead of being misread. */
+    if (version != kid::pg::LEASE_WAL_VERSION)
+        ereport(PANIC,
+                (errmsg("kid: cannot replay a lease WAL record of another kid version "
+                        "(length %u, layout version %s; this kid reads version %u, %u bytes)",
+                        static_cast<unsigned>(XLogRecGetDataLen(record)),
+                        version == UINT32_MAX ? "unknown" : psprintf("%u", version),
+                        kid::pg::LEASE_WAL_VERSION,
+                        static_cast<unsigned>(sizeof(kid::pg::LeaseWalRecord))),
+                 errhint("Replay this WAL with the kid version that wrote it.")));
     kid::pg::lease_replay(rec);
 }
 
 static void kid_rm_desc(StringInfo buf, XLogReaderState *record)
 {
     kid::pg::LeaseWalRecord rec;
-    if (!kid::pg::read_record(record, &rec)) {
-        appendStringInfoString(buf, "unknown kid record");
+    if (kid::pg::read_record(record, &rec) != kid::pg::LEASE_WAL_VERSION) {
+        appendStringInfoString(buf, "unknown kid record (another layout version)");
         return;
     }
     appendStringInfo(buf, "node %d, koid generator %d, uid node %08x; ", rec.node_id,
                      rec.koid_generator_id, rec.uid_node);
-    kid::pg::append_mark(buf, "sno tick 0 until", rec.marks[kid::pg::LEASE_SNO_TICK0]);
-    kid::pg::append_mark(buf, ", sno tick 1 until", rec.marks[kid::pg::LEASE_SNO_TICK1]);
-    kid::pg::append_mark(buf, ", counters until", rec.marks[kid::pg::LEASE_COUNTERS]);
+    for (int i = 0; i < kid::pg::LEASE_LINES; i++) {
+        char label[64];
+        snprintf(label, sizeof(label), "%s%s until", i == 0 ? "" : ", ",
+                 kid::pg::LEASE_LINE_NAMES[i]);
+        kid::pg::append_mark(buf, label, rec.marks[i]);
+    }
+    appendStringInfo(buf, "; koid epoch %lld ms, uid interval %d",
+                     static_cast<long long>(rec.koid_epoch_ms), rec.uid_interval);
     kid::pg::append_mark(buf, "; written at", rec.written_at_us);
 }
 
@@ -122,6 +144,8 @@ bool lease_wal_log(const int64 marks[LEASE_LINES])
     rec.node_id = node_id;
     rec.koid_generator_id = effective_koid_generator_id();
     rec.uid_node = uid_node;
+    rec.koid_epoch_ms = koid_epoch_whole_ms();
+    rec.uid_interval = uid_interval;
     rec.version = LEASE_WAL_VERSION;
     XLogBeginInsert();
     XLogRegisterData(reinterpret_cast<char *>(&rec), sizeof(rec));

@@ -68,33 +68,77 @@ static void shmem_request()
     RequestNamedLWLockTranche("kid", 2);
 }
 
+const char *const LEASE_LINE_NAMES[LEASE_LINES] = {"sno tick 0", "sno tick 1", "atproto_tid",
+                                                    "koid", "uid"};
+const char *const COUNTER_SCHEME_NAMES[COUNTER_SCHEMES] = {"atproto_tid", "koid", "uid"};
+
 /*
  * The lease file, one line:
- *   kid lease 2 <own marks, one per line> <replayed marks> <margin pending> <exact>
- * in Unix microseconds.  "Own" marks are floors for what this server handed
- * out (and the floors it applied): every id of a line is at or below its
- * mark, whose time unit counts as used (a mark written ahead lies above
- * every id; an exact mark is the time of the newest one); "replayed" marks
- * came from another server's WAL.  <margin pending> is 1
+ *   kid lease 3 <own marks, one per line> <replayed marks> <margin pending> <exact>
+ *               <koid epoch ms> <uid interval> <replayed uid interval> <uid_global guard>
+ *               <uid interval the guard protects>
+ * with the lines in LeaseLine order (sno tick 0, sno tick 1, atproto_tid,
+ * koid, uid), marks in Unix microseconds.  "Own" marks are floors for what
+ * this server handed out (and the floors it applied): every id of a line is
+ * at or below its mark, whose time unit counts as used (a mark written
+ * ahead lies above every id; an exact mark is the time of the newest one);
+ * "replayed" marks came from another server's WAL.  <margin pending> is 1
  * when the replayed marks were written during archive recovery and
  * PROMOTION_MARGIN_US has not been added to them yet.  <exact> is 1 when a
  * clean shutdown wrote the own marks as the generators' exact high-water
- * marks, 0 when they were written ahead.  Files without <exact> (kid before
- * it) are read as written ahead, and kid before it reads this one as such,
- * which is safe: an exact mark is a floor too, only a lower one.  Version 1
- * files (own marks only) are still read.
+ * marks, 0 when they were written ahead.
+ *
+ * <koid epoch ms> is the kid.koid_epoch_ms both koid marks are expressed
+ * under: a koid holds milliseconds since the epoch, so what a koid mark
+ * really bounds is mark / 1000 - epoch raw milliseconds.  A server started
+ * with another epoch shifts both koid marks by the difference (lease_read),
+ * which keeps that raw bound: moving the epoch later puts the koid floor
+ * ahead of the clock by the move (koid_new waits, then refuses naming the
+ * setting), moving it earlier lowers it (harmless: new koids are larger).
+ *
+ * <uid interval> is the kid.uid_interval the own uid mark was written
+ * under, <replayed uid interval> that of the replayed one (0: none), and
+ * <uid_global guard> the Unix microsecond before which uid_global_new()
+ * refuses (0: none) because an interval change could repeat ids
+ * (kid::uid_interval_change_guard_us), kept until the clock passes it, with
+ * the interval of the ids it protects (for the error message).
+ *
+ * Files of another version (kid before this layout) are refused: the
+ * server does not start (see lease_read).
  */
+constexpr int LEASE_FILE_VERSION = 3;
+
 struct LeaseFile {
     int64 own[LEASE_LINES];
     int64 replayed[LEASE_LINES];
     bool margin_pending;
     bool exact;
+    int64 koid_epoch_ms;
+    int32 uid_interval;
+    int32 uid_replayed_interval;
+    int64 uid_global_guard_us;
+    int32 uid_guard_interval;
 };
 
-/* Read the lease file; false (and zeros) when there is none. */
+/* A koid mark written under epoch `from` (ms), re-expressed under epoch `to`: same raw milliseconds. */
+static int64 koid_mark_under_epoch(int64 mark_us, int64 from_ms, int64 to_ms)
+{
+    if (mark_us == 0 || from_ms == to_ms)
+        return mark_us;
+    int64 v = mark_us + (to_ms - from_ms) * 1000;
+    return v > 0 ? v : 1;
+}
+
+/*
+ * Read the lease file; false (and zeros, with this server's settings) when
+ * there is none.  A file of another version is refused: FATAL in the
+ * postmaster, so the server does not start rather than start without floors.
+ */
 static bool lease_read(LeaseFile *lf)
 {
     memset(lf, 0, sizeof(*lf));
+    lf->koid_epoch_ms = koid_epoch_whole_ms();
+    lf->uid_interval = uid_interval;
     FILE *f = AllocateFile(LEASE_FILE, "r");
     if (f == nullptr) {
         if (errno != ENOENT)
@@ -102,22 +146,47 @@ static bool lease_read(LeaseFile *lf)
                           errmsg("kid: could not read \"%s\": %m", LEASE_FILE)));
         return false;
     }
-    long long v[2 * LEASE_LINES + 2] = {0, 0, 0, 0, 0, 0, 0, 0};
+    long long v[2 * LEASE_LINES + 7];
+    memset(v, 0, sizeof(v));
     int version = 0;
-    int n = fscanf(f, "kid lease %d %lld %lld %lld %lld %lld %lld %lld %lld", &version, &v[0],
-                   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+    int n = fscanf(f, "kid lease %d", &version);
+    if (n == 1 && version == LEASE_FILE_VERSION) {
+        for (int i = 0; i < 2 * LEASE_LINES + 7; i++) {
+            if (fscanf(f, " %lld", &v[i]) != 1)
+                break;
+            n++;
+        }
+    }
     FreeFile(f);
-    if (!((version == 1 && n == 1 + LEASE_LINES) ||
-          (version == 2 && (n == 2 + 2 * LEASE_LINES || n == 3 + 2 * LEASE_LINES)))) {
+    if (n >= 1 && version != LEASE_FILE_VERSION)
+        ereport(FATAL,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("kid: \"%s\" has format version %d; this kid reads version %d only",
+                        LEASE_FILE, version, LEASE_FILE_VERSION),
+                 errdetail("The file holds the high-water marks of generated ids; starting "
+                           "without them could repeat ids."),
+                 errhint("Start the server with the kid version that wrote the file, or remove "
+                         "the file once the clock is past every id made here (kid then starts "
+                         "without floors).")));
+    if (n != 1 + 2 * LEASE_LINES + 7) {
         ereport(LOG, (errmsg("kid: ignoring malformed \"%s\"", LEASE_FILE)));
+        memset(lf, 0, sizeof(*lf));
+        lf->koid_epoch_ms = koid_epoch_whole_ms();
+        lf->uid_interval = uid_interval;
         return false;
     }
     for (int i = 0; i < LEASE_LINES; i++) {
         lf->own[i] = v[i];
         lf->replayed[i] = v[LEASE_LINES + i];
     }
-    lf->margin_pending = v[2 * LEASE_LINES] != 0;
-    lf->exact = v[2 * LEASE_LINES + 1] != 0;
+    int k = 2 * LEASE_LINES;
+    lf->margin_pending = v[k++] != 0;
+    lf->exact = v[k++] != 0;
+    lf->koid_epoch_ms = v[k++];
+    lf->uid_interval = static_cast<int32>(v[k++]);
+    lf->uid_replayed_interval = static_cast<int32>(v[k++]);
+    lf->uid_global_guard_us = v[k++];
+    lf->uid_guard_interval = static_cast<int32>(v[k++]);
     return true;
 }
 
@@ -128,13 +197,18 @@ static bool lease_read(LeaseFile *lf)
  */
 static bool lease_write(const LeaseFile &lf, int elevel)
 {
-    char buf[256];
-    int len = snprintf(buf, sizeof(buf), "kid lease 2 %lld %lld %lld %lld %lld %lld %d %d\n",
-                       static_cast<long long>(lf.own[0]), static_cast<long long>(lf.own[1]),
-                       static_cast<long long>(lf.own[2]), static_cast<long long>(lf.replayed[0]),
-                       static_cast<long long>(lf.replayed[1]),
-                       static_cast<long long>(lf.replayed[2]), lf.margin_pending ? 1 : 0,
-                       lf.exact ? 1 : 0);
+    char buf[512];
+    int len = snprintf(buf, sizeof(buf), "kid lease %d", LEASE_FILE_VERSION);
+    for (int i = 0; i < LEASE_LINES; i++)
+        len += snprintf(buf + len, sizeof(buf) - len, " %lld", static_cast<long long>(lf.own[i]));
+    for (int i = 0; i < LEASE_LINES; i++)
+        len += snprintf(buf + len, sizeof(buf) - len, " %lld",
+                        static_cast<long long>(lf.replayed[i]));
+    len += snprintf(buf + len, sizeof(buf) - len, " %d %d %lld %d %d %lld %d\n",
+                    lf.margin_pending ? 1 : 0, lf.exact ? 1 : 0,
+                    static_cast<long long>(lf.koid_epoch_ms), lf.uid_interval,
+                    lf.uid_replayed_interval, static_cast<long long>(lf.uid_global_guard_us),
+                    lf.uid_guard_interval);
     int fd = OpenTransientFile(LEASE_TEMP_FILE, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
     if (fd < 0) {
         ereport(elevel, (errcode_for_file_access(),
@@ -171,6 +245,12 @@ static LeaseFile lease_current(KidShared *s)
     }
     lf.margin_pending = s->archive_recovery && pg_atomic_read_u32(&s->floors_final) == 0;
     lf.exact = s->own_exact;
+    /* Marks in shared memory are under this server's settings (shifted at start-up and replay). */
+    lf.koid_epoch_ms = koid_epoch_whole_ms();
+    lf.uid_interval = uid_interval;
+    lf.uid_replayed_interval = s->uid_replayed_interval;
+    lf.uid_global_guard_us = static_cast<int64>(pg_atomic_read_u64(&s->uid_global_guard_us));
+    lf.uid_guard_interval = s->uid_guard_interval;
     return lf;
 }
 
@@ -183,19 +263,39 @@ static void atomic_raise(pg_atomic_uint64 *word, uint64 v)
 }
 
 /*
- * Raise the server-wide counters above a counters-line floor: a time at or
- * below it may have been handed out.  tid counts microseconds; koid's
- * millisecond and uid's step holding the floor count as used up.
+ * Raise the server-wide generators above their lines' floors: a time at or
+ * below a floor may have been handed out.  tid counts microseconds; koid's
+ * millisecond and uid's step holding the floor count as used up.  The koid
+ * floor is under this server's epoch (lease_read and lease_replay shift
+ * marks of another epoch), so koid_floor_ms is the raw milliseconds the
+ * ids under the mark may hold.  node id, koid generator id and uid node
+ * fingerprint need no floor of their own: a change gives new ids another
+ * node field, and they cannot equal any id made before.
  */
-static void raise_counter_floor(KidShared *s, int64 floor_us)
+static void raise_counter_floors(KidShared *s, const int64 floor_us[LEASE_LINES])
 {
-    if (floor_us <= 0)
-        return;
-    atomic_raise(&s->tid_state, static_cast<uint64>(floor_us));
-    int64 koid_floor_ms = floor_us / 1000 - static_cast<int64>(koid_epoch_ms);
-    if (koid_floor_ms > 0)
-        atomic_raise(&s->koid_state, (static_cast<uint64>(koid_floor_ms) << 12) | 4095);
-    atomic_raise(&s->uid_state, kid::uid_word_from_unix_us(floor_us) | kid::UID_SEQ_MAX);
+    if (floor_us[LEASE_TID] > 0)
+        atomic_raise(&s->counters[COUNTER_TID].state, static_cast<uint64>(floor_us[LEASE_TID]));
+    int64 koid_floor_ms = floor_us[LEASE_KOID] / 1000 - koid_epoch_whole_ms();
+    if (floor_us[LEASE_KOID] > 0 && koid_floor_ms >= 0) {
+        uint64 word = (static_cast<uint64>(koid_floor_ms) << 12) | 4095;
+        atomic_raise(&s->counters[COUNTER_KOID].state, word);
+        atomic_raise(&s->koid_floor_word, word);
+    }
+    if (floor_us[LEASE_UID] > 0)
+        atomic_raise(&s->counters[COUNTER_UID].state,
+                     kid::uid_word_from_unix_us(floor_us[LEASE_UID]) | kid::UID_SEQ_MAX);
+}
+
+/* Raise the uid_global guard for uid marks written under `interval` (see uid_interval_change_guard_us). */
+static void raise_uid_guard(KidShared *s, int64 mark_us, int interval)
+{
+    int64 guard = kid::uid_interval_change_guard_us(mark_us, interval, uid_interval);
+    if (guard > static_cast<int64>(pg_atomic_read_u64(&s->uid_global_guard_us))) {
+        s->uid_guard_interval = interval;
+        pg_write_barrier();
+        pg_atomic_write_u64(&s->uid_global_guard_us, static_cast<uint64>(guard));
+    }
 }
 
 /* Raise one sno generator above the sno floors (no-op where it already is). */
@@ -250,15 +350,37 @@ void lease_replay(const LeaseWalRecord &rec)
         return; /* cannot happen: the resource manager exists only when preloaded */
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
     bool rose = false;
+    int64 marks[LEASE_LINES];
+    for (int i = 0; i < LEASE_LINES; i++)
+        marks[i] = rec.marks[i];
+    /* The writer's koid mark under this server's epoch: the same raw milliseconds. */
+    marks[LEASE_KOID] = koid_mark_under_epoch(marks[LEASE_KOID], rec.koid_epoch_ms,
+                                              koid_epoch_whole_ms());
     for (int i = 0; i < LEASE_LINES; i++) {
-        if (rec.marks[i] > static_cast<int64>(pg_atomic_read_u64(&s->replayed_us[i]))) {
-            pg_atomic_write_u64(&s->replayed_us[i], static_cast<uint64>(rec.marks[i]));
+        if (marks[i] > static_cast<int64>(pg_atomic_read_u64(&s->replayed_us[i]))) {
+            pg_atomic_write_u64(&s->replayed_us[i], static_cast<uint64>(marks[i]));
             rose = true;
         }
+    }
+    /*
+     * uid_global ids the writer made under another kid.uid_interval: the
+     * guard covers its mark plus what a promotion may still add (records
+     * not received, the margin).
+     */
+    if (marks[LEASE_UID] > 0) {
+        uint64 guard_before = pg_atomic_read_u64(&s->uid_global_guard_us);
+        raise_uid_guard(s, marks[LEASE_UID] + LEASE_RENEW_US + PROMOTION_MARGIN_US,
+                        rec.uid_interval);
+        if (s->uid_replayed_interval != rec.uid_interval ||
+            pg_atomic_read_u64(&s->uid_global_guard_us) != guard_before)
+            rose = true;
+        s->uid_replayed_interval = rec.uid_interval;
     }
     s->replayed_writer.written_at_us = rec.written_at_us;
     s->replayed_writer.koid_generator_id = rec.koid_generator_id;
     s->replayed_writer.uid_node = rec.uid_node;
+    s->replayed_writer.uid_interval = rec.uid_interval;
+    s->replayed_writer.koid_epoch_ms = rec.koid_epoch_ms;
     /* node_id last: a reader that sees it set sees the fields above. */
     pg_write_barrier();
     s->replayed_writer.node_id = rec.node_id;
@@ -309,7 +431,7 @@ static void finalize_floors(KidShared *s)
                 atomic_raise(&s->lease_us[i], static_cast<uint64>(lf.own[i]));
                 atomic_raise(&s->floor_us[i], static_cast<uint64>(want[i]));
             }
-            raise_counter_floor(s, want[LEASE_COUNTERS]);
+            raise_counter_floors(s, want);
             /* sno slots: free ones now, owned ones by their owner on its next id. */
             int64 sno_floor[2] = {want[LEASE_SNO_TICK0], want[LEASE_SNO_TICK1]};
             LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
@@ -323,6 +445,14 @@ static void finalize_floors(KidShared *s)
         pg_atomic_fetch_add_u32(&s->floors_final, 1);
     }
     LWLockRelease(s->lease_lock);
+}
+
+static bool lease_has_marks(const LeaseFile &lf)
+{
+    for (int i = 0; i < LEASE_LINES; i++)
+        if (lf.own[i] != 0 || lf.replayed[i] != 0)
+            return true;
+    return false;
 }
 
 static bool file_exists(const char *name)
@@ -339,36 +469,31 @@ static void raise_mark(int64 *mark, int64 v)
 
 /*
  * The exact high-water marks of the generators now: per lease line, the
- * time of the newest id any generator in shared memory made, or the line's
- * floor when higher; 0 for a line with neither.
+ * time of the newest id the line's generator(s) in shared memory made, or
+ * the line's floor when higher; 0 for a line with neither.  Each is the
+ * start of the time unit of the newest id: flooring at a time counts that
+ * time's whole unit as used, so this is the lowest mark that puts the
+ * generator back where it is.
  */
 static void generator_high_water(KidShared *s, int64 marks[LEASE_LINES])
 {
     for (int i = 0; i < LEASE_LINES; i++)
         marks[i] = static_cast<int64>(pg_atomic_read_u64(&s->floor_us[i]));
-    /*
-     * Each generator's mark is the start of the time unit of its newest id:
-     * flooring at a time counts that time's whole unit as used, so this is
-     * the lowest mark that puts the generator back where it is.  (The end
-     * of the unit would do as well, but on the counters line, which three
-     * generators with different units share, it would creep forward by a
-     * unit on every clean restart.)
-     */
     for (const auto &slot : s->slots)
         for (int t = 0; t < 2; t++)
             if (slot.gen.hi[t] >= 0)
                 raise_mark(&marks[LEASE_SNO_TICK0 + t],
                            (kid::SNO_EPOCH_MS + slot.gen.hi[t] * kid::SNO_UNIT_MS) * 1000);
-    uint64 tid = pg_atomic_read_u64(&s->tid_state);
+    uint64 tid = pg_atomic_read_u64(&s->counters[COUNTER_TID].state);
     if (tid != 0)
-        raise_mark(&marks[LEASE_COUNTERS], static_cast<int64>(tid));
-    uint64 koid = pg_atomic_read_u64(&s->koid_state);
+        raise_mark(&marks[LEASE_TID], static_cast<int64>(tid));
+    uint64 koid = pg_atomic_read_u64(&s->counters[COUNTER_KOID].state);
     if (koid != 0)
-        raise_mark(&marks[LEASE_COUNTERS],
-                   (static_cast<int64>(koid >> 12) + static_cast<int64>(koid_epoch_ms)) * 1000);
-    uint64 uid = pg_atomic_read_u64(&s->uid_state);
+        raise_mark(&marks[LEASE_KOID],
+                   (static_cast<int64>(koid >> 12) + koid_epoch_whole_ms()) * 1000);
+    uint64 uid = pg_atomic_read_u64(&s->counters[COUNTER_UID].state);
     if (uid != 0)
-        raise_mark(&marks[LEASE_COUNTERS], kid::uid_unix_us(kid::uid_fields_from_word(uid)));
+        raise_mark(&marks[LEASE_UID], kid::uid_unix_us(kid::uid_fields_from_word(uid)));
 }
 
 /*
@@ -454,6 +579,27 @@ static void shmem_startup()
 
         LeaseFile lf;
         shared->startup_found = lease_read(&lf);
+        /*
+         * koid marks written under another kid.koid_epoch_ms: re-express them
+         * under this one (same raw milliseconds), remembering the old epoch
+         * for koid_new's error message.
+         */
+        shared->koid_lease_epoch_ms = -1;
+        if (lf.koid_epoch_ms != koid_epoch_whole_ms()) {
+            if (lf.own[LEASE_KOID] != 0 || lf.replayed[LEASE_KOID] != 0) {
+                shared->koid_lease_epoch_ms = lf.koid_epoch_ms;
+                ereport(LOG, (errmsg("kid: kid.koid_epoch_ms changed from %lld to %lld since the "
+                                     "lease was written; koid continues above the same raw "
+                                     "milliseconds",
+                                     static_cast<long long>(lf.koid_epoch_ms),
+                                     static_cast<long long>(koid_epoch_whole_ms()))));
+            }
+            lf.own[LEASE_KOID] = koid_mark_under_epoch(lf.own[LEASE_KOID], lf.koid_epoch_ms,
+                                                       koid_epoch_whole_ms());
+            lf.replayed[LEASE_KOID] = koid_mark_under_epoch(
+                lf.replayed[LEASE_KOID], lf.koid_epoch_ms, koid_epoch_whole_ms());
+            lf.koid_epoch_ms = koid_epoch_whole_ms();
+        }
         /* Exact marks: a clean shutdown; the generators continue just above them. */
         shared->startup_exact = shared->startup_found && lf.exact;
         shared->own_exact = shared->startup_exact;
@@ -475,6 +621,28 @@ static void shmem_startup()
             pg_atomic_init_u64(&shared->floor_us[i], static_cast<uint64>(lf.own[i]));
             shared->first_us[i] = 0;
         }
+        /*
+         * uid_global after a kid.uid_interval change: refused until the
+         * guard.  The file's guard stays (an earlier change may still be
+         * pending); the own uid mark was written under the file's interval,
+         * the replayed one under the replayed interval (plus what a
+         * promotion may still add).
+         */
+        pg_atomic_init_u64(&shared->uid_global_guard_us,
+                           static_cast<uint64>(lf.uid_global_guard_us > 0 ? lf.uid_global_guard_us : 0));
+        shared->uid_guard_interval = lf.uid_guard_interval;
+        raise_uid_guard(shared, lf.own[LEASE_UID], lf.uid_interval);
+        if (lf.uid_replayed_interval != 0)
+            raise_uid_guard(shared, lf.replayed[LEASE_UID] + LEASE_RENEW_US + PROMOTION_MARGIN_US,
+                            lf.uid_replayed_interval);
+        shared->uid_replayed_interval = lf.uid_replayed_interval;
+        if (static_cast<int64>(pg_atomic_read_u64(&shared->uid_global_guard_us)) >
+            lf.uid_global_guard_us)
+            ereport(LOG, (errmsg("kid: kid.uid_interval changed from %d to %d since uid ids were "
+                                 "last made; uid_global_new() refuses until the next %d-second "
+                                 "boundary above the uid mark",
+                                 lf.uid_interval, uid_interval,
+                                 1 << (lf.uid_interval > uid_interval ? lf.uid_interval : uid_interval))));
         pg_atomic_init_u32(&shared->floor_epoch, 2);
         pg_atomic_init_u32(&shared->floors_final, 0);
         shared->replayed_writer.node_id = -1;
@@ -482,7 +650,7 @@ static void shmem_startup()
         pg_atomic_init_u64(&shared->lease_records, 0);
         pg_atomic_init_u64(&shared->replayed_records, 0);
         if (shared->archive_recovery && !lf.margin_pending &&
-            (lf.own[0] | lf.own[1] | lf.own[2] | lf.replayed[0] | lf.replayed[1] | lf.replayed[2])) {
+            lease_has_marks(lf)) {
             lf.margin_pending = true;
             /*
              * The pending margin must be durable: after a promotion and a
@@ -500,17 +668,25 @@ static void shmem_startup()
         for (int i = 0; i < SNO_SLOTS; i++) {
             SnoSlot *slot = &shared->slots[i];
             slot->owner_pid = 0;
+            uint16 start = 0;
+            if (!pg_strong_random(&start, sizeof(start)))
+                start = static_cast<uint16>(random());
+            slot->backfill_sequence = start;
             sno_generator_init(&slot->gen, static_cast<uint16_t>(node_id << 8 | i));
             raise_sno_floor(&slot->gen, lf.own);
         }
-        /* The counters continue above the persisted mark. */
-        pg_atomic_init_u64(&shared->tid_state, 0);
-        pg_atomic_init_u64(&shared->koid_state, 0);
-        pg_atomic_init_u64(&shared->uid_state, 0);
-        raise_counter_floor(shared, lf.own[LEASE_COUNTERS]);
-        for (auto &scheme : shared->counter_stats)
-            for (auto &c : scheme)
-                pg_atomic_init_u64(&c, 0);
+        /* The counters continue above the persisted marks of their lines. */
+        for (auto &c : shared->counters) {
+            pg_atomic_init_u64(&c.state, 0);
+            pg_atomic_init_u64(&c.clock_high_us, 0);
+            pg_atomic_init_u64(&c.stats.generated, 0);
+            pg_atomic_init_u64(&c.stats.regressions, 0);
+            pg_atomic_init_u64(&c.stats.overflow_waits, 0);
+            pg_atomic_init_u64(&c.stats.clock_waits, 0);
+            pg_atomic_init_u64(&c.stats.ahead_waits, 0);
+        }
+        pg_atomic_init_u64(&shared->koid_floor_word, 0);
+        raise_counter_floors(shared, lf.own);
     }
     LWLockRelease(AddinShmemInitLock);
 

@@ -23,11 +23,72 @@ constexpr int NODE_ID_MAX = 255;
 constexpr int SNO_SLOTS = 256;
 
 /*
- * Lines of the lease: one per sno timeline (a clock regression moves a
- * generator to the other one, so each keeps its own mark) and one shared by
- * the counter-based generators.
+ * Lines of the lease: one per generated scheme, each in its own terms, so
+ * that one scheme's volume or floor never moves another's.  sno has two (a
+ * clock regression moves a generator to the other timeline, so each keeps
+ * its own mark); uid and uid_global share one line because they share one
+ * server-wide state word.  Marks are Unix microseconds; koid's are Unix
+ * microseconds under the kid.koid_epoch_ms in force (the lease records that
+ * epoch, and a mark written under another epoch is shifted on reading so
+ * that it stands for the same raw koid milliseconds: see lease_read).
  */
-enum LeaseLine { LEASE_SNO_TICK0, LEASE_SNO_TICK1, LEASE_COUNTERS, LEASE_LINES };
+enum LeaseLine { LEASE_SNO_TICK0, LEASE_SNO_TICK1, LEASE_TID, LEASE_KOID, LEASE_UID, LEASE_LINES };
+
+/* The line names, as kid_lease() and the WAL record description show them (SQL type names). */
+extern const char *const LEASE_LINE_NAMES[LEASE_LINES];
+
+/* The server-wide (counter) generators. */
+enum CounterScheme { COUNTER_TID, COUNTER_KOID, COUNTER_UID, COUNTER_SCHEMES };
+
+/* Their SQL type names, as kid_generator_stats() and error messages use them. */
+extern const char *const COUNTER_SCHEME_NAMES[COUNTER_SCHEMES];
+
+/* What a counter generator did since start-up (kid_generator_stats). */
+struct CounterStats {
+    pg_atomic_uint64 generated;
+    /* calls that read the clock below a reading an earlier call had seen: a clock that went back */
+    pg_atomic_uint64 regressions;
+    /* waits because the ids of the current time unit ran out (koid, uid) */
+    pg_atomic_uint64 overflow_waits;
+    /* waits for a clock behind the generator's last id (koid) */
+    pg_atomic_uint64 clock_waits;
+    /* waits because the next id would be too far ahead of the clock (tid) */
+    pg_atomic_uint64 ahead_waits;
+};
+
+/*
+ * One server-wide generator: its state word, advanced by compare-and-swap,
+ * and the highest clock reading any backend saw while generating with it.
+ * A backend loads clock_high_us before it reads the clock, so a reading
+ * below it means the clock went back (no other backend's later reading can
+ * be mistaken for one); tid also uses it as the trusted time that bounds
+ * how far ahead of the clock volume may push its ids.
+ */
+struct CounterGenerator {
+    pg_atomic_uint64 state;
+    pg_atomic_uint64 clock_high_us;
+    CounterStats stats;
+};
+
+/*
+ * Read the clock for a counter generator: raises clock_high_us, and sets
+ * *regressed when the reading is below what a call before this one saw.
+ */
+inline int64_t counter_clock(CounterGenerator *g, int64_t *high_out, bool *regressed)
+{
+    uint64 high = pg_atomic_read_u64(&g->clock_high_us);
+    *high_out = static_cast<int64_t>(high);
+    /* The vDSO clock read is ordered after this load (rdtsc_ordered); keep the compiler from moving it. */
+    pg_compiler_barrier();
+    int64_t now = now_unix_us();
+    *regressed = now < static_cast<int64_t>(high);
+    if (now > static_cast<int64_t>(high)) {
+        while (!pg_atomic_compare_exchange_u64(&g->clock_high_us, &high, static_cast<uint64>(now)) &&
+               static_cast<int64_t>(high) < now) {
+        }
+    }
+    return now;
+}
 
 /*
  * How far ahead of the newest generated time the lease is written, and how
@@ -52,7 +113,16 @@ constexpr int64_t PROMOTION_MARGIN_US = INT64_C(10000000);
 
 struct SnoSlot {
     int32 owner_pid;     /* 0 when free */
-    int32 pad_;
+    /*
+     * The next sequence sno_new_with_time() hands out on this partition.
+     * Like gen it survives from one owner to the next, so a later session
+     * on the same partition continues where the last one stopped instead of
+     * repeating its backfill ids; it starts at a random value at server
+     * start (pg_strong_random), so a restart most likely does not restart
+     * the same range.  Only the owner touches it.
+     */
+    uint16 backfill_sequence;
+    uint16 pad_;
     SnoGenerator gen;    /* survives from one owner to the next */
 };
 
@@ -62,7 +132,8 @@ struct ReplayedWriter {
     int32 node_id;       /* -1 until a record was replayed */
     int32 koid_generator_id;
     uint32 uid_node;
-    uint32 pad_;
+    int32 uid_interval;
+    int64 koid_epoch_ms;
 };
 
 struct KidShared {
@@ -104,25 +175,48 @@ struct KidShared {
     pg_atomic_uint64 lease_writes;     /* lease file writes */
     pg_atomic_uint64 lease_records;    /* WAL records written */
     pg_atomic_uint64 replayed_records; /* WAL records replayed */
-    /* Server-wide generator states, advanced by compare-and-swap. */
-    pg_atomic_uint64 tid_state;
-    pg_atomic_uint64 koid_state;
-    pg_atomic_uint64 uid_state;
-    /* Counters of the server-wide generators, per scheme: see kid_generator_stats. */
-    pg_atomic_uint64 counter_stats[3][4];
+    /* The server-wide generators: tid, koid, uid (shared by uid and uid_global). */
+    CounterGenerator counters[COUNTER_SCHEMES];
+    /*
+     * koid: when kid.koid_epoch_ms differs from the epoch of the lease's
+     * koid marks, the epoch they were written under (else -1), for the
+     * error message; and the koid state word the floors set, to tell "no
+     * koid was made above the floor" from "the last koid was made at".
+     */
+    int64 koid_lease_epoch_ms;
+    pg_atomic_uint64 koid_floor_word;
+    /*
+     * uid_global: the first Unix microsecond at which a uid_global may be
+     * made under the kid.uid_interval in force (0: any).  Set when the
+     * interval differs from the one the lease's (or a replayed record's)
+     * uid mark was written under: see kid::uid_interval_change_guard_us.
+     * uid_guard_interval is the interval of the ids the guard protects (for
+     * the error message), uid_replayed_interval that of the last replayed
+     * record (0: none).  Written under lease_lock or before anything runs.
+     */
+    pg_atomic_uint64 uid_global_guard_us;
+    int32 uid_guard_interval;
+    int32 uid_replayed_interval;
     SnoSlot slots[SNO_SLOTS];
 };
 
-/* The lease record in the WAL (lease_wal.cpp); trivially copyable. */
+/*
+ * The lease record in the WAL (lease_wal.cpp); trivially copyable.  Its
+ * marks are in the writer's terms: the koid mark under koid_epoch_ms, the
+ * uid mark with uid_interval.  A record of another version stops replay.
+ */
 struct LeaseWalRecord {
     int64 marks[LEASE_LINES];
     int64 written_at_us;
+    int64 koid_epoch_ms;
     int32 node_id;
     int32 koid_generator_id;
     uint32 uid_node;
+    int32 uid_interval;
     uint32 version;
+    uint32 pad_;
 };
-constexpr uint32 LEASE_WAL_VERSION = 1;
+constexpr uint32 LEASE_WAL_VERSION = 2;
 
 /* Settings (kid.cpp). */
 extern int node_id;
@@ -134,6 +228,12 @@ extern int koid_max_clock_wait_ms;
 extern int uid_interval;
 extern uint32 uid_node;
 extern int wal_rmgr_id;
+
+/* kid.koid_epoch_ms as whole milliseconds. */
+inline int64 koid_epoch_whole_ms()
+{
+    return static_cast<int64>(koid_epoch_ms);
+}
 
 /* The koid generator id in use: kid.koid_generator_id, or kid.node_id. */
 inline int effective_koid_generator_id()

@@ -103,21 +103,29 @@ KID_FUNCTION(sno_new)
 
 /*
  * An sno at a caller-given time, for backfills: tick 0, this backend's
- * partition, and a per-backend sequence.  Not guaranteed unique.
+ * partition, and the partition's backfill sequence.  The sequence lives in
+ * the partition's shared-memory slot: it goes on from one owner of the
+ * partition to the next (a later session does not repeat the backfill ids
+ * of an earlier one), and starts at a random value at server start.  Not
+ * guaranteed unique all the same (README): the sequence is 16 bits and
+ * wraps after 65536 backfill ids on a partition, a restart starts it at a
+ * random place that may overlap the range an earlier run used, and a
+ * backfill id can equal an sno_new() id of the same partition, unit, meta
+ * and sequence.
  */
 KID_FUNCTION(sno_new_with_time)
 {
     int64_t units = units_arg(fcinfo, 0);
     uint8_t meta = meta_arg(fcinfo, 1);
-    static uint16_t backfill_sequence = 0;
     kid::pg::sno_backend_generator();
+    kid::pg::SnoSlot *slot = &kid::pg::shared->slots[kid::pg::sno_backend_slot()];
 
     kid::SnoFields f;
     f.units = units;
     f.tick = 0;
     f.meta = meta;
     f.partition = static_cast<uint16_t>(kid::pg::node_id << 8 | kid::pg::sno_backend_slot());
-    f.sequence = backfill_sequence++;
+    f.sequence = slot->backfill_sequence++;
     return sno_datum(kid::sno_pack(f));
 }
 

@@ -11,6 +11,7 @@
 
 extern "C" {
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "access/htup_details.h"
 }
 
@@ -51,25 +52,50 @@ static int tid_cmp_time(Datum id, TimestampTz t)
 
 KID_TIME_COMPARISONS(atproto_tid, tid_cmp_time)
 
+/*
+ * The next tid: see kid::tid_step.  The trusted time is the highest clock
+ * reading seen and the tid floor (a restart's or promotion's): while the
+ * clock reads below it, ids continue above the last one without waiting;
+ * otherwise an id may be at most TID_MAX_AHEAD_US ahead of the clock, and a
+ * caller that would go further sleeps here (interruptibly) until the clock
+ * has moved on.
+ */
 KID_FUNCTION(tid_new)
 {
-    kid::pg::KidShared *s = kid::pg::shared_for_generation("tid");
-    uint64 last = pg_atomic_read_u64(&s->tid_state);
-    uint64_t next;
-    kid::TidStep step;
+    kid::pg::KidShared *s = kid::pg::shared_for_generation(TID);
+    kid::pg::CounterGenerator *gen = &s->counters[kid::pg::COUNTER_TID];
+    uint64 next;
+    bool regressed;
     for (;;) {
-        step = kid::tid_step(last, kid::pg::now_unix_us(), &next);
-        if (next > static_cast<uint64_t>(kid::TID_MAX_UNIX_US))
-            ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-                            errmsg("the tid generator is past the last time a tid can hold")));
-        /* On failure `last` is reloaded with the value another backend stored. */
-        if (pg_atomic_compare_exchange_u64(&s->tid_state, &last, next))
+        int64_t high;
+        int64_t now = kid::pg::counter_clock(gen, &high, &regressed);
+        int64_t floor = static_cast<int64_t>(pg_atomic_read_u64(&s->floor_us[kid::pg::LEASE_TID]));
+        int64_t trusted = high > floor ? high : floor;
+        uint64 last = pg_atomic_read_u64(&gen->state);
+        kid::TidStep step;
+        for (;;) {
+            uint64_t candidate;
+            step = kid::tid_step(last, now, trusted, &candidate);
+            if (step == kid::TidStep::wait)
+                break;
+            next = candidate;
+            if (next > static_cast<uint64_t>(kid::TID_MAX_UNIX_US))
+                ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                                errmsg("the atproto_tid generator is past the last time a tid can hold")));
+            /* On failure `last` is reloaded with the value another backend stored. */
+            if (pg_atomic_compare_exchange_u64(&gen->state, &last, next))
+                break;
+        }
+        if (step != kid::TidStep::wait)
             break;
+        pg_atomic_fetch_add_u64(&gen->stats.ahead_waits, 1);
+        pg_usleep(50);
+        CHECK_FOR_INTERRUPTS();
     }
-    pg_atomic_fetch_add_u64(&s->counter_stats[0][0], 1);
-    if (step == kid::TidStep::clock_behind)
-        pg_atomic_fetch_add_u64(&s->counter_stats[0][1], 1);
-    kid::pg::lease_cover(s, kid::pg::LEASE_COUNTERS, static_cast<int64_t>(next));
+    pg_atomic_fetch_add_u64(&gen->stats.generated, 1);
+    if (regressed)
+        pg_atomic_fetch_add_u64(&gen->stats.regressions, 1);
+    kid::pg::lease_cover(s, kid::pg::LEASE_TID, static_cast<int64_t>(next));
     return UInt64GetDatum(kid::tid_pack(static_cast<int64_t>(next),
                                         static_cast<unsigned>(kid::pg::node_id)));
 }

@@ -11,7 +11,9 @@
 
 extern "C" {
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "access/htup_details.h"
+#include "utils/timestamp.h"
 }
 
 using kid::UidFields;
@@ -170,35 +172,91 @@ static int uid_global_cmp_time(Datum id, TimestampTz t)
 KID_TIME_COMPARISONS(uid, uid_cmp_time)
 KID_TIME_COMPARISONS(uid_global, uid_global_cmp_time)
 
-/* The next word of the server-wide counter: (linear 1.024 ms step << 14 | sequence). */
-static UidFields next_uid_fields()
+/*
+ * The next word of the server-wide counter: (linear 1.024 ms step << 14 |
+ * sequence); see kid::uid_step.  The trusted time is the highest clock
+ * reading seen and the uid floor: below it the generator moves on without
+ * waiting; above it an exhausted step waits (interruptibly) rather than run
+ * more than UID_MAX_AHEAD_STEPS ahead of the clock.
+ */
+static UidFields next_uid_fields(const char *type_name)
 {
-    kid::pg::KidShared *s = kid::pg::shared_for_generation(UID);
-    pg_atomic_uint64 *stats = s->counter_stats[2];
-    uint64 last = pg_atomic_read_u64(&s->uid_state);
-    uint64_t next;
-    kid::UidStep step;
-    do {
-        step = kid::uid_step(last, kid::pg::now_unix_us(), &next);
-    } while (!pg_atomic_compare_exchange_u64(&s->uid_state, &last, next));
-    pg_atomic_fetch_add_u64(&stats[0], 1);
-    if (step == kid::UidStep::clock_behind)
-        pg_atomic_fetch_add_u64(&stats[1], 1);
-    else if (step == kid::UidStep::next_step)
-        pg_atomic_fetch_add_u64(&stats[2], 1);
+    kid::pg::KidShared *s = kid::pg::shared_for_generation(type_name);
+    kid::pg::CounterGenerator *gen = &s->counters[kid::pg::COUNTER_UID];
+    uint64_t next = 0;
+    bool regressed;
+    for (;;) {
+        int64_t high;
+        int64_t now = kid::pg::counter_clock(gen, &high, &regressed);
+        int64_t floor = static_cast<int64_t>(pg_atomic_read_u64(&s->floor_us[kid::pg::LEASE_UID]));
+        int64_t trusted = high > floor ? high : floor;
+        uint64 last = pg_atomic_read_u64(&gen->state);
+        kid::UidStep step;
+        for (;;) {
+            step = kid::uid_step(last, now, trusted, &next);
+            if (step == kid::UidStep::wait || pg_atomic_compare_exchange_u64(&gen->state, &last, next))
+                break;
+        }
+        if (step != kid::UidStep::wait)
+            break;
+        pg_atomic_fetch_add_u64(&gen->stats.overflow_waits, 1);
+        pg_usleep(100);
+        CHECK_FOR_INTERRUPTS();
+    }
+    pg_atomic_fetch_add_u64(&gen->stats.generated, 1);
+    if (regressed)
+        pg_atomic_fetch_add_u64(&gen->stats.regressions, 1);
     UidFields f = kid::uid_fields_from_word(next);
-    kid::pg::lease_cover(s, kid::pg::LEASE_COUNTERS, kid::uid_unix_us(f) + 1023);
+    kid::pg::lease_cover(s, kid::pg::LEASE_UID, kid::uid_unix_us(f) + 1023);
     return f;
 }
 
 KID_FUNCTION(uid_new)
 {
-    return UInt64GetDatum(kid::uid_local_pack(next_uid_fields()));
+    return UInt64GetDatum(kid::uid_local_pack(next_uid_fields(UID)));
+}
+
+/*
+ * After a kid.uid_interval change, a uid_global made before the guard
+ * could equal one made under the old interval (see
+ * kid::uid_interval_change_guard_us): refuse, naming the setting.  The
+ * check comes before the id is taken, so a refusal uses up nothing; local
+ * uids (no node field, no interval) are not affected.
+ */
+static void check_uid_interval_guard(kid::pg::KidShared *s)
+{
+    int64 guard = static_cast<int64>(pg_atomic_read_u64(&s->uid_global_guard_us));
+    if (likely(guard == 0))
+        return;
+    int64 word_us = kid::uid_unix_us(
+        kid::uid_fields_from_word(pg_atomic_read_u64(&s->counters[kid::pg::COUNTER_UID].state)));
+    int64 now = kid::pg::now_unix_us();
+    /* The next id is above both the clock's step and the state word. */
+    if (now >= guard || word_us >= guard)
+        return;
+    pg_read_barrier(); /* pairs with raise_uid_guard: the interval is written before the guard */
+    int old_interval = s->uid_guard_interval;
+    ereport(ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("cannot generate uid_global ids until %s: kid.uid_interval changed from %d to %d",
+                    timestamptz_to_str(kid::pg::timestamptz_from_unix_us(guard)), old_interval,
+                    kid::pg::uid_interval),
+             errdetail("The interval decides where the node fingerprint sits in a uid_global, so "
+                       "an id made under %d within the same 2^%d-second block as ids made under "
+                       "%d can have the same 96 bits as one of them.",
+                       kid::pg::uid_interval,
+                       old_interval > kid::pg::uid_interval ? old_interval : kid::pg::uid_interval,
+                       old_interval),
+             errhint("Wait until then, or set kid.uid_interval back to %d. uid_new() is not "
+                     "affected.",
+                     old_interval)));
 }
 
 KID_FUNCTION(uid_global_new)
 {
-    UidFields f = next_uid_fields();
+    kid::pg::KidShared *s = kid::pg::shared_for_generation(UID_GLOBAL);
+    check_uid_interval_guard(s);
+    UidFields f = next_uid_fields(UID_GLOBAL);
     f.node = kid::pg::uid_node;
     return global_datum(kid::uid_global_pack(f, kid::pg::uid_interval));
 }

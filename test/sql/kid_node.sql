@@ -57,6 +57,12 @@ FROM kid_node_info();
 SELECT tid_new() > :'t'::atproto_tid AS tid_rises,
        (SELECT last_id FROM kid_node_info() WHERE scheme = 'atproto_tid') > :'t' AS last_id_rises;
 
+-- One scheme name everywhere (issue 10, item 4): the SQL type names, in
+-- kid_node_info, kid_generator_stats and the lease lines.
+SELECT (SELECT array_agg(scheme ORDER BY scheme) FROM kid_node_info()) AS node_info,
+       (SELECT array_agg(scheme ORDER BY scheme) FROM kid_generator_stats()) AS generator_stats,
+       (SELECT array_agg(line ORDER BY line) FROM kid_lease()) AS lease_lines;
+
 -- The WAL resource manager id is fixed at server start.
 SHOW kid.wal_rmgr_id;
 SET kid.wal_rmgr_id = 129;

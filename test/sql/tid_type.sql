@@ -46,7 +46,15 @@ SELECT bool_and(tid_clock_id(id) = 0) AS clock_id_is_node_id,
        bool_and(tid_to_timestamp(id) > now() - interval '1 minute') AS recent,
        bool_and(id::text ~ '^[234567abcdefghij][234567abcdefghijklmnopqrstuvwxyz]{12}$') AS protocol_syntax
 FROM gen;
-SELECT generated >= 50000 AS counted FROM kid_generator_stats() WHERE scheme = 'tid';
+SELECT generated >= 50000 AS counted FROM kid_generator_stats() WHERE scheme = 'atproto_tid';
+
+-- Volume on a healthy clock (issue 10, items 3 and 4): 100,000 calls, far
+-- more than one per microsecond, neither push tids ahead of the clock by
+-- more than kid's 1 ms bound (TID_MAX_AHEAD_US) nor count as clock
+-- regressions; the calls that found the bound used up are ahead_waits.
+SELECT count(tid_new()) AS made FROM generate_series(1, 100000);
+SELECT tid_to_timestamp(tid_new()) <= clock_timestamp() + interval '1 ms' AS not_ahead_of_clock;
+SELECT regressions FROM kid_generator_stats() WHERE scheme = 'atproto_tid';
 
 -- Range scans: t sorts just below the smallest tid of its microsecond.
 SELECT tid_from_timestamp('2026-03-01 00:00:00.000001') AS bound,

@@ -42,8 +42,8 @@ INSERT INTO cr_uid SELECT uid_new(), $round, clock_timestamp() FROM generate_ser
 INSERT INTO cr_uidg SELECT uid_global_new(), $round, clock_timestamp() FROM generate_series(1, $CR_N);" || ok=1
     return $ok
 }
-# The lease file's format version, field count and last field (the exact flag).
-cr_lease_file() { awk '{print $3, NF, $NF}' "$KID_TMP/cr/data/kid.lease"; }
+# The lease file's format version, field count and exact flag.
+cr_lease_file() { awk '{print $3, NF, $15}' "$KID_TMP/cr/data/kid.lease"; }
 # Per scheme: scheme=<Unix microseconds of column>.
 cr_marks() {
     crq -c "SELECT string_agg(scheme || '=' || coalesce((extract(epoch FROM $1) * 1000000)::bigint, 0), ' ' ORDER BY scheme) FROM kid_node_info()"
@@ -51,17 +51,17 @@ cr_marks() {
 cr_log_count() { grep -c "$1" "$KID_TMP/cr/server.log"; }
 
 check "clean restart: round 0 (every scheme)" cr_gen 0 koid
-# The exact marks a clean shutdown must write: the time of the newest id
-# (the start of its time unit), of sno, and of the counters line that tid,
-# koid and uid share.
-cr_expect=$(crq -c "SELECT 'atproto_tid=' || c || ' koid=' || c || ' sno=' || s || ' uid=' || c FROM (SELECT
+# The exact marks a clean shutdown must write: per scheme, the time of its
+# newest id (the start of its time unit); uid and uid_global share a line.
+cr_expect=$(crq -c "SELECT 'atproto_tid=' || t || ' koid=' || k || ' sno=' || s || ' uid=' || u FROM (SELECT
     (extract(epoch FROM (SELECT max(sno_to_timestamp(id)) FROM cr_sno)) * 1000000)::bigint AS s,
-    (extract(epoch FROM greatest((SELECT max(tid_to_timestamp(id)) FROM cr_tid), (SELECT max(koid_to_timestamp(id)) FROM cr_koid),
-                                 (SELECT max(uid_to_timestamp(id)) FROM cr_uid),
-                                 (SELECT max(uid_global_to_timestamp(id, current_setting('kid.uid_interval')::int)) FROM cr_uidg))) * 1000000)::bigint AS c) x")
+    (extract(epoch FROM (SELECT max(tid_to_timestamp(id)) FROM cr_tid)) * 1000000)::bigint AS t,
+    (extract(epoch FROM (SELECT max(koid_to_timestamp(id)) FROM cr_koid)) * 1000000)::bigint AS k,
+    (extract(epoch FROM greatest((SELECT max(uid_to_timestamp(id)) FROM cr_uid),
+                                 (SELECT max(uid_global_to_timestamp(id, current_setting('kid.uid_interval')::int)) FROM cr_uidg))) * 1000000)::bigint AS u) x")
 cluster_stop cr fast
-expect_eq "clean restart: a clean stop writes kid.lease with the exact flag (version 2, 11 fields, exact = 1)" \
-    "$(cr_lease_file)" "2 11 1"
+expect_eq "clean restart: a clean stop writes kid.lease with the exact flag (version 3, 20 fields, exact = 1)" \
+    "$(cr_lease_file)" "3 20 1"
 expect_eq "clean restart: the postmaster logs the exact marks" "$(cr_log_count 'kid: wrote the exact high-water marks')" 1
 cluster_start cr
 expect_eq "clean restart: the startup floors are exactly the times of the newest ids made before the stop" \
@@ -81,7 +81,7 @@ expect_eq "clean restart: sno stays on tick 0 (no timeline switch)" \
     "$(crq -c "SELECT (SELECT count(*) FROM cr_sno WHERE round = 1 AND sno_tick(id) <> 0) || ' ' || regressions FROM kid_generator_stats() WHERE scheme = 'sno'")" "0 0"
 expect_eq "clean restart: the first ids after the start wrote a lease ahead (file and WAL) before being handed out" \
     "$(crq -c "SELECT bool_and(lease_writes > 0 AND lease_records > 0 AND covered_until > last_made + interval '5 seconds') FROM kid_node_info()") $(cr_lease_file)" \
-    "t 2 11 0"
+    "t 3 20 0"
 
 # Each round sorts above every earlier one; rows per scheme = distinct ids.
 cr_sorted() { # scheme table rounds
@@ -120,7 +120,7 @@ cr_cov=$(cr_covered)
 cr_exact_logs=$(cr_log_count 'kid: wrote the exact high-water marks')
 cluster_stop cr immediate
 expect_eq "immediate stop: kid.lease keeps the marks written ahead (exact = 0; logged)" \
-    "$(cr_lease_file) $(cr_log_count 'keeps the marks written ahead: no shutdown checkpoint')" "2 11 0 1"
+    "$(cr_lease_file) $(cr_log_count 'keeps the marks written ahead: no shutdown checkpoint')" "3 20 0 1"
 cluster_start cr
 cr_crash_checks "immediate stop" "$cr_cov"
 check "immediate stop: round 2" cr_gen 2
@@ -146,7 +146,7 @@ cr_kill_postmaster() {
     done
 }
 cr_kill_postmaster
-expect_eq "postmaster killed before any id after a clean start: the exact file stays" "$(cr_lease_file)" "2 11 1"
+expect_eq "postmaster killed before any id after a clean start: the exact file stays" "$(cr_lease_file)" "3 20 1"
 cluster_start cr 2>/dev/null # pg_ctl warns about the dead postmaster's pid file
 expect_eq "postmaster killed before any id after a clean start: the startup floors are the same exact marks" \
     "$(cr_marks startup_floor) $(crq -c "SELECT string_agg(DISTINCT startup_mark, ',') FROM kid_node_info()")" \
@@ -175,7 +175,7 @@ for _ in $(seq 150); do
 done
 cr_wait_up
 expect_eq "crash restart: no exact marks written (shmem_exit(1))" \
-    "$(cr_log_count 'kid: wrote the exact high-water marks') $(cr_lease_file)" "$cr_exact_logs 2 11 0"
+    "$(cr_log_count 'kid: wrote the exact high-water marks') $(cr_lease_file)" "$cr_exact_logs 3 20 0"
 cr_crash_checks "crash restart" "$cr_cov"
 check "crash restart: round 4" cr_gen 4
 
@@ -227,7 +227,7 @@ cr_replayed=$(cr_standby_marks)
 expect_eq "standby: its copied and replayed marks are the primary's lease marks" "$cr_replayed" "$(cr_covered)"
 cluster_stop crs fast
 expect_eq "standby: a clean stop writes exact own marks and keeps the margin pending (margin, exact)" \
-    "$(awk '{print $10, $11}' "$KID_TMP/crs/data/kid.lease")" "1 1"
+    "$(awk '{print $14, $15}' "$KID_TMP/crs/data/kid.lease")" "1 1"
 cluster_start crs
 expect_eq "standby: after the clean restart it still has the same marks (startup_mark exact)" \
     "$(cr_standby_marks) $(crsq -c "SELECT string_agg(DISTINCT startup_mark, ',') FROM kid_node_info()")" \

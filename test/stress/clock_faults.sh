@@ -68,9 +68,9 @@ expect_eq "clock faults: sno's first regression moves to the other timeline (tic
 expect_eq "clock faults: sno's second regression into covered time waits, honouring statement_timeout" \
     "$(grep -c 'ERROR:  57014' <<<"$out")" 1
 expect_eq "clock faults: the backend survived the cancel" "$(grep -c '^alive$' <<<"$out")" 1
-fq -c "SELECT scheme, generated, regressions, overflow_waits, clock_waits FROM kid_generator_stats()" | sed 's/^/  stats: /'
+fq -c "SELECT scheme, generated, regressions, overflow_waits, clock_waits, ahead_waits FROM kid_generator_stats()" | sed 's/^/  stats: /'
 expect_eq "clock faults: regressions and waits are counted (sno, tid, uid regressions; sno and koid clock waits)" \
-    "$(fq -c "SELECT bool_and(regressions > 0) FILTER (WHERE scheme IN ('sno', 'tid', 'uid')) AND bool_and(clock_waits > 0) FILTER (WHERE scheme IN ('sno', 'koid')) FROM kid_generator_stats()")" t
+    "$(fq -c "SELECT bool_and(regressions > 0) FILTER (WHERE scheme IN ('sno', 'atproto_tid', 'uid')) AND bool_and(clock_waits > 0) FILTER (WHERE scheme IN ('sno', 'koid')) FROM kid_generator_stats()")" t
 
 # Crash restart while the clock is an hour behind.
 pid=$( (fq -c "SELECT pg_backend_pid(), pg_sleep(30)" >/dev/null 2>&1 &) ; sleep 1; fq -c "SELECT pid FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND pid <> pg_backend_pid() LIMIT 1")

@@ -227,7 +227,26 @@ TEST(SnoGenerator, SecondRegressionResolves)
     SnoFields f0 = gen(&g, 102);
     EXPECT_EQ(f0.tick, 0u);
     EXPECT_EQ(f0.units, 102);
-    EXPECT_EQ(g.regressions, 2u);
+    // Ids made while the clock read below its highest reading (100, then 110): 90, 95, 96, 102.
+    EXPECT_EQ(g.regressions, 4u);
+}
+
+// Issue 10, item 4: a floor (a lease written ahead before a crash) moves the
+// generator to the other timeline, but the clock did not go back: no
+// regression is counted.  A real one afterwards is.
+TEST(SnoGenerator, FloorSwitchIsNotARegression)
+{
+    SnoGenerator g;
+    sno_generator_init(&g, 1);
+    sno_generator_floor(&g, 0, 120);
+    SnoFields f = gen(&g, 100);
+    EXPECT_EQ(f.tick, 1u);
+    for (int64_t u = 101; u < 150; u++)
+        gen(&g, u);
+    EXPECT_EQ(g.regressions, 0u);
+    EXPECT_EQ(g.generated, 50u);
+    EXPECT_EQ(gen(&g, 130).tick, 0u);  // back 19 units: a real regression, back to timeline 0
+    EXPECT_EQ(g.regressions, 1u);
 }
 
 TEST(SnoGenerator, NeverRepeatsUnderJitteryClock)

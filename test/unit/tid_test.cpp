@@ -84,22 +84,65 @@ TEST(TidLayout, Fields)
 TEST(TidGenerator, StrictlyIncreasingThroughClockFaults)
 {
     uint64_t last = 0, next;
-    EXPECT_EQ(tid_step(last, 1000, &next), TidStep::ok);
+    EXPECT_EQ(tid_step(last, 1000, 0, &next), TidStep::ok);
     EXPECT_EQ(next, 1000u);
     last = next;
-    // Same microsecond: last + 1.
-    EXPECT_EQ(tid_step(last, 1000, &next), TidStep::clock_behind);
+    // Same microsecond: last + 1, just ahead of the clock.
+    EXPECT_EQ(tid_step(last, 1000, 1000, &next), TidStep::ahead);
     EXPECT_EQ(next, 1001u);
     last = next;
-    // Back 1 µs, 1 s, 1 h: still last + 1.
+    // Back 1 µs, 1 s, 1 h (below the trusted time, the highest reading 1000): still last + 1, no wait.
     for (int64_t back : {INT64_C(1), INT64_C(1000000), INT64_C(3600000000)}) {
-        EXPECT_EQ(tid_step(last, 1000 - back, &next), TidStep::clock_behind);
-        EXPECT_EQ(next, last + 1);
-        last = next;
+        for (int i = 0; i < 3000; i++) {  // more than TID_MAX_AHEAD_US ids: a stepped-back clock never waits
+            EXPECT_EQ(tid_step(last, 1000 - back, 1000, &next), TidStep::clock_behind);
+            EXPECT_EQ(next, last + 1);
+            last = next;
+        }
     }
     // Clock ahead again: its time.
-    EXPECT_EQ(tid_step(last, 5000, &next), TidStep::ok);
-    EXPECT_EQ(next, 5000u);
+    EXPECT_EQ(tid_step(last, 50000, 1000, &next), TidStep::ok);
+    EXPECT_EQ(next, 50000u);
+}
+
+// Issue 10, item 3: millions of calls a second must not push tids into the
+// future.  A clock that advances 1 µs per 10 calls: every tid stays within
+// TID_MAX_AHEAD_US of it, and the steps past that say wait.
+TEST(TidGenerator, VolumeCannotRunAheadOfTheClock)
+{
+    uint64_t last = 0, next;
+    int64_t now = INT64_C(1700000000000000);
+    int waits = 0, made = 0;
+    for (int i = 0; i < 1000000; i++) {
+        if (i % 10 == 0)
+            now++;
+        TidStep step = tid_step(last, now, now, &next);
+        if (step == TidStep::wait) {
+            waits++;
+            EXPECT_EQ(last + 1, static_cast<uint64_t>(now) + TID_MAX_AHEAD_US + 1);
+            continue;
+        }
+        ASSERT_NE(step, TidStep::clock_behind);
+        ASSERT_GT(next, last);
+        ASSERT_LE(static_cast<int64_t>(next), now + TID_MAX_AHEAD_US);
+        last = next;
+        made++;
+    }
+    EXPECT_GT(waits, 0);
+    EXPECT_GE(made, 100000);  // one per microsecond of clock at least
+}
+
+// Below a floor (a lease written ahead before a crash), the clock is behind
+// the trusted time: ids continue above the floor without waiting.
+TEST(TidGenerator, BelowAFloorNeverWaits)
+{
+    int64_t floor = INT64_C(1700000010000000);
+    uint64_t last = static_cast<uint64_t>(floor), next;
+    int64_t now = floor - 10000000;  // 10 s behind
+    for (int i = 0; i < 5000; i++) {
+        ASSERT_EQ(tid_step(last, now, floor, &next), TidStep::clock_behind);
+        ASSERT_EQ(next, last + 1);
+        last = next;
+    }
 }
 
 TEST(TidGenerator, JitteryClockNeverRepeats)
@@ -107,10 +150,14 @@ TEST(TidGenerator, JitteryClockNeverRepeats)
     std::mt19937_64 rng(5);
     uint64_t last = 0, next;
     int64_t base = INT64_C(1700000000000000);
+    int64_t high = 0;
     for (int i = 0; i < 200000; i++) {
         int64_t now = base + static_cast<int64_t>(rng() % 2000) - 1000;
         base += 1;
-        tid_step(last, now, &next);
+        if (tid_step(last, now, high, &next) == TidStep::wait)
+            continue;
+        if (now > high)
+            high = now;
         ASSERT_GT(next, last);
         last = next;
     }

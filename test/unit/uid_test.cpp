@@ -150,26 +150,98 @@ TEST(UidGenerator, Paths)
 {
     uint64_t last = 0, next;
     int64_t t = INT64_C(1700000000000000);  // a step boundary? 1700000000 s exactly: C = 0
-    ASSERT_EQ(uid_step(last, t, &next), UidStep::ok);
+    ASSERT_EQ(uid_step(last, t, 0, &next), UidStep::ok);
     EXPECT_EQ(next & UID_SEQ_MAX, 0u);
     last = next;
-    ASSERT_EQ(uid_step(last, t + 1000, &next), UidStep::same_step);  // 1 ms: same 1.024 ms step
+    ASSERT_EQ(uid_step(last, t + 1000, t, &next), UidStep::same_step);  // 1 ms: same 1.024 ms step
     EXPECT_EQ(next, last + 1);
     last = next;
-    ASSERT_EQ(uid_step(last, t - 3600000000, &next), UidStep::clock_behind);  // 1 h back
+    ASSERT_EQ(uid_step(last, t - 3600000000, t + 1000, &next), UidStep::ahead);  // 1 h back
     EXPECT_EQ(next, last + 1);
-    // Exhaust the sequence: the next step follows.
+    // Exhaust the sequence: the next step follows (one step ahead of the clock at most).
     last = (last & ~static_cast<uint64_t>(UID_SEQ_MAX)) | UID_SEQ_MAX;
-    ASSERT_EQ(uid_step(last, t, &next), UidStep::next_step);
+    ASSERT_EQ(uid_step(last, t, t, &next), UidStep::next_step);
     EXPECT_EQ(next >> 14, (last >> 14) + 1);
     EXPECT_EQ(next & UID_SEQ_MAX, 0u);
+    // Exhausted again one step ahead of the clock: wait for the clock...
+    uint64_t ahead = next | UID_SEQ_MAX;
+    ASSERT_EQ(uid_step(ahead, t, t, &next), UidStep::wait);
+    // ...unless the clock is behind the trusted time (went back, or below a floor): move on.
+    ASSERT_EQ(uid_step(ahead, t, t + 5000, &next), UidStep::next_step);
+    EXPECT_EQ(next >> 14, (ahead >> 14) + 1);
     // Step 976 rolls over to the next second.
     uint64_t w = uid_word_from_unix_us(INT64_C(1700000000999999)) | UID_SEQ_MAX;
     EXPECT_EQ(uid_fields_from_word(w).step, 976u);
-    ASSERT_EQ(uid_step(w, INT64_C(1700000000999999), &next), UidStep::next_step);
+    ASSERT_EQ(uid_step(w, INT64_C(1700000000999999), 0, &next), UidStep::next_step);
     UidFields f = uid_fields_from_word(next);
     EXPECT_EQ(f.sec, 1u + 1700000000u % 1000000u);
     EXPECT_EQ(f.step, 0u);
+}
+
+// Issue 10, item 2: kid.uid_interval moves the node fingerprint inside a
+// uid_global.  With fingerprint 0x92492492 an id made under 8 at second 64
+// of a megasecond equals one made under 5 at second 128; the guard after a
+// change 8 -> 5 with a mark at second 64 lies past every such second, and
+// for every pair of intervals no id at or after the guard equals an id at
+// or before the mark.
+static UidGlobal global_at(uint32_t mega, uint32_t sec, uint32_t node, int interval)
+{
+    UidFields f{mega, sec, 5, 7, node};
+    return uid_global_pack(f, interval);
+}
+
+static bool same(const UidGlobal &a, const UidGlobal &b)
+{
+    return std::memcmp(a.bytes, b.bytes, UID_GLOBAL_SIZE) == 0;
+}
+
+TEST(UidIntervalGuard, TheCollisionItPrevents)
+{
+    const uint32_t mega = 1700, node = 0x92492492u;
+    EXPECT_TRUE(same(global_at(mega, 64, node, 8), global_at(mega, 128, node, 5)));
+    int64_t mark = (INT64_C(1700) * 1000000 + 64) * 1000000 + 123;
+    int64_t guard = uid_interval_change_guard_us(mark, 8, 5);
+    EXPECT_EQ(guard, (INT64_C(1700) * 1000000 + 256) * 1000000);
+    EXPECT_GT(guard, (INT64_C(1700) * 1000000 + 128) * 1000000);
+    EXPECT_EQ(uid_interval_change_guard_us(mark, 8, 8), 0);
+    EXPECT_EQ(uid_interval_change_guard_us(0, 8, 5), 0);
+    // The block would pass the megasecond: the next megasecond.
+    int64_t late = (INT64_C(1700) * 1000000 + 999990) * 1000000;
+    EXPECT_EQ(uid_interval_change_guard_us(late, 10, 5), INT64_C(1701) * 1000000 * 1000000);
+}
+
+TEST(UidIntervalGuard, NoIdAfterTheGuardRepeatsOneBeforeTheMark)
+{
+    std::mt19937_64 rng(10);
+    const uint32_t nodes[] = {0x92492492u, 0x00000000u, 0x24924924u, static_cast<uint32_t>(rng())};
+    const uint32_t mega = 1700;
+    int collisions_before_guard = 0;
+    for (int from = UID_INTERVAL_MIN; from <= UID_INTERVAL_MAX; from++) {
+        for (int to = UID_INTERVAL_MIN; to <= UID_INTERVAL_MAX; to++) {
+            if (from == to)
+                continue;
+            for (uint32_t node : nodes) {
+                uint32_t mark_sec = 1000 + static_cast<uint32_t>(rng() % 2000);
+                int64_t mark = (static_cast<int64_t>(mega) * 1000000 + mark_sec) * 1000000 + 999999;
+                int64_t guard = uid_interval_change_guard_us(mark, from, to);
+                ASSERT_GT(guard, mark);
+                uint32_t guard_sec = static_cast<uint32_t>(guard / 1000000 - INT64_C(1700) * 1000000);
+                for (uint32_t s1 = mark_sec - 1023; s1 <= mark_sec; s1 += 11) {
+                    UidGlobal old_id = global_at(mega, s1, node, from);
+                    for (uint32_t s2 = mark_sec + 1; s2 < guard_sec + 300; s2++) {
+                        bool eq = same(old_id, global_at(mega, s2, node, to));
+                        if (s2 >= guard_sec)
+                            ASSERT_FALSE(eq) << from << "->" << to << " node " << node << " s1 "
+                                             << s1 << " s2 " << s2;
+                        else if (eq)
+                            collisions_before_guard++;
+                    }
+                }
+            }
+        }
+    }
+    // The guard is not vacuous: some ids between the mark and it would repeat.
+    EXPECT_GT(collisions_before_guard, 0);
 }
 
 TEST(UidGenerator, JitteryClockStrictlyIncreasing)
@@ -181,7 +253,8 @@ TEST(UidGenerator, JitteryClockStrictlyIncreasing)
     for (int i = 0; i < 200000; i++) {
         int64_t now = base + static_cast<int64_t>(rng() % 5000) - 2500;
         base += 3;
-        uid_step(last, now, &next);
+        if (uid_step(last, now, 0, &next) == UidStep::wait)
+            continue;
         ASSERT_GT(next, last);
         UidFields f = uid_fields_from_word(next);
         uint64_t local = uid_local_pack(f);
