@@ -229,6 +229,11 @@ static bool find_unknown_setting()
             continue;
         if (g->reset_source != PGC_S_FILE && g->reset_source != PGC_S_ARGV)
             continue;
+        bool known = false;
+        for (const SettingSpec &spec : setting_specs)
+            known = known || strcmp(g->name, spec.name) == 0;
+        if (known)
+            continue;
         snprintf(settings_error, sizeof(settings_error),
                  "unrecognized configuration parameter \"%s\"", g->name);
         snprintf(settings_detail, sizeof(settings_detail),
