@@ -117,6 +117,46 @@ SQL
 out=$(kpsql $NOPRE_PORT -d postgres -v VERBOSITY=verbose -c "SELECT uid_node_fingerprint()" -c "SET kid.uid_interval = 8" 2>&1)
 expect_eq "not preloaded: SET of a loaded kid.uid_interval is refused (55P02)" "$(grep -c 'ERROR:  55P02' <<<"$out")" 1
 
+# A parallel worker loads kid itself (from the leader's library list) and
+# takes the leader's setting values: the same answers from a worker.
+expect_eq "not preloaded: a parallel worker decodes with the same settings" \
+    "$(kpsql $NOPRE_PORT -d postgres <<'SQL'
+CREATE TABLE IF NOT EXISTS par (k koid, g uid_global);
+TRUNCATE par;
+INSERT INTO par VALUES ('0123456789abcdef', uid_global_from_timestamp('2026-01-01 00:00:00.5+00'));
+SET force_parallel_mode = on;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SELECT koid_to_timestamp(k) = '2011-06-18 07:24:08.039+00', uid_global_to_timestamp(g) = '2026-01-01 00:00:00.499712+00',
+       g = uid_global_from_timestamp('2026-01-01 00:00:00.5+00', 5), g >= '2026-01-01 00:00:00.5+00'::timestamptz FROM par;
+SQL
+)" "t|t|t|t"
+
+# A reload with a changed value leaves a session that loaded kid as it was
+# (its IMMUTABLE decoders keep their answers); ALTER SYSTEM from such a
+# session is refused the same way (55P02), from a fresh one it is taken.
+NOPRE_CONF="$KID_TMP/setnopre/data/postgresql.conf"
+expect_eq "not preloaded: a reload does not change the settings of a session that loaded kid" \
+    "$(kpsql $NOPRE_PORT -d postgres -v ON_ERROR_STOP=0 2>/dev/null <<SQL
+SELECT current_setting('kid.uid_interval') FROM (SELECT '0123456789abcdef'::koid) k;
+\\! sed -i 's/^kid.uid_interval = 5/kid.uid_interval = 6/' $NOPRE_CONF
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.5);
+SELECT current_setting('kid.uid_interval'), uid_global_to_timestamp(uid_global_from_timestamp('2026-01-01 00:00:00.5+00', 5)) = '2026-01-01 00:00:00.499712+00';
+ALTER SYSTEM SET kid.uid_interval = 7;
+\\echo :SQLSTATE
+SQL
+)" "5
+t
+
+5|t
+55P02"
+expect_eq "not preloaded: a session started after the reload reads the new value" \
+    "$(kpsql $NOPRE_PORT -d postgres -c "SELECT current_setting('kid.uid_interval') FROM (SELECT '0123456789abcdef'::koid) k")" 6
+sed -i 's/^kid.uid_interval = 6/kid.uid_interval = 5/' "$NOPRE_CONF"
+kpsql $NOPRE_PORT -d postgres -c "SELECT pg_reload_conf()" >/dev/null
+sleep 0.5
+
 # An invalid value on the non-preloaded server: every use of kid fails, naming it.
 echo "kid.uid_interval = 11" | as_postgres tee -a "$KID_TMP/setnopre/data/postgresql.conf" >/dev/null
 kpsql $NOPRE_PORT -d postgres -c "SELECT pg_reload_conf()" >/dev/null
