@@ -89,6 +89,17 @@ static bool check_koid_epoch(double *newval, void **, GucSource source)
     return refuse_change(FIX_KOID_EPOCH);
 }
 
+/*
+ * SHOW kid.koid_epoch_ms: every digit (a real setting shows %g by default,
+ * so 1288834974657 would read 1.28883e+12).  The value is a whole number.
+ */
+static const char *show_koid_epoch()
+{
+    static char buf[32];
+    snprintf(buf, sizeof(buf), "%.0f", koid_epoch_ms);
+    return buf;
+}
+
 /* kid.uid_node: empty, or exactly 8 hexadecimal digits. */
 static bool check_uid_node(char **newval, void **, GucSource source)
 {
@@ -297,7 +308,8 @@ void _PG_init(void)
         "The epoch of koid timestamps, in milliseconds since 1970-01-01 UTC.",
         "Fixed while the server runs; must not be in the future. Decoders and range "
         "comparisons of koid use it too.",
-        &koid_epoch_ms, 0, 0, 4398046511103.0, fixed, 0, check_koid_epoch, nullptr, nullptr);
+        &koid_epoch_ms, 0, 0, 4398046511103.0, fixed, 0, check_koid_epoch, nullptr,
+        show_koid_epoch);
     DefineCustomIntVariable(
         "kid.koid_generator_id",
         "The 10-bit generator id (datacenter * 32 + worker) of koids made here; -1 uses kid.node_id.",
