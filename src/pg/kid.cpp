@@ -46,9 +46,11 @@ static char *uid_node_setting = nullptr;
  * (or the server command line) gave the placeholder, and neither SET nor
  * ALTER ROLE/DATABASE can change them.  Once _PG_init has finished, the
  * check hooks below refuse any other value (a reload with a changed file,
- * or a parallel worker whose leader read another one), so IMMUTABLE
- * decoders keep giving the same answer in a session.  The values taken at
- * load are kept in fixed_values[], in this order.
+ * ALTER SYSTEM in that session, or a parallel worker whose leader read
+ * another one: ERROR there rather than other answers), so IMMUTABLE
+ * decoders keep giving the same answer in a session.  Sessions started
+ * after a reload read the new file, hence "change them with a restart".
+ * The values taken at load are kept in fixed_values[], in this order.
  */
 enum FixedSetting { FIX_NODE_ID, FIX_KOID_EPOCH, FIX_KOID_GENERATOR, FIX_UID_INTERVAL, FIX_WAL_RMGR, FIX_COUNT };
 static const char *const fixed_names[FIX_COUNT] = {"kid.node_id", "kid.koid_epoch_ms",
