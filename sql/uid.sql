@@ -35,17 +35,34 @@ COMMENT ON FUNCTION uid_new() IS 'a new uid (local id) from the server-wide coun
 COMMENT ON FUNCTION uid_global_new() IS 'a new unique uid_global: the server-wide counter with this server''s node fingerprint and kid.uid_interval';
 COMMENT ON FUNCTION uid_node_fingerprint() IS 'this server''s 32-bit uid node fingerprint: kid.uid_node, or derived from kid.node_id';
 
+-- One default neighbourhood everywhere: a function called without the
+-- neighbourhood argument uses the server's kid.uid_interval, read in C (the
+-- same C function serves both forms).  kid.uid_interval and the node
+-- fingerprint are fixed while the server runs (while a session runs when kid
+-- is not preloaded), like kid.koid_epoch_ms, so these stay IMMUTABLE;
+-- changing the setting (a restart) changes what they return, so rebuild
+-- indexes on them then.
+
 -- Conversion: a global id from a local one keeps its time and sequence.
-CREATE FUNCTION uid_to_global(id uid,
-    node bigint DEFAULT @extschema@.uid_node_fingerprint(),
-    neighborhood integer DEFAULT coalesce(pg_catalog.current_setting('kid.uid_interval', true)::integer, 8))
+CREATE FUNCTION uid_to_global(id uid, node bigint, neighborhood integer)
+RETURNS uid_global
+AS 'MODULE_PATHNAME', 'uid_to_global' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uid_to_global(id uid, node bigint)
+RETURNS uid_global
+AS 'MODULE_PATHNAME', 'uid_to_global' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uid_to_global(id uid)
 RETURNS uid_global
 AS 'MODULE_PATHNAME', 'uid_to_global' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION uid_to_global(uid, bigint, integer) IS
 'the uid_global with a local id''s time and sequence, for a node fingerprint (0..4294967295) and neighbourhood interval (5..10)';
+COMMENT ON FUNCTION uid_to_global(uid, bigint) IS
+'the uid_global with a local id''s time and sequence, for a node fingerprint, with kid.uid_interval (fixed while the server runs)';
+COMMENT ON FUNCTION uid_to_global(uid) IS
+'the uid_global with a local id''s time and sequence, with this server''s node fingerprint and kid.uid_interval (fixed while the server runs)';
 
 -- Decoding.  A global id does not record its neighbourhood interval: pass
--- the one it was made with (kid.uid_interval by default).
+-- the one it was made with, or leave it out for kid.uid_interval.  Seconds
+-- above 999999 under that interval raise 22008.
 CREATE FUNCTION uid_to_timestamp(uid) RETURNS timestamptz
 AS 'MODULE_PATHNAME', 'uid_to_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
 CREATE FUNCTION uid_info(id uid,
@@ -53,9 +70,16 @@ CREATE FUNCTION uid_info(id uid,
     OUT sequence integer)
 RETURNS record
 AS 'MODULE_PATHNAME', 'uid_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION uid_global_to_timestamp(id uid_global, neighborhood integer DEFAULT 8) RETURNS timestamptz
+CREATE FUNCTION uid_global_to_timestamp(id uid_global, neighborhood integer) RETURNS timestamptz
 AS 'MODULE_PATHNAME', 'uid_global_to_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION uid_global_info(id uid_global, neighborhood integer DEFAULT 8,
+CREATE FUNCTION uid_global_to_timestamp(id uid_global) RETURNS timestamptz
+AS 'MODULE_PATHNAME', 'uid_global_to_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uid_global_info(id uid_global, neighborhood integer,
+    OUT "time" timestamptz, OUT megaseconds integer, OUT seconds integer, OUT microseconds integer,
+    OUT node bigint, OUT sequence integer)
+RETURNS record
+AS 'MODULE_PATHNAME', 'uid_global_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uid_global_info(id uid_global,
     OUT "time" timestamptz, OUT megaseconds integer, OUT seconds integer, OUT microseconds integer,
     OUT node bigint, OUT sequence integer)
 RETURNS record
@@ -63,17 +87,22 @@ AS 'MODULE_PATHNAME', 'uid_global_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAF
 COMMENT ON FUNCTION uid_to_timestamp(uid) IS 'the start of the 1.024 ms step a uid was made in';
 COMMENT ON FUNCTION uid_info(uid) IS 'the Erlang time triple {MegaSecs, Secs, MicroSecs (to 1.024 ms)} and sequence of a uid';
 COMMENT ON FUNCTION uid_global_to_timestamp(uid_global, integer) IS 'the start of the 1.024 ms step of a uid_global made with the given neighbourhood interval';
+COMMENT ON FUNCTION uid_global_to_timestamp(uid_global) IS 'the start of the 1.024 ms step of a uid_global made with kid.uid_interval (fixed while the server runs)';
 COMMENT ON FUNCTION uid_global_info(uid_global, integer) IS 'the Erlang time triple, node fingerprint and sequence of a uid_global made with the given neighbourhood interval';
+COMMENT ON FUNCTION uid_global_info(uid_global) IS 'the Erlang time triple, node fingerprint and sequence of a uid_global made with kid.uid_interval (fixed while the server runs)';
 
 -- Range-scan boundaries.
 CREATE FUNCTION uid_from_timestamp(timestamptz) RETURNS uid
 AS 'MODULE_PATHNAME', 'uid_from_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION uid_global_from_timestamp(timestamptz,
-    neighborhood integer DEFAULT coalesce(current_setting('kid.uid_interval', true)::integer, 8))
+CREATE FUNCTION uid_global_from_timestamp(timestamptz, neighborhood integer)
+RETURNS uid_global
+AS 'MODULE_PATHNAME', 'uid_global_from_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uid_global_from_timestamp(timestamptz)
 RETURNS uid_global
 AS 'MODULE_PATHNAME', 'uid_global_from_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION uid_from_timestamp(timestamptz) IS 'the smallest uid of a 1.024 ms step: WHERE id >= uid_from_timestamp(t) is an index range scan';
-COMMENT ON FUNCTION uid_global_from_timestamp(timestamptz, integer) IS 'the smallest uid_global of a 1.024 ms step (node 0) for a neighbourhood interval (kid.uid_interval by default, as the uid_global-timestamptz operators use)';
+COMMENT ON FUNCTION uid_global_from_timestamp(timestamptz, integer) IS 'the smallest uid_global of a 1.024 ms step (node 0) for a neighbourhood interval';
+COMMENT ON FUNCTION uid_global_from_timestamp(timestamptz) IS 'the smallest uid_global of a 1.024 ms step (node 0) with kid.uid_interval, as the uid_global-timestamptz operators use (fixed while the server runs)';
 
 -- The library's older RFC 4648 base64url text (same bits; does not sort).
 CREATE FUNCTION uid_to_base64url(uid) RETURNS text

@@ -46,7 +46,7 @@ UidFields uid_local_unpack(uint64_t id) noexcept
 const char *uid_local_invalid(uint64_t id) noexcept
 {
     UidFields f = uid_local_unpack(id);
-    if (f.sec > 999999)
+    if (f.sec > UID_MAX_SECOND)
         return "The seconds field is above 999999.";
     if (f.step >= UID_STEPS_PER_SECOND)
         return "The 1.024 ms step field is above 976.";
@@ -103,8 +103,18 @@ UidFields uid_global_unpack(const UidGlobal &id, int interval) noexcept
 
 const char *uid_global_invalid(const UidGlobal &id) noexcept
 {
-    /* The step sits at the same place whatever the interval; the seconds do not. */
-    if (((global_bits(id) >> 14) & 0x3FF) >= static_cast<u128>(UID_STEPS_PER_SECOND))
+    /*
+     * The step sits at the same place whatever the interval; the seconds do
+     * not, but their top 10 bits (B >> 10) always come first, right after A
+     * (20 - I >= 10).  So every id is checked for B >> 10 <= 976 (999999 >>
+     * 10), which holds for every id packed from valid fields under every
+     * interval; the rest of B is known only with the interval, and the
+     * decoders check it (uid_global_seconds_valid).
+     */
+    u128 bits = global_bits(id);
+    if (((bits >> 66) & 0x3FF) > static_cast<u128>(UID_MAX_SECOND >> 10))
+        return "The seconds field is above 999999.";
+    if (((bits >> 14) & 0x3FF) >= static_cast<u128>(UID_STEPS_PER_SECOND))
         return "The 1.024 ms step field is above 976.";
     return nullptr;
 }

@@ -33,6 +33,7 @@ constexpr int64_t UID_STEPS_PER_SECOND = 977; /* C >> 10 is 0..976 */
 constexpr int UID_INTERVAL_MIN = 5;
 constexpr int UID_INTERVAL_MAX = 10;
 constexpr int UID_INTERVAL_DEFAULT = 8;
+constexpr uint32_t UID_MAX_SECOND = 999999; /* B */
 
 struct UidFields {
     uint32_t mega;    /* A: megaseconds since 1970 (20 bits) */
@@ -63,7 +64,17 @@ const char *uid_local_invalid(uint64_t id) noexcept;
 
 UidGlobal uid_global_pack(const UidFields &f, int interval) noexcept;
 UidFields uid_global_unpack(const UidGlobal &id, int interval) noexcept;
+/*
+ * NULL when the step is at most 976 and the top 10 bits of the seconds (the
+ * part every interval puts before the node) are at most 976, else the
+ * reason.  The full seconds field depends on the interval: check the
+ * unpacked fields with uid_global_seconds_valid before using them as a time.
+ */
 const char *uid_global_invalid(const UidGlobal &id) noexcept;
+inline bool uid_global_seconds_valid(const UidFields &f) noexcept
+{
+    return f.sec <= UID_MAX_SECOND;
+}
 
 void uid_local_encode(uint64_t id, char *out) noexcept;
 bool uid_local_decode(const char *text, size_t len, uint64_t *out) noexcept;

@@ -8,6 +8,8 @@
 #include "tid.h"
 #include "uid.h"
 
+#include <cmath>
+
 extern "C" {
 #include "funcapi.h"
 #include "access/rmgr.h"
@@ -15,6 +17,7 @@ extern "C" {
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/guc_tables.h"
 
 PG_MODULE_MAGIC;
 
@@ -35,37 +38,255 @@ int wal_rmgr_id = RM_EXPERIMENTAL_ID;
 uint32 uid_node = 0;
 static char *uid_node_setting = nullptr;
 
-/* kid.uid_node: empty, or exactly 8 hexadecimal digits. */
-static bool check_uid_node(char **newval, void **, GucSource)
+/*
+ * The settings that are fixed while kid runs (PGC_POSTMASTER when kid is
+ * preloaded).  A backend that loads kid lazily cannot define PGC_POSTMASTER
+ * settings (guc.c's init_custom_variable raises FATAL), so there they are
+ * PGC_SIGHUP: define_custom_variable then applies the value postgresql.conf
+ * (or the server command line) gave the placeholder, and neither SET nor
+ * ALTER ROLE/DATABASE can change them.  Once _PG_init has finished, the
+ * check hooks below refuse any other value (a reload with a changed file,
+ * ALTER SYSTEM in that session, or a parallel worker whose leader read
+ * another one: ERROR there rather than other answers), so IMMUTABLE
+ * decoders keep giving the same answer in a session.  Sessions started
+ * after a reload read the new file, hence "change them with a restart".
+ * The values taken at load are kept in fixed_values[], in this order.
+ */
+enum FixedSetting { FIX_NODE_ID, FIX_KOID_EPOCH, FIX_KOID_GENERATOR, FIX_UID_INTERVAL, FIX_WAL_RMGR, FIX_COUNT };
+static const char *const fixed_names[FIX_COUNT] = {"kid.node_id", "kid.koid_epoch_ms",
+                                                   "kid.koid_generator_id", "kid.uid_interval",
+                                                   "kid.wal_rmgr_id"};
+static bool settings_fixed = false;
+static double fixed_values[FIX_COUNT];
+static char fixed_uid_node[9];
+
+static bool refuse_change(int which)
 {
-    const char *v = *newval;
-    if (v == nullptr || v[0] == '\0')
+    GUC_check_errcode(ERRCODE_CANT_CHANGE_RUNTIME_PARAM);
+    GUC_check_errmsg("parameter \"%s\" cannot be changed in a session that has loaded kid",
+                     fixed_names[which]);
+    GUC_check_errdetail("Without shared_preload_libraries, kid reads its settings from the "
+                        "server configuration once, when a session first uses it; restart the "
+                        "server after changing them.");
+    return false;
+}
+
+/* Accepts boot values (GUC initialisation, parallel workers resetting) and the value taken at load. */
+template <int Which> static bool check_fixed_int(int *newval, void **, GucSource source)
+{
+    if (!settings_fixed || source == PGC_S_DEFAULT || *newval == fixed_values[Which])
         return true;
-    if (strlen(v) != 8 || strspn(v, "0123456789abcdefABCDEF") != 8) {
+    return refuse_change(Which);
+}
+
+/* kid.koid_epoch_ms: a whole number of milliseconds (a fraction would be dropped silently). */
+static bool check_koid_epoch(double *newval, void **, GucSource source)
+{
+    if (*newval != floor(*newval)) {
+        GUC_check_errdetail("kid.koid_epoch_ms must be a whole number of milliseconds.");
+        return false;
+    }
+    if (!settings_fixed || source == PGC_S_DEFAULT || *newval == fixed_values[FIX_KOID_EPOCH])
+        return true;
+    return refuse_change(FIX_KOID_EPOCH);
+}
+
+/*
+ * SHOW kid.koid_epoch_ms: every digit (a real setting shows %g by default,
+ * so 1288834974657 would read 1.28883e+12).  The value is a whole number.
+ */
+static const char *show_koid_epoch()
+{
+    static char buf[32];
+    snprintf(buf, sizeof(buf), "%.0f", koid_epoch_ms);
+    return buf;
+}
+
+/* kid.uid_node: empty, or exactly 8 hexadecimal digits. */
+static bool check_uid_node(char **newval, void **, GucSource source)
+{
+    const char *v = *newval ? *newval : "";
+    if (v[0] != '\0' && (strlen(v) != 8 || strspn(v, "0123456789abcdefABCDEF") != 8)) {
         GUC_check_errdetail("kid.uid_node must be empty or exactly 8 hexadecimal digits.");
         return false;
     }
-    return true;
+    if (!settings_fixed || source == PGC_S_DEFAULT || strcmp(v, fixed_uid_node) == 0)
+        return true;
+    GUC_check_errcode(ERRCODE_CANT_CHANGE_RUNTIME_PARAM);
+    GUC_check_errmsg("parameter \"kid.uid_node\" cannot be changed in a session that has loaded kid");
+    return false;
+}
+
+static void derive_uid_node()
+{
+    const char *v = uid_node_setting;
+    uid_node = (v && v[0]) ? static_cast<uint32>(strtoul(v, nullptr, 16))
+                           : kid::uid_node_fingerprint(static_cast<uint32>(node_id));
 }
 
 static void assign_uid_node(const char *newval, void *)
 {
-    uid_node = (newval && newval[0]) ? static_cast<uint32>(strtoul(newval, nullptr, 16))
-                                     : kid::uid_node_fingerprint(static_cast<uint32>(node_id));
+    uid_node_setting = const_cast<char *>(newval);
+    derive_uid_node();
+}
+
+/* The derived fingerprint follows kid.node_id whichever of the two is assigned last. */
+static void assign_node_id(int newval, void *)
+{
+    node_id = newval;
+    derive_uid_node();
+}
+
+/*
+ * An invalid value of a kid setting must not leave kid running with the
+ * default: PostgreSQL's define_custom_variable only logs a WARNING and keeps
+ * the default when the value it finds for a placeholder is out of range,
+ * unparsable, refused by the check hook or set from a source the context
+ * does not allow.  So _PG_init reads each setting's raw value before
+ * defining it and afterwards checks that the variable holds exactly that
+ * value, parsed with the same rules; otherwise it raises an ERROR naming the
+ * setting.  While preloading, an ERROR in the postmaster is FATAL: the
+ * server does not start.  In a backend that loads kid lazily the ERROR
+ * fails the statement, and every later use of kid in the session fails with
+ * the same message (see _PG_init).
+ */
+enum class Kind { integer, real, boolean, string };
+struct SettingSpec {
+    const char *name;
+    Kind kind;
+    const void *variable;
+    double min, max;
+    int flags;
+    const char *expected; /* what a valid value is, for the message */
+};
+
+static const SettingSpec setting_specs[] = {
+    {"kid.node_id", Kind::integer, &node_id, 0, NODE_ID_MAX, 0, "an integer from 0 to 255"},
+    {"kid.standby_generation", Kind::boolean, &standby_generation, 0, 0, 0, "a boolean"},
+    {"kid.koid_epoch_ms", Kind::real, &koid_epoch_ms, 0, 4398046511103.0, 0,
+     "a whole number of milliseconds from 0 to 4398046511103"},
+    {"kid.koid_generator_id", Kind::integer, &koid_generator_id, -1, 1023, 0,
+     "an integer from -1 to 1023"},
+    {"kid.koid_overflow_error", Kind::boolean, &koid_overflow_error, 0, 0, 0, "a boolean"},
+    {"kid.koid_max_clock_wait_ms", Kind::integer, &koid_max_clock_wait_ms, 0, 3600000,
+     GUC_UNIT_MS, "a time from 0 to 3600000 ms"},
+    {"kid.uid_interval", Kind::integer, &uid_interval, kid::UID_INTERVAL_MIN,
+     kid::UID_INTERVAL_MAX, 0, "an integer from 5 to 10"},
+    {"kid.uid_node", Kind::string, &uid_node_setting, 0, 0, 0,
+     "empty or exactly 8 hexadecimal digits"},
+    {"kid.wal_rmgr_id", Kind::integer, &wal_rmgr_id, RM_MIN_CUSTOM_ID, RM_MAX_CUSTOM_ID, 0,
+     "an integer from 128 to 255"},
+};
+constexpr int SETTING_COUNT = sizeof(setting_specs) / sizeof(setting_specs[0]);
+
+/* Whether the defined variable holds exactly the value `raw` stands for. */
+static bool setting_took(const SettingSpec &spec, const char *raw, bool *parsed)
+{
+    *parsed = true;
+    switch (spec.kind) {
+    case Kind::integer: {
+        int v;
+        if (!parse_int(raw, &v, spec.flags, nullptr) || v < spec.min || v > spec.max)
+            return *parsed = false;
+        return v == *static_cast<const int *>(spec.variable);
+    }
+    case Kind::real: {
+        double v;
+        if (!parse_real(raw, &v, spec.flags, nullptr) || !(v >= spec.min && v <= spec.max) ||
+            v != floor(v))
+            return *parsed = false;
+        return v == *static_cast<const double *>(spec.variable);
+    }
+    case Kind::boolean: {
+        bool v;
+        if (!parse_bool(raw, &v))
+            return *parsed = false;
+        return v == *static_cast<const bool *>(spec.variable);
+    }
+    case Kind::string: {
+        const char *v = *static_cast<char *const *>(spec.variable);
+        if (raw[0] != '\0' && (strlen(raw) != 8 || strspn(raw, "0123456789abcdefABCDEF") != 8))
+            return *parsed = false;
+        return strcmp(raw, v ? v : "") == 0;
+    }
+    }
+    return false;
+}
+
+/* The first problem found, kept so that a failed lazy load fails the same way each time. */
+static char settings_error[512];
+static char settings_detail[512];
+
+[[noreturn]] static void report_settings_error()
+{
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("%s", settings_error),
+                    errdetail("%s", settings_detail),
+                    errhint("kid reads its settings from postgresql.conf (or the server command line) "
+                            "when the server starts; fix them there and restart.")));
+    pg_unreachable();
+}
+
+/*
+ * A kid.* name kid does not define, given in the server configuration (a
+ * misspelt setting would otherwise leave the default in force with only a
+ * WARNING from MarkGUCPrefixReserved).  Names set in a session, by a role
+ * or by a client are left to MarkGUCPrefixReserved, which removes them.
+ */
+static bool find_unknown_setting()
+{
+    struct config_generic **vars = get_guc_variables();
+    int n = GetNumConfigOptions();
+    for (int i = 0; i < n; i++) {
+        const config_generic *g = vars[i];
+        if (!(g->flags & GUC_CUSTOM_PLACEHOLDER) || strncmp(g->name, "kid.", 4) != 0)
+            continue;
+        if (g->reset_source != PGC_S_FILE && g->reset_source != PGC_S_ARGV)
+            continue;
+        bool known = false;
+        for (const SettingSpec &spec : setting_specs)
+            known = known || strcmp(g->name, spec.name) == 0;
+        if (known)
+            continue;
+        snprintf(settings_error, sizeof(settings_error),
+                 "unrecognized configuration parameter \"%s\"", g->name);
+        snprintf(settings_detail, sizeof(settings_detail),
+                 "kid defines kid.node_id, kid.standby_generation, kid.koid_epoch_ms, "
+                 "kid.koid_generator_id, kid.koid_overflow_error, kid.koid_max_clock_wait_ms, "
+                 "kid.uid_interval, kid.uid_node and kid.wal_rmgr_id.");
+        return true;
+    }
+    return false;
 }
 
 } // namespace kid::pg
 
 void _PG_init(void)
 {
+    using namespace kid::pg;
     /*
-     * Loaded on first use instead of at server start: the types and decoders
-     * work, generation reports how to preload.  The settings only matter to
-     * generation, and a PGC_POSTMASTER setting cannot be created after
-     * start-up, so define nothing (as contrib/pg_stat_statements does).
+     * A lazy load whose _PG_init raised an ERROR is retried on the next call
+     * of a kid function (the library was not recorded as loaded), but the
+     * settings are defined already: fail the same way again.
      */
-    if (!process_shared_preload_libraries_in_progress)
+    static bool defined = false;
+    if (defined) {
+        if (settings_error[0])
+            report_settings_error();
         return;
+    }
+    defined = true;
+
+    const bool preloading = process_shared_preload_libraries_in_progress;
+    const GucContext fixed = preloading ? PGC_POSTMASTER : PGC_SIGHUP;
+
+    /* The raw values given for the placeholders, copied before defining replaces them. */
+    char *raw[SETTING_COUNT];
+    for (int i = 0; i < SETTING_COUNT; i++) {
+        const char *name = setting_specs[i].name;
+        const char *v = GetConfigOption(name, true, false) ? GetConfigOptionResetString(name) : nullptr;
+        raw[i] = v ? pstrdup(v) : nullptr;
+    }
+    bool unknown = find_unknown_setting();
 
     DefineCustomIntVariable(
         "kid.node_id",
@@ -74,7 +295,7 @@ void _PG_init(void)
         "tid clock id, the default koid generator id and the default uid_global node "
         "fingerprint. Servers that generate into the same tables must have distinct node ids; "
         "a local uid has no node field and is unique within one server only.",
-        &kid::pg::node_id, 0, 0, kid::pg::NODE_ID_MAX, PGC_POSTMASTER, 0, nullptr, nullptr,
+        &node_id, 0, 0, NODE_ID_MAX, fixed, 0, check_fixed_int<FIX_NODE_ID>, assign_node_id,
         nullptr);
 
     DefineCustomBoolVariable(
@@ -82,54 +303,83 @@ void _PG_init(void)
         "Allows generating ids while the server is in recovery (a standby).",
         "A standby normally shares the primary's kid.node_id; enable this only on a standby "
         "that has a node id of its own.",
-        &kid::pg::standby_generation, false, PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
+        &standby_generation, false, PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
 
     DefineCustomRealVariable(
         "kid.koid_epoch_ms",
         "The epoch of koid timestamps, in milliseconds since 1970-01-01 UTC.",
         "Fixed while the server runs; must not be in the future. Decoders and range "
         "comparisons of koid use it too.",
-        &kid::pg::koid_epoch_ms, 0, 0, 4398046511103.0, PGC_POSTMASTER, 0, nullptr, nullptr,
-        nullptr);
+        &koid_epoch_ms, 0, 0, 4398046511103.0, fixed, 0, check_koid_epoch, nullptr,
+        show_koid_epoch);
     DefineCustomIntVariable(
         "kid.koid_generator_id",
         "The 10-bit generator id (datacenter * 32 + worker) of koids made here; -1 uses kid.node_id.",
-        nullptr, &kid::pg::koid_generator_id, -1, -1, 1023, PGC_POSTMASTER, 0, nullptr, nullptr,
-        nullptr);
+        nullptr, &koid_generator_id, -1, -1, 1023, fixed, 0, check_fixed_int<FIX_KOID_GENERATOR>,
+        nullptr, nullptr);
     DefineCustomBoolVariable(
         "kid.koid_overflow_error",
         "Raise an error instead of waiting when 4096 koids were made in one millisecond.",
-        nullptr, &kid::pg::koid_overflow_error, false, PGC_SUSET, 0, nullptr, nullptr, nullptr);
+        nullptr, &koid_overflow_error, false, PGC_SUSET, 0, nullptr, nullptr, nullptr);
     DefineCustomIntVariable(
         "kid.koid_max_clock_wait_ms",
         "How long koid_new() waits for a clock that went back before raising an error.",
-        nullptr, &kid::pg::koid_max_clock_wait_ms, 1000, 0, 3600000, PGC_SUSET, GUC_UNIT_MS,
+        nullptr, &koid_max_clock_wait_ms, 1000, 0, 3600000, PGC_SUSET, GUC_UNIT_MS,
         nullptr, nullptr, nullptr);
 
     DefineCustomIntVariable(
         "kid.uid_interval",
         "The neighbourhood interval I (5..10) of uid_global ids made and decoded here.",
         "Within a 2^I-second window global ids sort by node first.",
-        &kid::pg::uid_interval, kid::UID_INTERVAL_DEFAULT, kid::UID_INTERVAL_MIN,
-        kid::UID_INTERVAL_MAX, PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
-    /* Defined after kid.node_id, from which the default fingerprint is derived. */
+        &uid_interval, kid::UID_INTERVAL_DEFAULT, kid::UID_INTERVAL_MIN, kid::UID_INTERVAL_MAX,
+        fixed, 0, check_fixed_int<FIX_UID_INTERVAL>, nullptr, nullptr);
     DefineCustomStringVariable(
         "kid.uid_node",
         "The 32-bit node fingerprint of uid_global ids, as 8 hex digits; empty derives it from kid.node_id.",
-        nullptr, &kid::pg::uid_node_setting, "", PGC_POSTMASTER, 0, kid::pg::check_uid_node,
-        kid::pg::assign_uid_node, nullptr);
+        nullptr, &uid_node_setting, "", fixed, 0, check_uid_node, assign_uid_node, nullptr);
 
     DefineCustomIntVariable(
         "kid.wal_rmgr_id",
         "The id of kid's custom WAL resource manager (lease records).",
         "Must be the same on a primary and every server that replays its WAL, and must not be "
         "used by another extension. 128 is PostgreSQL's id for extensions in development.",
-        &kid::pg::wal_rmgr_id, RM_EXPERIMENTAL_ID, RM_MIN_CUSTOM_ID, RM_MAX_CUSTOM_ID,
-        PGC_POSTMASTER, 0, nullptr, nullptr, nullptr);
+        &wal_rmgr_id, RM_EXPERIMENTAL_ID, RM_MIN_CUSTOM_ID, RM_MAX_CUSTOM_ID, fixed, 0,
+        check_fixed_int<FIX_WAL_RMGR>, nullptr, nullptr);
 
     MarkGUCPrefixReserved("kid");
-    kid::pg::install_shmem_hooks();
-    kid::pg::lease_wal_register();
+
+    for (int i = 0; i < SETTING_COUNT && !unknown && !settings_error[0]; i++) {
+        bool parsed;
+        if (raw[i] == nullptr || setting_took(setting_specs[i], raw[i], &parsed))
+            continue;
+        snprintf(settings_error, sizeof(settings_error),
+                 "invalid value for parameter \"%s\": \"%s\"", setting_specs[i].name, raw[i]);
+        if (parsed)
+            snprintf(settings_detail, sizeof(settings_detail),
+                     "%s was given where it cannot be set (a client, role or database setting); "
+                     "kid takes it only from the server configuration.",
+                     setting_specs[i].name);
+        else
+            snprintf(settings_detail, sizeof(settings_detail), "%s must be %s.",
+                     setting_specs[i].name, setting_specs[i].expected);
+    }
+    /* An unknown kid.* name (find_unknown_setting wrote the message) comes first. */
+    if (unknown || settings_error[0])
+        report_settings_error();
+
+    if (!preloading) {
+        /* From here on the fixed settings keep the values just taken (see fixed_values). */
+        fixed_values[FIX_NODE_ID] = node_id;
+        fixed_values[FIX_KOID_EPOCH] = koid_epoch_ms;
+        fixed_values[FIX_KOID_GENERATOR] = koid_generator_id;
+        fixed_values[FIX_UID_INTERVAL] = uid_interval;
+        fixed_values[FIX_WAL_RMGR] = wal_rmgr_id;
+        strlcpy(fixed_uid_node, uid_node_setting ? uid_node_setting : "", sizeof(fixed_uid_node));
+        settings_fixed = true;
+        return;
+    }
+    install_shmem_hooks();
+    lease_wal_register();
 }
 
 /*

@@ -47,7 +47,7 @@ static const char LOCAL_FORM[] =
     "with zero tail bits, seconds at most 999999 and a step at most 976.";
 static const char GLOBAL_FORM[] =
     "A uid_global is 16 characters of \".0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz\" "
-    "with a step at most 976.";
+    "with zero tail bits, seconds at most 999999 (their top 10 bits at most 976) and a step at most 976.";
 
 KID_FUNCTION(uid_in)
 {
@@ -95,8 +95,17 @@ static UidFields fields_arg(FunctionCallInfo fcinfo, int n, const char *type_nam
     return f;
 }
 
+/*
+ * The neighbourhood interval of argument n, or the server's kid.uid_interval
+ * when the call has no argument n: the SQL functions without the
+ * neighbourhood argument share the C function with those that have it.
+ * kid.uid_interval is fixed while the server runs (while a session runs
+ * when kid is not preloaded), which is why those can be IMMUTABLE.
+ */
 static int interval_arg(FunctionCallInfo fcinfo, int n)
 {
+    if (PG_NARGS() <= n)
+        return kid::pg::uid_interval;
     int32 interval = PG_GETARG_INT32(n);
     if (interval < kid::UID_INTERVAL_MIN || interval > kid::UID_INTERVAL_MAX)
         kid::pg::report_out_of_range(UID_GLOBAL, "neighborhood interval", interval,
@@ -264,7 +273,8 @@ KID_FUNCTION(uid_global_new)
 KID_FUNCTION(uid_to_global)
 {
     UidFields f = kid::uid_local_unpack(DatumGetUInt64(PG_GETARG_DATUM(0)));
-    f.node = node_arg(fcinfo, 1);
+    /* uid_to_global(uid) takes this server's fingerprint, fixed like kid.uid_interval. */
+    f.node = PG_NARGS() > 1 ? node_arg(fcinfo, 1) : kid::pg::uid_node;
     return global_datum(kid::uid_global_pack(f, interval_arg(fcinfo, 2)));
 }
 
@@ -285,9 +295,33 @@ KID_FUNCTION(uid_to_timestamp)
     PG_RETURN_TIMESTAMPTZ(kid::pg::timestamptz_from_unix_us(kid::uid_unix_us(f)));
 }
 
+/*
+ * The fields of a uid_global under the interval of argument n (or
+ * kid.uid_interval).  Input checked the top 10 bits of the seconds; the
+ * rest depends on the interval, and seconds above 999999 name no Erlang
+ * time: 22008 instead of a time in the next megasecond (which such an id
+ * sorts before).
+ */
+static UidFields global_fields(FunctionCallInfo fcinfo, int n)
+{
+    int interval = interval_arg(fcinfo, n);
+    UidFields f = kid::uid_global_unpack(*global_arg(fcinfo, 0), interval);
+    if (!kid::uid_global_seconds_valid(f)) {
+        char text[kid::UID_GLOBAL_TEXT_LEN + 1];
+        kid::uid_global_encode(*global_arg(fcinfo, 0), text);
+        text[kid::UID_GLOBAL_TEXT_LEN] = '\0';
+        ereport(ERROR, (errcode(ERRCODE_DATETIME_FIELD_OVERFLOW),
+                        errmsg("uid_global %s has no time with neighbourhood interval %d", text, interval),
+                        errdetail("Its seconds field read with that interval is %u, above 999999: "
+                                  "it was made with another interval.",
+                                  f.sec)));
+    }
+    return f;
+}
+
 KID_FUNCTION(uid_global_to_timestamp)
 {
-    UidFields f = kid::uid_global_unpack(*global_arg(fcinfo, 0), interval_arg(fcinfo, 1));
+    UidFields f = global_fields(fcinfo, 1);
     PG_RETURN_TIMESTAMPTZ(kid::pg::timestamptz_from_unix_us(kid::uid_unix_us(f)));
 }
 
@@ -318,8 +352,7 @@ KID_FUNCTION(uid_info)
 
 KID_FUNCTION(uid_global_info)
 {
-    return info_tuple(fcinfo, kid::uid_global_unpack(*global_arg(fcinfo, 0), interval_arg(fcinfo, 1)),
-                      true);
+    return info_tuple(fcinfo, global_fields(fcinfo, 1), true);
 }
 
 KID_FUNCTION(uid_node_fingerprint)

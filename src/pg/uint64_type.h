@@ -54,6 +54,22 @@ inline Datum uint64_checked(uint64_t v, const char *type_name, ValidateUint64 va
     return UInt64GetDatum(v);
 }
 
+/*
+ * bigint -> id: the same fields are checked as on text and binary input,
+ * but a bad one is 22003 (numeric value out of range), as for any cast of
+ * an integer to a type that cannot hold it, not 22P03 (binary input).
+ */
+inline Datum uint64_from_int64(int64 v, const char *type_name, ValidateUint64 validate)
+{
+    const char *reason = validate ? validate(static_cast<uint64_t>(v)) : nullptr;
+    if (reason)
+        ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                        errmsg("bigint %lld is out of range for type %s", static_cast<long long>(v),
+                               type_name),
+                        errdetail("%s", reason)));
+    return UInt64GetDatum(static_cast<uint64_t>(v));
+}
+
 inline Datum uint64_recv(FunctionCallInfo fcinfo, const char *type_name, ValidateUint64 validate)
 {
     StringInfo buf = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
@@ -168,8 +184,7 @@ inline Datum uint64_from_bytea(FunctionCallInfo fcinfo, const char *type_name,
     }                                                                                          \
     KID_FUNCTION(prefix##_from_bigint)                                                         \
     {                                                                                          \
-        return kid::pg::uint64_checked(static_cast<uint64_t>(PG_GETARG_INT64(0)), sqlname,     \
-                                       validate);                                              \
+        return kid::pg::uint64_from_int64(PG_GETARG_INT64(0), sqlname, validate);              \
     }
 
 #endif

@@ -29,7 +29,7 @@ static void check_local(uint64_t id)
 
 static void check_global(const UidGlobal &id)
 {
-    bool step_ok = true;
+    bool step_ok = true, seconds_ok = true;
     for (int interval = UID_INTERVAL_MIN; interval <= UID_INTERVAL_MAX; interval++) {
         UidFields f = uid_global_unpack(id, interval);
         UidGlobal again = uid_global_pack(f, interval);
@@ -37,8 +37,11 @@ static void check_global(const UidGlobal &id)
         UidFields f2 = uid_global_unpack(again, interval);
         FUZZ_CHECK(same_fields(f, f2, true));
         step_ok = f.step < UID_STEPS_PER_SECOND;
+        // The top 10 bits of the seconds are the same under every interval.
+        seconds_ok = (f.sec >> 10) <= (999999 >> 10);
+        FUZZ_CHECK(uid_global_seconds_valid(f) == (f.sec <= 999999));
     }
-    FUZZ_CHECK((uid_global_invalid(id) == nullptr) == step_ok);
+    FUZZ_CHECK((uid_global_invalid(id) == nullptr) == (step_ok && seconds_ok));
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -36,7 +36,10 @@ sub valid {
     if ($type eq 'uid_global') {
         return 0 unless $len == 12;
         my $low = unpack 'N', substr($p, 8, 4);
-        return (($low >> 14) & 0x3FF) <= 976;
+        # the top 10 bits of the seconds (bits 75..66, right after the
+        # megaseconds) are at most 999999 >> 10 under every interval
+        my $high = unpack 'N', substr($p, 0, 4);
+        return (($low >> 14) & 0x3FF) <= 976 && (($high >> 2) & 0x3FF) <= 976;
     }
     if ($type eq 'codokey') { return $len >= 1 && $len <= 16 && $p =~ /\A[0-9a-z]+\z/; }
     die "unknown type $type";
@@ -57,6 +60,11 @@ sub bad_field {
         return pack 'Q>', $v;
     }
     if ($type eq 'uid_global' && length $p == 12) {
+        if (rand() < 0.5) {
+            my $high = unpack 'N', substr($p, 0, 4);
+            $high = ($high & ~(0x3FF << 2) & 0xFFFFFFFF) | ((977 + int rand 47) << 2);
+            return (pack 'N', $high) . substr($p, 4, 8);
+        }
         my $low = unpack 'N', substr($p, 8, 4);
         $low = ($low & ~(0x3FF << 14) & 0xFFFFFFFF) | ((977 + int rand 47) << 14);
         return substr($p, 0, 8) . pack 'N', $low;

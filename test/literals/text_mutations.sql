@@ -74,7 +74,10 @@ BEGIN
         -- 96 bits; the step is bits 14..23 counted from the least significant end.
         IF length(s) <> 16 THEN RETURN false; END IF;
         b := lit_d64_bits(s);
-        RETURN b IS NOT NULL AND substring(b FROM 73 FOR 10)::bit(10)::int <= 976;
+        -- The top 10 bits of the seconds (bits 21..30 from the most significant
+        -- end) are at most 999999 >> 10 = 976 under every interval.
+        RETURN b IS NOT NULL AND substring(b FROM 73 FOR 10)::bit(10)::int <= 976
+            AND substring(b FROM 21 FOR 10)::bit(10)::int <= 976;
     END CASE;
 END $$;
 

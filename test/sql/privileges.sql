@@ -163,8 +163,10 @@ SELECT uid_to_timestamp(id) > now() - interval '1 hour' AS recent, (uid_info(id)
        uid_from_bigint(uid_to_bigint(id)) = id AS bigint_round_trip,
        uid_from_base64url(uid_to_base64url(id)) = id AS base64url, uid_global_from_base64url(uid_global_to_base64url(gid)) = gid AS global_base64url,
        (uid_global_info(gid)).node = uid_node_fingerprint() AS node, uid_global_to_timestamp(gid) > now() - interval '1 hour' AS global_recent,
-       uid_to_global(id) = uid_to_global(id, uid_node_fingerprint(), 8) AS defaults,
-       uid_from_timestamp(uid_to_timestamp(id)) <= id AS bound, uid_global_from_timestamp(uid_global_to_timestamp(gid)) <= gid AS global_bound
+       uid_to_global(id) = uid_to_global(id, uid_node_fingerprint(), 8) AND uid_to_global(id, uid_node_fingerprint()) = uid_to_global(id) AS defaults,
+       (uid_global_info(gid, 8)).node = uid_node_fingerprint() AND uid_global_to_timestamp(gid, 8) = uid_global_to_timestamp(gid) AS explicit_interval,
+       uid_from_timestamp(uid_to_timestamp(id)) <= id AS bound, uid_global_from_timestamp(uid_global_to_timestamp(gid)) <= gid AS global_bound,
+       uid_global_from_timestamp(uid_global_to_timestamp(gid), 8) = uid_global_from_timestamp(uid_global_to_timestamp(gid)) AS explicit_bound
 FROM g;
 -- codokey: named and explicit contexts, comparison, I/O.
 WITH k AS (SELECT codokey('2024-05-06 07:08:09+00', 4) AS key)

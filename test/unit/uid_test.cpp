@@ -110,6 +110,32 @@ TEST(UidGlobal, KnownVectorAndRoundTrip)
     }
 }
 
+TEST(UidGlobal, SecondsFieldValidity)
+{
+    // Issue 10: bytes 00 00 0f ff | 00 00 00 00 | ff 00 00 00 put 0x3ff in the
+    // top 10 bits of B (the 10 bits after A, bits 75..66), above 976 =
+    // 999999 >> 10 under every interval: rejected.
+    UidGlobal g{{0x00, 0x00, 0x0f, 0xff, 0, 0, 0, 0, 0xff, 0, 0, 0}};
+    EXPECT_STREQ(uid_global_invalid(g), "The seconds field is above 999999.");
+    // Top 10 bits 977 (0x3d1 << 66 = bytes 00 00 0f 44 ...), the rest zero: rejected.
+    UidGlobal h{{0x00, 0x00, 0x0f, 0x44, 0, 0, 0, 0, 0, 0, 0, 0}};
+    EXPECT_NE(uid_global_invalid(h), nullptr);
+    // Top 10 bits 976 is taken: whether B <= 999999 depends on the interval.
+    // B = 976 * 1024 + 1023 packed with I = 8 reads 1000447 with I = 8,
+    // 999679 with I = 10.
+    UidGlobal k = uid_global_pack(UidFields{0, 976 * 1024 + 1023, 0, 0, 0}, 8);
+    EXPECT_EQ(uid_global_invalid(k), nullptr);
+    EXPECT_FALSE(uid_global_seconds_valid(uid_global_unpack(k, 8)));
+    EXPECT_EQ(uid_global_unpack(k, 10).sec, 999679u);
+    EXPECT_TRUE(uid_global_seconds_valid(uid_global_unpack(k, 10)));
+    // The largest fields pass under every interval.
+    for (int i = UID_INTERVAL_MIN; i <= UID_INTERVAL_MAX; i++) {
+        UidGlobal m = uid_global_pack(UidFields{0xFFFFF, 999999, 976, 16383, 0xFFFFFFFF}, i);
+        EXPECT_EQ(uid_global_invalid(m), nullptr) << i;
+        EXPECT_TRUE(uid_global_seconds_valid(uid_global_unpack(m, i))) << i;
+    }
+}
+
 TEST(UidGlobal, NeighbourhoodOrdering)
 {
     // Within one 2^I-second window, node decides; across windows, time does.

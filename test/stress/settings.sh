@@ -1,0 +1,175 @@
+# kid's settings on real servers (sourced by run-all.sh; issue 10, items 5, 6, 9).
+#
+# 1. An invalid value of any kid setting, or an unknown kid.* name, in
+#    postgresql.conf stops a server with kid preloaded from starting, with a
+#    message naming the setting (PostgreSQL alone would log a WARNING and run
+#    with the default).
+# 2. A preloaded server with kid.koid_epoch_ms, kid.uid_interval = 5 and
+#    kid.node_id: its own uid_global ids decode to the time they were made
+#    through every decoder without a neighbourhood argument.
+# 3. The same settings on a server without preloading: the decoders, the
+#    range comparisons and uid_node_fingerprint() give the same answers as on
+#    the preloaded server; a session's SET does not change them; an invalid
+#    value makes every use of kid in a session fail, naming the setting.
+
+SET_PORT=54370
+NOPRE_PORT=54371
+SET_CONF=(
+    "kid.koid_epoch_ms = 1288834974657"
+    "kid.uid_interval = 5"
+    "kid.node_id = 7"
+)
+
+cluster_init setbad $SET_PORT "include_if_exists = 'kid_settings.conf'"
+setbad_conf="$KID_TMP/setbad/data/kid_settings.conf"
+
+# start_with LINE: pg_ctl start with one kid line; the exit status of pg_ctl.
+start_with() {
+    printf '%s\n' "$1" | as_postgres tee "$setbad_conf" >/dev/null
+    as_postgres rm -f "$KID_TMP/setbad/server.log"
+    as_postgres "$PG_BIN/pg_ctl" -D "$KID_TMP/setbad/data" -l "$KID_TMP/setbad/server.log" -w -t 20 start >/dev/null 2>&1
+    local rc=$?
+    if [ $rc -eq 0 ]; then
+        head -1 "$KID_TMP/setbad/data/postmaster.pid" >> "$KID_PIDS"
+        cluster_stop setbad
+    fi
+    return $rc
+}
+
+# refused LINE PATTERN: the server does not start and its log has a FATAL matching PATTERN.
+refused() {
+    start_with "$1" && return 1
+    grep -q "FATAL: .*$2" "$KID_TMP/setbad/server.log" || { cat "$KID_TMP/setbad/server.log"; return 1; }
+}
+
+check "bad setting: kid.node_id = 300 stops the server" refused "kid.node_id = 300" 'invalid value for parameter "kid.node_id": "300"'
+check "bad setting: kid.node_id = abc stops the server" refused "kid.node_id = abc" 'invalid value for parameter "kid.node_id": "abc"'
+check "bad setting: kid.koid_epoch_ms = -5 stops the server" refused "kid.koid_epoch_ms = -5" 'invalid value for parameter "kid.koid_epoch_ms": "-5"'
+check "bad setting: kid.koid_epoch_ms = 1000.5 (not whole) stops the server" refused "kid.koid_epoch_ms = 1000.5" '"kid.koid_epoch_ms": "1000.5"'
+check "bad setting: kid.koid_generator_id = 1024 stops the server" refused "kid.koid_generator_id = 1024" '"kid.koid_generator_id": "1024"'
+check "bad setting: kid.uid_interval = 11 stops the server" refused "kid.uid_interval = 11" 'invalid value for parameter "kid.uid_interval": "11"'
+check "bad setting: kid.uid_node = xyz stops the server" refused "kid.uid_node = 'xyz'" 'invalid value for parameter "kid.uid_node": "xyz"'
+check "bad setting: kid.wal_rmgr_id = 5 stops the server" refused "kid.wal_rmgr_id = 5" '"kid.wal_rmgr_id": "5"'
+check "bad setting: kid.standby_generation = maybe stops the server" refused "kid.standby_generation = maybe" '"kid.standby_generation": "maybe"'
+check "bad setting: kid.koid_max_clock_wait_ms = 2h stops the server" refused "kid.koid_max_clock_wait_ms = '2h'" '"kid.koid_max_clock_wait_ms": "2h"'
+check "bad setting: kid.koid_overflow_error = 2 stops the server" refused "kid.koid_overflow_error = 2" '"kid.koid_overflow_error": "2"'
+check "bad setting: an unknown kid.uid_intreval stops the server" refused "kid.uid_intreval = 5" 'unrecognized configuration parameter "kid.uid_intreval"'
+check "good setting: kid.node_id = 255 starts" start_with "kid.node_id = 255"
+check "good setting: kid.koid_max_clock_wait_ms = 1min starts" start_with "kid.koid_max_clock_wait_ms = '1min'"
+
+# 2 and 3: the same queries on a preloaded and a non-preloaded server.
+printf '%s\n' "${SET_CONF[@]}" | as_postgres tee "$setbad_conf" >/dev/null
+cluster_start setbad
+cluster_init setnopre $NOPRE_PORT "${SET_CONF[@]}"
+sed -i "s/^shared_preload_libraries = 'kid'/shared_preload_libraries = ''/" "$KID_TMP/setnopre/data/postgresql.conf"
+cluster_start setnopre
+for p in $SET_PORT $NOPRE_PORT; do kpsql $p -d postgres -c "CREATE EXTENSION kid" >/dev/null; done
+
+# Every decoder and comparison that reads a setting, over ids of 2000 times
+# spread over 40 days (so every second's low bits occur), with fixed inputs.
+DECODE_SQL="SET TIME ZONE 'UTC';
+WITH t AS (SELECT timestamptz '2026-02-03 04:05:06.789' + i * interval '1733.123457 s' AS t FROM generate_series(0, 1999) i),
+     g AS (SELECT t, uid_to_timestamp(uid_from_timestamp(t)) AS step, uid_to_global(uid_from_timestamp(t), 305419896) AS gid FROM t)
+SELECT koid_to_timestamp('0123456789abcdef'), (koid_info('0123456789abcdef')).time,
+       koid_from_timestamp('2026-01-01 00:00:00'),
+       '0123456789abcdef'::koid > '2011-06-18 07:24:08.039'::timestamptz AND '0123456789abcdef'::koid < '2011-06-18 07:24:08.040'::timestamptz,
+       uid_node_fingerprint(), uid_to_global('......3....')::text,
+       uid_global_from_timestamp('2026-01-01 00:00:00')::text,
+       count(*) FILTER (WHERE uid_global_to_timestamp(gid) <> step) AS to_timestamp_wrong,
+       count(*) FILTER (WHERE (uid_global_info(gid)).time <> step OR (uid_global_info(gid)).node <> 305419896) AS info_wrong,
+       count(*) FILTER (WHERE (gid >= t) <> (gid >= uid_global_from_timestamp(t))) AS ge_disagrees,
+       count(*) FILTER (WHERE (gid < t) <> (gid < uid_global_from_timestamp(t))) AS lt_disagrees,
+       count(*) FILTER (WHERE uid_global_to_timestamp(gid) <> uid_global_to_timestamp(gid, 5)) AS not_interval_5
+FROM g"
+pre=$(kpsql $SET_PORT -d postgres -c "$DECODE_SQL")
+nopre=$(kpsql $NOPRE_PORT -d postgres -c "$DECODE_SQL")
+expected_decode="2011-06-18 07:24:08.039+00|2011-06-18 07:24:08.039+00|1bd893690fc00000|t|2393759706|$(kpsql $SET_PORT -d postgres -c "SELECT uid_to_global('......3....', 2393759706, 5)::text")|$(kpsql $SET_PORT -d postgres -c "SELECT uid_global_from_timestamp('2026-01-01 00:00:00+00', 5)::text")|0|0|0|0|0"
+expect_eq "interval 5, preloaded: koid epoch, fingerprint, every uid_global decoder agrees with the setting" \
+    "$pre" "$expected_decode"
+expect_eq "interval 5, not preloaded: the same answers as the preloaded server" "$nopre" "$expected_decode"
+SETTINGS_SQL="SELECT uid_node_fingerprint(), current_setting('kid.node_id'), current_setting('kid.uid_interval'), current_setting('kid.koid_epoch_ms')"
+expect_eq "preloaded: the settings as configured (SHOW kid.koid_epoch_ms with every digit)" \
+    "$(kpsql $SET_PORT -d postgres -c "$SETTINGS_SQL")" "2393759706|7|5|1288834974657"
+expect_eq "not preloaded: the settings as configured, uid_node_fingerprint() is kid.node_id 7's" \
+    "$(kpsql $NOPRE_PORT -d postgres -c "$SETTINGS_SQL")" "2393759706|7|5|1288834974657"
+
+# Ids the interval-5 server generates decode to the time they were made (item 9);
+# gid < t holds from the 32 s window after the id's on (ids of a node other
+# than 0 sort by node within a window).
+expect_eq "interval 5, preloaded: generated uid_global ids decode to when they were made, by every decoder" \
+    "$(kpsql $SET_PORT -d postgres -c "
+        CREATE TEMP TABLE made AS SELECT clock_timestamp() AS before, uid_global_new() AS gid, clock_timestamp() AS after FROM generate_series(1, 3000);
+        SELECT count(*) FILTER (WHERE uid_global_to_timestamp(gid) BETWEEN before - interval '1.024 ms' AND after
+                                  AND (uid_global_info(gid)).time = uid_global_to_timestamp(gid)
+                                  AND (uid_global_info(gid)).node = uid_node_fingerprint()
+                                  AND gid >= before - interval '1.024 ms' AND gid < after + interval '32 s')
+        FROM made")" "3000"
+
+# A session's SET does not reach the decoders of a non-preloaded server:
+# before kid is loaded the value is a placeholder's, which loading refuses.
+expect_eq "not preloaded: SET kid.koid_epoch_ms before kid loads does not change koid_to_timestamp" \
+    "$(kpsql $NOPRE_PORT -d postgres 2>/dev/null <<'SQL'
+SET kid.koid_epoch_ms = 5;
+SET kid.uid_interval = 8;
+SELECT koid_to_timestamp('0123456789abcdef') = '2011-06-18 07:24:08.039+00', current_setting('kid.uid_interval'),
+       uid_global_to_timestamp(uid_global_from_timestamp('2026-01-01 00:00:00.5+00')) = '2026-01-01 00:00:00.499712+00';
+SQL
+)" "t|5|t"
+out=$(kpsql $NOPRE_PORT -d postgres -v VERBOSITY=verbose -c "SELECT uid_node_fingerprint()" -c "SET kid.uid_interval = 8" 2>&1)
+expect_eq "not preloaded: SET of a loaded kid.uid_interval is refused (55P02)" "$(grep -c 'ERROR:  55P02' <<<"$out")" 1
+
+# A parallel worker loads kid itself (from the leader's library list) and
+# takes the leader's setting values: the same answers from a worker.
+expect_eq "not preloaded: a parallel worker decodes with the same settings" \
+    "$(kpsql $NOPRE_PORT -d postgres <<'SQL'
+CREATE TABLE IF NOT EXISTS par (k koid, g uid_global);
+TRUNCATE par;
+INSERT INTO par VALUES ('0123456789abcdef', uid_global_from_timestamp('2026-01-01 00:00:00.5+00'));
+SET force_parallel_mode = on;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SELECT koid_to_timestamp(k) = '2011-06-18 07:24:08.039+00', uid_global_to_timestamp(g) = '2026-01-01 00:00:00.499712+00',
+       g = uid_global_from_timestamp('2026-01-01 00:00:00.5+00', 5), g >= '2026-01-01 00:00:00.5+00'::timestamptz FROM par;
+SQL
+)" "t|t|t|t"
+
+# A reload with a changed value leaves a session that loaded kid as it was
+# (its IMMUTABLE decoders keep their answers); ALTER SYSTEM from such a
+# session is refused the same way (55P02), from a fresh one it is taken.
+NOPRE_CONF="$KID_TMP/setnopre/data/postgresql.conf"
+expect_eq "not preloaded: a reload does not change the settings of a session that loaded kid" \
+    "$(kpsql $NOPRE_PORT -d postgres -v ON_ERROR_STOP=0 2>/dev/null <<SQL
+SELECT current_setting('kid.uid_interval') FROM (SELECT '0123456789abcdef'::koid) k;
+\\! sed -i 's/^kid.uid_interval = 5/kid.uid_interval = 6/' $NOPRE_CONF
+SELECT pg_reload_conf();
+SELECT pg_sleep(0.5);
+SELECT current_setting('kid.uid_interval'), uid_global_to_timestamp(uid_global_from_timestamp('2026-01-01 00:00:00.5+00', 5)) = '2026-01-01 00:00:00.499712+00';
+ALTER SYSTEM SET kid.uid_interval = 7;
+\\echo :SQLSTATE
+SQL
+)" "5
+t
+
+5|t
+55P02"
+expect_eq "not preloaded: a session started after the reload reads the new value" \
+    "$(kpsql $NOPRE_PORT -d postgres -c "SELECT current_setting('kid.uid_interval') FROM (SELECT '0123456789abcdef'::koid) k")" 6
+sed -i 's/^kid.uid_interval = 6/kid.uid_interval = 5/' "$NOPRE_CONF"
+kpsql $NOPRE_PORT -d postgres -c "SELECT pg_reload_conf()" >/dev/null
+sleep 0.5
+
+# An invalid value on the non-preloaded server: every use of kid fails, naming it.
+echo "kid.uid_interval = 11" | as_postgres tee -a "$KID_TMP/setnopre/data/postgresql.conf" >/dev/null
+kpsql $NOPRE_PORT -d postgres -c "SELECT pg_reload_conf()" >/dev/null
+sleep 0.5
+out=$(kpsql $NOPRE_PORT -d postgres -v ON_ERROR_STOP=0 -c "SELECT '0123456789abcdef'::koid" -c "SELECT sno_from_timestamp(now())" 2>&1)
+expect_eq "not preloaded, kid.uid_interval = 11: every use of kid fails naming the setting" \
+    "$(grep -c 'ERROR:  invalid value for parameter "kid.uid_interval": "11"' <<<"$out")" 2
+sed -i '$d' "$KID_TMP/setnopre/data/postgresql.conf"
+kpsql $NOPRE_PORT -d postgres -c "SELECT pg_reload_conf()" >/dev/null
+sleep 0.5
+expect_eq "not preloaded, setting fixed again: kid works" \
+    "$(kpsql $NOPRE_PORT -d postgres -c "SELECT current_setting('kid.uid_interval') FROM (SELECT '0123456789abcdef'::koid) k")" 5
+
+cluster_stop setnopre
+cluster_stop setbad
