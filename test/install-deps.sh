@@ -21,6 +21,8 @@ packages=(
 # Node.js and npm run the reference implementations of the cross-checks;
 # a machine that already has a node (e.g. from nodesource) keeps it.
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+# npm reaches its registry over TLS: the CA certificates (a minimal image has none).
+packages+=(ca-certificates)
 
 missing=()
 for p in "${packages[@]}"; do
