@@ -16,10 +16,12 @@
 #
 # In id_type.sql.in, @NAME@ is the value of the record's key name (@TYPE@:
 # the record's [name]).  A value replaces its placeholder literally and is
-# never read again.  Where it lands is checked: a text value only inside a
-# '...' literal (with ' doubled) or a -- comment; an identifier, a number or
-# an alignment anywhere.  Anything the generator cannot place safely is an
-# error naming file and line, and then nothing is written.
+# never read again.  Where it lands is checked: a text value (printable
+# ASCII, no backslash) only inside a '...' literal (with ' doubled) or a --
+# comment; an identifier, a number or an alignment anywhere.  The template
+# has no E'' strings or dollar quotes, so its literals are plain to find.
+# Anything the generator cannot place safely is an error naming file and
+# line, and then nothing is written.
 #
 # Plain perl 5 (perl-base is part of every Debian), no modules to install.
 use strict;
@@ -83,11 +85,11 @@ my (%record, %record_line, @record_order);
                : $kind eq 'integer'    ? $value =~ /^[1-9][0-9]{0,3}$/
                : $kind eq 'alignment'  ? $value =~ /^(char|int2|int4|double)$/
                : $kind eq 'yes/no'     ? $value =~ /^(yes|no)$/
-               :                         $value =~ /^[^\\\t]+$/ && $value !~ /^\s|\s$/;
+               :                         $value =~ /^[\x20-\x5b\x5d-\x7e]+$/ && $value !~ /^ | $/;
         unless ($ok) {
             my %what = (identifier => 'an identifier, ^[a-z_][a-z0-9_]*$', integer => 'a number of bytes',
                         alignment => 'char, int2, int4 or double', 'yes/no' => 'yes or no',
-                        text => 'text without backslash or tab, not starting or ending with a space');
+                        text => 'printable ASCII text without backslash, not starting or ending with a space');
             die "$where: $key must be $what{$kind}\n";
         }
         $record{$name}{$key} = $value;
@@ -146,7 +148,7 @@ sub copy_file {
             die "$where: [$name] instantiated twice\n" if $instantiated{$name}++;
             instantiate($name);
             $source = "$path, continued";
-        } elsif ($line =~ /\@[A-Za-z_ ]*\@/ && $line !~ /^[^\@]*\@extschema\@[^\@]*$/) {
+        } elsif (($line =~ s/\@extschema\@//gr) =~ /\@[A-Za-z_ ]*\@/) {
             # @extschema@ is CREATE EXTENSION's own placeholder; anything
             # else between @s is a directive or placeholder out of place.
             die "$where: a placeholder or directive that is not a line of its own here\n";
@@ -225,6 +227,10 @@ sub substitute {
             }
             $result .= $value;
             next;
+        }
+        if ($state ne 'comment' && $token =~ /[\\\$]/) {
+            # E'...' escapes and dollar quotes would hide where literals end.
+            die "$where: a backslash or \$ outside a -- comment: the template has no E'' or dollar quotes\n";
         }
         if ($state eq 'code') {
             $state = 'literal' if $token eq "'";

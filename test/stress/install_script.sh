@@ -6,9 +6,10 @@
 # from them installs with CREATE EXTENSION (as a throwaway extension
 # kid_gentest using kid's library) and its comments read back exactly as
 # written.  What the generator cannot place safely is refused with the file
-# and line, and nothing is written: a backslash, a control character, a bad
-# identifier or number, an unknown or missing key, a text value outside a
-# literal or comment, an unknown placeholder.
+# and line, and nothing is written: a backslash, a control or non-ASCII
+# character, a bad identifier or number, an unknown or missing key, a text
+# value outside a literal or comment, an unknown placeholder, a dollar quote
+# in the template.
 
 GEN_DIR="$KID_TMP/gen"
 mkdir -p "$GEN_DIR"
@@ -85,7 +86,8 @@ gen_refusals() {
             src/sql/id_types.conf > "$GEN_DIR/bad.conf"
         gen_refuses "$name" "$pattern" || fails=$((fails + 1))
     done <<'EOF'
-backslash|s/^type_comment = .*/type_comment = a \\ backslash/|bad.conf:[0-9]+: type_comment must be text without backslash
+backslash|s/^type_comment = .*/type_comment = a \\ backslash/|bad.conf:[0-9]+: type_comment must be printable ASCII text without backslash
+non-ASCII|s/^unit = .*/unit = 1 µs/|bad.conf:[0-9]+: unit must be printable ASCII text
 carriage return|s/^unit = .*/unit = 1 ms\r/|bad.conf:[0-9]+: a carriage return or other control character
 type name|s/^\[koid\]/[koid; drop]/|bad.conf:[0-9]+: \[koid; drop\]: a type name is
 upper-case type name|s/^\[koid\]/[Koid]/|bad.conf:[0-9]+: \[Koid\]: a type name is
@@ -104,6 +106,7 @@ EOF
         gen_refuses "$name" "$pattern" || fails=$((fails + 1))
     done <<'EOF'
 text outside a literal|s/^    STORAGE = plain$/    STORAGE = \@TYPE_COMMENT\@/|id_type.sql.in:[0-9]+: @TYPE_COMMENT@ is text: only inside
+dollar quote in the template|s/^(CREATE TYPE \@TYPE\@;)$/$1 SELECT \$\$x\$\$;/|id_type.sql.in:[0-9]+: a backslash or [$] outside a -- comment
 unknown placeholder|s/^CREATE TYPE \@TYPE\@;$/CREATE TYPE \@TYPO\@;/|id_type.sql.in:[0-9]+: @TYPO@ is no key of id_types.conf
 literal across lines|s/^(COMMENT ON TYPE .*)';$/$1/|id_type.sql.in:[0-9]+: a '...' literal that does not end on its line
 unclosed if|$_ = "" if /^\@endif\@$/ && !$seen++|@if@ without @endif@
