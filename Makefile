@@ -22,11 +22,11 @@ PG_SRCS   = $(sort $(wildcard src/pg/*.cpp))
 MODULE_big = kid
 OBJS = $(CORE_SRCS:.cpp=.o) $(PG_SRCS:.cpp=.o)
 
-# The install script is assembled in reading order by sql/build-install-script.sh:
-# the common part, then per id type the shared template and the scheme's part.
-SQL_PARTS = sql/build-install-script.sh sql/id_types.conf sql/id_type.sql.in $(wildcard sql/*.sql)
-DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
-DATA = $(wildcard sql/$(EXTENSION)--*--*.sql)
+# sql/ holds only the installed scripts, committed: the install script is
+# generated from src/sql/ by src/sql/build-install-script.pl (CONTRIBUTING.md,
+# "How the install script is built"); upgrade scripts are written by hand.
+KID_SQL = sql/$(EXTENSION)--$(EXTVERSION).sql
+DATA = $(sort $(KID_SQL) $(wildcard sql/$(EXTENSION)--*--*.sql))
 
 # Regression tests live in test/sql; their expected output in expected/.
 REGRESS = $(sort $(basename $(notdir $(wildcard test/sql/*.sql))))
@@ -56,8 +56,19 @@ include $(PGXS)
 # PGXS tracks no header dependencies; every object depends on every header.
 $(OBJS): $(wildcard src/core/*.h src/pg/*.h)
 
-sql/$(EXTENSION)--$(EXTVERSION).sql: $(filter-out sql/$(EXTENSION)--%,$(SQL_PARTS)) $(EXTENSION).control
-	sql/build-install-script.sh > $@
+# A changed source flows into the committed script.  After a clone the sources
+# may look newer: regenerating then changes nothing (make test checks that);
+# without perl the committed script is installed as it is.
+all: $(KID_SQL)
+$(KID_SQL): $(wildcard src/sql/*)
+	@if command -v perl >/dev/null; then \
+		perl src/sql/build-install-script.pl > $@.tmp && { cmp -s $@.tmp $@ || echo "regenerated $@"; } && mv $@.tmp $@; \
+	else echo "perl not found: $@ not regenerated"; touch $@; fi
+# Fails when the committed install script is not what src/sql/ generates.
+.PHONY: check-install-script
+check-install-script:
+	@perl src/sql/build-install-script.pl | diff -u $(KID_SQL) - || \
+		{ echo "$(KID_SQL) is out of date: run make and commit it"; exit 1; }
 
 # ---------------------------------------------------------------- tests
 UNIT_TESTS = $(wildcard test/unit/*_test.cpp)

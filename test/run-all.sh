@@ -12,6 +12,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 source test/lib.sh
 
+check "install script is up to date" make -s check-install-script
 echo "== build and install"
 make -s -j2 >/dev/null && make -s install >/dev/null || { echo "build failed"; exit 1; }
 

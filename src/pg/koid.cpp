@@ -16,6 +16,9 @@ extern "C" {
 static const char KOID[] = "koid";
 
 /* Every 64-bit value is a koid. */
+/* SQL-callable functions defined here: koid_lt, koid_le, koid_eq, koid_ne, koid_ge, koid_gt,
+ * koid_cmp, koid_smaller, koid_larger, koid_hash, koid_hash_extended, koid_sortsupport, koid_send,
+ * koid_recv, koid_to_bytea, koid_from_bytea, koid_to_bigint, koid_from_bigint. */
 KID_UINT64_TYPE(koid, KOID, nullptr)
 
 KID_FUNCTION(koid_in)
@@ -53,6 +56,10 @@ static int koid_cmp_time(Datum id, TimestampTz t)
     return kid::pg::uint64_cmp(DatumGetUInt64(id), kid::koid_pack((unix_us - lo) / 1000, 0, 0));
 }
 
+/* SQL-callable functions defined here: koid_lt_timestamptz, koid_le_timestamptz,
+ * koid_eq_timestamptz, koid_ne_timestamptz, koid_ge_timestamptz, koid_gt_timestamptz,
+ * koid_cmp_timestamptz, timestamptz_lt_koid, timestamptz_le_koid, timestamptz_eq_koid,
+ * timestamptz_ne_koid, timestamptz_ge_koid, timestamptz_gt_koid, timestamptz_cmp_koid. */
 KID_TIME_COMPARISONS(koid, koid_cmp_time)
 
 /*

@@ -31,6 +31,9 @@ static inline Datum sno_datum(const Sno &id)
 }
 
 /* Every 10-byte string is a valid sno: the 39-bit time cannot overflow its range. */
+/* SQL-callable functions defined here: sno_lt, sno_le, sno_eq, sno_ne, sno_ge, sno_gt, sno_cmp,
+ * sno_smaller, sno_larger, sno_hash, sno_hash_extended, sno_sortsupport, sno_send, sno_recv,
+ * sno_to_bytea, sno_from_bytea. */
 KID_FIXED_BYTES_TYPE(sno, kid::SNO_SIZE, SNO, nullptr)
 
 KID_FUNCTION(sno_in)
@@ -157,6 +160,10 @@ static int sno_cmp_time(Datum id_datum, TimestampTz t)
     return block < bound ? -1 : 1;
 }
 
+/* SQL-callable functions defined here: sno_lt_timestamptz, sno_le_timestamptz, sno_eq_timestamptz,
+ * sno_ne_timestamptz, sno_ge_timestamptz, sno_gt_timestamptz, sno_cmp_timestamptz,
+ * timestamptz_lt_sno, timestamptz_le_sno, timestamptz_eq_sno, timestamptz_ne_sno,
+ * timestamptz_ge_sno, timestamptz_gt_sno, timestamptz_cmp_sno. */
 KID_TIME_COMPARISONS(sno, sno_cmp_time)
 
 KID_FUNCTION(sno_to_timestamp)

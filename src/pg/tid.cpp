@@ -18,6 +18,11 @@ extern "C" {
 static const char TID[] = "atproto_tid";
 
 /* Every 64-bit value is valid tid syntax (bit 63 included), so binary input needs no check. */
+/* SQL-callable functions defined here: atproto_tid_lt, atproto_tid_le, atproto_tid_eq,
+ * atproto_tid_ne, atproto_tid_ge, atproto_tid_gt, atproto_tid_cmp, atproto_tid_smaller,
+ * atproto_tid_larger, atproto_tid_hash, atproto_tid_hash_extended, atproto_tid_sortsupport,
+ * atproto_tid_send, atproto_tid_recv, atproto_tid_to_bytea, atproto_tid_from_bytea,
+ * atproto_tid_to_bigint, atproto_tid_from_bigint. */
 KID_UINT64_TYPE(atproto_tid, TID, nullptr)
 
 KID_FUNCTION(atproto_tid_in)
@@ -50,6 +55,11 @@ static int tid_cmp_time(Datum id, TimestampTz t)
     return kid::pg::uint64_cmp(DatumGetUInt64(id), kid::tid_pack(unix_us, 0));
 }
 
+/* SQL-callable functions defined here: atproto_tid_lt_timestamptz, atproto_tid_le_timestamptz,
+ * atproto_tid_eq_timestamptz, atproto_tid_ne_timestamptz, atproto_tid_ge_timestamptz,
+ * atproto_tid_gt_timestamptz, atproto_tid_cmp_timestamptz, timestamptz_lt_atproto_tid,
+ * timestamptz_le_atproto_tid, timestamptz_eq_atproto_tid, timestamptz_ne_atproto_tid,
+ * timestamptz_ge_atproto_tid, timestamptz_gt_atproto_tid, timestamptz_cmp_atproto_tid. */
 KID_TIME_COMPARISONS(atproto_tid, tid_cmp_time)
 
 /*

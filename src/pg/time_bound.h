@@ -12,7 +12,7 @@
  * infinity) above every id.  No id is equal to a time, and times sort among
  * themselves in exact time order (the family's (timestamptz, timestamptz)
  * members are timestamptz's own comparison, under kid's operator names
- * ~<~ ~<=~ ~=~ ~>=~ ~>~; see sql/id_time_order.sql).  Hence:
+ * ~<~ ~<=~ ~=~ ~>=~ ~>~; see src/sql/id_time_order.sql).  Hence:
  *   id >= t, id > t    id is in or after t's unit
  *   id < t, id <= t    id is before t's unit
  *   id = t             never;  id <> t always

@@ -27,7 +27,14 @@ static const char *uid_global_bytes_invalid(const uint8_t *bytes)
     return kid::uid_global_invalid(*reinterpret_cast<const UidGlobal *>(bytes));
 }
 
+/* SQL-callable functions defined here: uid_lt, uid_le, uid_eq, uid_ne, uid_ge, uid_gt, uid_cmp,
+ * uid_smaller, uid_larger, uid_hash, uid_hash_extended, uid_sortsupport, uid_send, uid_recv,
+ * uid_to_bytea, uid_from_bytea, uid_to_bigint, uid_from_bigint. */
 KID_UINT64_TYPE(uid, UID, kid::uid_local_invalid)
+/* SQL-callable functions defined here: uid_global_lt, uid_global_le, uid_global_eq, uid_global_ne,
+ * uid_global_ge, uid_global_gt, uid_global_cmp, uid_global_smaller, uid_global_larger,
+ * uid_global_hash, uid_global_hash_extended, uid_global_sortsupport, uid_global_send,
+ * uid_global_recv, uid_global_to_bytea, uid_global_from_bytea. */
 KID_FIXED_BYTES_TYPE(uid_global, kid::UID_GLOBAL_SIZE, UID_GLOBAL, uid_global_bytes_invalid)
 
 static inline const UidGlobal *global_arg(FunctionCallInfo fcinfo, int n)
@@ -178,7 +185,16 @@ static int uid_global_cmp_time(Datum id, TimestampTz t)
     return (r > 0) - (r < 0);
 }
 
+/* SQL-callable functions defined here: uid_lt_timestamptz, uid_le_timestamptz, uid_eq_timestamptz,
+ * uid_ne_timestamptz, uid_ge_timestamptz, uid_gt_timestamptz, uid_cmp_timestamptz,
+ * timestamptz_lt_uid, timestamptz_le_uid, timestamptz_eq_uid, timestamptz_ne_uid,
+ * timestamptz_ge_uid, timestamptz_gt_uid, timestamptz_cmp_uid. */
 KID_TIME_COMPARISONS(uid, uid_cmp_time)
+/* SQL-callable functions defined here: uid_global_lt_timestamptz, uid_global_le_timestamptz,
+ * uid_global_eq_timestamptz, uid_global_ne_timestamptz, uid_global_ge_timestamptz,
+ * uid_global_gt_timestamptz, uid_global_cmp_timestamptz, timestamptz_lt_uid_global,
+ * timestamptz_le_uid_global, timestamptz_eq_uid_global, timestamptz_ne_uid_global,
+ * timestamptz_ge_uid_global, timestamptz_gt_uid_global, timestamptz_cmp_uid_global. */
 KID_TIME_COMPARISONS(uid_global, uid_global_cmp_time)
 
 /*

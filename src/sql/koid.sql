@@ -4,20 +4,7 @@
 -- (kid.koid_epoch_ms, default 1970), 5-bit datacenter, 5-bit worker,
 -- 12-bit counter.  Generation, decoding, casts to bigint.
 -- ---------------------------------------------------------------------------
-
--- The same 64 bits as a bigint.  With the 1970 epoch, koids made from
--- 2039-09-07T15:47:35.552Z on have bit 63 set and become negative bigints;
--- koid itself compares unsigned, so its order stays time order.
-CREATE FUNCTION koid_to_bigint(koid) RETURNS bigint
-AS 'MODULE_PATHNAME', 'koid_to_bigint' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
-CREATE FUNCTION koid_from_bigint(bigint) RETURNS koid
-AS 'MODULE_PATHNAME', 'koid_from_bigint' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
-CREATE CAST (koid AS bigint) WITH FUNCTION koid_to_bigint(koid);
-CREATE CAST (bigint AS koid) WITH FUNCTION koid_from_bigint(bigint);
-COMMENT ON FUNCTION koid_to_bigint(koid) IS 'the 64 bits of a koid as a bigint (negative from 2039 with the 1970 epoch)';
-COMMENT ON FUNCTION koid_from_bigint(bigint) IS 'a koid from the 64 bits of a bigint';
-COMMENT ON CAST (koid AS bigint) IS 'the 64 bits of a koid as a bigint';
-COMMENT ON CAST (bigint AS koid) IS 'a koid from the 64 bits of a bigint';
+@id_type koid@
 
 -- Generation: one (millisecond, counter) word per server in shared memory,
 -- advanced by compare-and-swap; generator id = kid.koid_generator_id, or

@@ -1,12 +1,3 @@
--- kid: k-ordered unique identifiers for PostgreSQL.
---
--- This install script is assembled from one file per scheme (sql/*.sql in
--- the source tree).  Each part reads top to bottom: the type and its I/O,
--- casts, comparison functions and operators, operator classes, generation,
--- decoding.  Every object has a COMMENT.  References to kid's own objects are
--- schema-qualified with @extschema@ so that no search_path can redirect them.
-
-\echo Use "CREATE EXTENSION kid" to load this file. \quit
 
 -- ---------------------------------------------------------------------------
 -- Server-wide introspection

@@ -1,7 +1,7 @@
 
 -- ---------------------------------------------------------------------------
--- The time order every id type's btree operator family shares
--- (from sql/id_time_order.sql)
+-- The time order every id type's btree operator family shares (here, where the
+-- first id type's range scans need it)
 -- ---------------------------------------------------------------------------
 
 -- An id btree family holds the id type and timestamptz, and a btree family
@@ -13,7 +13,7 @@
 -- (timestamptz, timestamptz) members.
 --
 -- In kid's order a time sorts just below the smallest id of its unit and
--- no id equals a time (sql/id_type.sql.in), so times compare among
+-- no id equals a time (src/sql/id_type.sql.in), so times compare among
 -- themselves exactly as timestamptz does.  These operators are that
 -- comparison, under names of kid's own: timestamptz's built-in < and its
 -- friends must not join kid's families, because the planner takes the

@@ -6,19 +6,7 @@
 -- 1970, 10-bit clock id; compared unsigned.  Generation, decoding, casts to
 -- bigint, and the protocol's record-key syntax.
 -- ---------------------------------------------------------------------------
-
--- The same 64 bits as a bigint; tids with bit 63 set (first character c..j)
--- become negative bigints.
-CREATE FUNCTION atproto_tid_to_bigint(atproto_tid) RETURNS bigint
-AS 'MODULE_PATHNAME', 'atproto_tid_to_bigint' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
-CREATE FUNCTION atproto_tid_from_bigint(bigint) RETURNS atproto_tid
-AS 'MODULE_PATHNAME', 'atproto_tid_from_bigint' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
-CREATE CAST (atproto_tid AS bigint) WITH FUNCTION atproto_tid_to_bigint(atproto_tid);
-CREATE CAST (bigint AS atproto_tid) WITH FUNCTION atproto_tid_from_bigint(bigint);
-COMMENT ON FUNCTION atproto_tid_to_bigint(atproto_tid) IS 'the 64 bits of a tid as a bigint';
-COMMENT ON FUNCTION atproto_tid_from_bigint(bigint) IS 'a tid from the 64 bits of a bigint';
-COMMENT ON CAST (atproto_tid AS bigint) IS 'the 64 bits of a tid as a bigint';
-COMMENT ON CAST (bigint AS atproto_tid) IS 'a tid from the 64 bits of a bigint';
+@id_type atproto_tid@
 
 -- Generation: one microsecond counter per server in shared memory, advanced
 -- by compare-and-swap; the clock id is kid.node_id.  PARALLEL SAFE: a

@@ -5,6 +5,7 @@
 -- 23456789abcdefghijklmnopqrstuvwx.  Byte order = text order = time order.
 -- Generation, decoding and the range-scan boundary.
 -- ---------------------------------------------------------------------------
+@id_type sno@
 
 -- Generation.  VOLATILE so that DEFAULT sno_new() gives every row its own id;
 -- PARALLEL RESTRICTED so it runs in the leader, which holds the partition.

@@ -7,19 +7,8 @@
 -- neighbourhood interval (kid.uid_interval, 5..10, default 8).  Generation,
 -- conversion, decoding, the library's older base64url text.
 -- ---------------------------------------------------------------------------
-
--- uid as the same 64 bits in a bigint (uids from 18584-01-10 03:33:20 UTC on,
--- A >= 2^19, are negative).
-CREATE FUNCTION uid_to_bigint(uid) RETURNS bigint
-AS 'MODULE_PATHNAME', 'uid_to_bigint' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
-CREATE FUNCTION uid_from_bigint(bigint) RETURNS uid
-AS 'MODULE_PATHNAME', 'uid_from_bigint' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE CAST (uid AS bigint) WITH FUNCTION uid_to_bigint(uid);
-CREATE CAST (bigint AS uid) WITH FUNCTION uid_from_bigint(bigint);
-COMMENT ON FUNCTION uid_to_bigint(uid) IS 'the 64 bits of a uid as a bigint';
-COMMENT ON FUNCTION uid_from_bigint(bigint) IS 'a uid from the 64 bits of a bigint (fields checked)';
-COMMENT ON CAST (uid AS bigint) IS 'the 64 bits of a uid as a bigint';
-COMMENT ON CAST (bigint AS uid) IS 'a uid from the 64 bits of a bigint';
+@id_type uid@
+@id_type uid_global@
 
 -- Generation: one (1.024 ms step, sequence) word per server in shared memory,
 -- advanced by compare-and-swap; after 16384 ids in a step the next step is
