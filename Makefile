@@ -24,9 +24,10 @@ SQL_PARTS = sql/build-install-script.sh sql/id_types.conf sql/id_type.sql.in $(w
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 DATA = $(wildcard sql/$(EXTENSION)--*--*.sql)
 
-# Regression tests live in test/sql; their expected output in expected/.
+# Regression tests live in test/sql, their expected output in test/expected
+# (PostgreSQL 15's pg_regress reads it from the output directory).
 REGRESS = $(sort $(basename $(notdir $(wildcard test/sql/*.sql))))
-REGRESS_OPTS = --inputdir=test --load-extension=$(EXTENSION)
+REGRESS_OPTS = --inputdir=test --outputdir=test --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -Isrc/core -Isrc/pg
