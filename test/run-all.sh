@@ -74,7 +74,13 @@ if want unit; then
 fi
 if want format; then
     echo "== formatting"
-    check "C++ sources formatted as .clang-format says (make format-check)" make -s format-check
+    formatted() {
+        make -s format-check >"$KID_TMP/format.log" 2>&1 && return 0
+        echo "places clang-format would change, per file (make format applies .clang-format):"
+        grep -o '^[^:]*:[0-9]*:[0-9]*: error' "$KID_TMP/format.log" | cut -d: -f1 | sort | uniq -c
+        return 1
+    }
+    check "C++ sources formatted as .clang-format says (make format-check)" formatted
 fi
 
 # One main cluster for pg_regress and the stress scripts that need a general

@@ -43,7 +43,7 @@ PG_BIN=$($PG_CONFIG --bindir)
 
 mkdir -p "$SRC"
 tar -c --exclude=.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=node_modules \
-    --exclude=./test/fuzz --exclude=./results --exclude=./log . | tar -x -C "$SRC" ||
+    --exclude=./test/fuzz --exclude=./test/results . | tar -x -C "$SRC" ||
     fail "cannot copy the source tree"
 
 echo "-- build kid with -fsanitize=address,undefined"
