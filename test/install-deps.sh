@@ -17,6 +17,8 @@ packages=(
     # recommendation only of clang-14); gcc's ASan and UBSan runtimes come
     # with g++; valgrind for the unit tests.
     clang-14 libclang-rt-14-dev valgrind
+    # make format-check: clang-format 14 (Debian 12's).
+    clang-format-14
 )
 # Node.js and npm run the reference implementations of the cross-checks;
 # a machine that already has a node (e.g. from nodesource) keeps it.
@@ -36,6 +38,7 @@ if [ ${#missing[@]} -gt 0 ]; then
         echo "missing packages: ${missing[*]}; run as root or install them" >&2
         exit 1
     fi
+    echo "checked: ${packages[*]}"
     echo "installing: ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq

@@ -3,7 +3,14 @@
 # Servers run as the postgres user (PostgreSQL refuses root) on a Unix
 # socket in a private directory, with kid preloaded.  Every postmaster's pid
 # is recorded, and kid_cleanup (installed as an EXIT trap) stops them all
-# by pid, whatever happened.
+# by pid, whatever happened.  Each script that sources this file has its own
+# directory ($KID_TMP) and stops only the servers it started.
+#
+# The "main" cluster (port 54329) is the one general-purpose server:
+# ensure_main_cluster uses the one test/run-all.sh started and exported
+# (KID_MAIN_PORT, KID_MAIN_SOCK, KID_MAIN_DIR), or starts a private one.
+[ -z "${KID_LIB_LOADED:-}" ] || return 0
+KID_LIB_LOADED=1
 
 PG_CONFIG=${PG_CONFIG:-pg_config}
 PG_BIN=${PG_BIN:-$($PG_CONFIG --bindir)}
@@ -55,14 +62,58 @@ cluster_stop() {
 }
 
 cluster_pid() {
-    head -1 "$KID_TMP/$1/data/postmaster.pid"
+    if [ "$1" = main ] && [ -n "${KID_MAIN_DIR:-}" ]; then
+        head -1 "$KID_MAIN_DIR/data/postmaster.pid"
+    else
+        head -1 "$KID_TMP/$1/data/postmaster.pid"
+    fi
 }
 
 # kpsql PORT [psql args...]: unaligned, quiet, stop on the first error.
+# The main cluster's port connects to its socket directory, any other port
+# to this script's own.
 kpsql() {
-    local port=$1
+    local port=$1 host=$KID_TMP
     shift
-    "$PG_BIN/psql" -h "$KID_TMP" -p "$port" -U postgres -X -q -A -t -v ON_ERROR_STOP=1 "$@"
+    [ "$port" != "${KID_MAIN_PORT:-}" ] || host=$KID_MAIN_SOCK
+    "$PG_BIN/psql" -h "$host" -p "$port" -U postgres -X -q -A -t -v ON_ERROR_STOP=1 "$@"
+}
+
+# ensure_main_cluster: sets PORT to the main cluster's port, starting a
+# private main cluster unless run-all.sh shares one (or a caller that
+# sources the stress scripts already started one in this $KID_TMP).
+ensure_main_cluster() {
+    if [ -z "${KID_MAIN_PORT:-}" ]; then
+        KID_MAIN_PORT=54329
+        KID_MAIN_SOCK=$KID_TMP
+        KID_MAIN_DIR=$KID_TMP/main
+        if [ ! -f "$KID_MAIN_DIR/data/postmaster.pid" ]; then
+            echo "(starting a main cluster of its own on port $KID_MAIN_PORT)"
+            cluster_init main $KID_MAIN_PORT && cluster_start main || return 1
+        fi
+    fi
+    PORT=$KID_MAIN_PORT
+}
+
+# main_db NAME: a fresh database NAME on the main cluster, with kid created.
+main_db() {
+    kpsql "$KID_MAIN_PORT" -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" &&
+        kpsql "$KID_MAIN_PORT" -d "$1" -c "CREATE EXTENSION kid"
+}
+
+# xcheck_install: the reference packages of test/xcheck/package.json for the
+# cross-checks, installed once into test/xcheck/node_modules (gitignored) and
+# reused by every later run and script; reinstalled when package.json changes.
+xcheck_install() {
+    local dir=test/xcheck stamp=test/xcheck/node_modules/.kid-installed
+    [ -f "$stamp" ] && [ "$stamp" -nt "$dir/package.json" ] && return 0
+    echo "installing the cross-check reference packages (npm) into $dir/node_modules"
+    if (cd "$dir" && flock package.json npm install --no-audit --no-fund --silent) >"$KID_TMP/npm.log" 2>&1; then
+        touch "$stamp"
+    else
+        tail -5 "$KID_TMP/npm.log"
+        return 1
+    fi
 }
 
 kid_cleanup() {
@@ -75,6 +126,8 @@ kid_cleanup() {
             kill -KILL "$pid" 2>/dev/null || true
         fi
     done < "$KID_PIDS"
+    # For test/run-all.sh, which runs each stress script as its own process.
+    [ -z "${KID_RESULTS:-}" ] || echo "$KID_PASSED $KID_FAILED" > "$KID_RESULTS"
     rm -rf "$KID_TMP"
 }
 trap kid_cleanup EXIT
@@ -103,4 +156,13 @@ expect_eq() {
         KID_FAILED=$((KID_FAILED + 1))
         echo "FAILED: $1: got '$2', expected '$3'"
     fi
+}
+
+# kid_finish: a stress script's last line.  Run as a program of its own
+# (test/stress/NAME.sh, or by run-all.sh) it prints the script's counts and
+# fails on any failure; sourced into a shell that counts for it, nothing.
+kid_finish() {
+    [ "${BASH_SOURCE[1]}" = "$0" ] || return 0
+    [ -n "${KID_RESULTS:-}" ] || echo "${KID_PASSED} passed, ${KID_FAILED} failed"
+    [ "$KID_FAILED" -eq 0 ]
 }

@@ -12,12 +12,10 @@
 using namespace kid;
 
 static const CodokeyContext CONTEXTS[] = {
-    {1970, 3265, 9},                                /* the default */
-    {2000, 2099, 999},
-    {CODOKEY_YEAR_MIN, CODOKEY_YEAR_MAX, 999999},   /* the widest */
-    {2024, 2024, 99},                               /* a one-year span */
-    {-1000, 1000, 9999},
-    {0, 0, 999999},
+    {1970, 3265, 9},                                                   /* the default */
+    {2000, 2099, 999},   {CODOKEY_YEAR_MIN, CODOKEY_YEAR_MAX, 999999}, /* the widest */
+    {2024, 2024, 99},                                                  /* a one-year span */
+    {-1000, 1000, 9999}, {0, 0, 999999},
 };
 constexpr int NCONTEXTS = sizeof(CONTEXTS) / sizeof(CONTEXTS[0]);
 
@@ -30,7 +28,8 @@ static CodokeyContext pick_context(FuzzReader &r, uint8_t selector)
     CodokeyContext ctx;
     ctx.since = static_cast<int32_t>(r.u32());
     uint32_t span = r.u32();
-    ctx.until = static_cast<int32_t>(static_cast<uint32_t>(ctx.since) + (span & 0x8000000 ? span : span % 4096));
+    ctx.until = static_cast<int32_t>(static_cast<uint32_t>(ctx.since) +
+                                     (span & 0x8000000 ? span : span % 4096));
     static const int64_t maxima[8] = {9, 99, 999, 9999, 99999, 999999, 0, 9999999};
     ctx.split_max = maxima[r.byte() % 8];
     return ctx;

@@ -16,13 +16,12 @@
 #include <cstdlib>
 #include <cstring>
 
-#define FUZZ_CHECK(cond)                                                                      \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            std::fprintf(stderr, "round-trip mismatch: %s (%s:%d)\n", #cond, __FILE__,        \
-                         __LINE__);                                                           \
-            std::abort();                                                                     \
-        }                                                                                     \
+#define FUZZ_CHECK(cond)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            std::fprintf(stderr, "round-trip mismatch: %s (%s:%d)\n", #cond, __FILE__, __LINE__);  \
+            std::abort();                                                                          \
+        }                                                                                          \
     } while (0)
 
 /* Reads bytes from the front of the input, zero once it runs out. */

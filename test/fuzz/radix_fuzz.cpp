@@ -9,8 +9,8 @@
 using namespace kid;
 
 static constexpr Alphabet hex_alphabet("0123456789abcdef", 4);
-static constexpr Alphabet base64url_alphabet(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", 6);
+static constexpr Alphabet
+    base64url_alphabet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", 6);
 static const Alphabet *const ALPHABETS[] = {&sno_alphabet, &tid_alphabet, &d64_alphabet,
                                             &hex_alphabet, &base64url_alphabet};
 
@@ -39,7 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t spare = ndigits * a.bits - nbytes * 8;
         if (alphabet) {
             FUZZ_CHECK(spare > 0);
-            unsigned v = a.value[static_cast<unsigned char>(pad == Pad::leading ? text[0] : text[len - 1])];
+            unsigned v =
+                a.value[static_cast<unsigned char>(pad == Pad::leading ? text[0] : text[len - 1])];
             unsigned mask = pad == Pad::leading ? ((1u << spare) - 1) << (a.bits - spare)
                                                 : (1u << spare) - 1;
             FUZZ_CHECK(v & mask);

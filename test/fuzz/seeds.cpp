@@ -37,7 +37,8 @@ static void put(const char *target, const std::string &bytes)
     char name[32];
     std::snprintf(name, sizeof name, "/seed-%04d", n++);
     FILE *f = std::fopen((dir + name).c_str(), "wb");
-    if (!f || std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size() || std::fclose(f) != 0) {
+    if (!f || std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size() ||
+        std::fclose(f) != 0) {
         std::perror((dir + name).c_str());
         std::exit(1);
     }
@@ -62,8 +63,12 @@ int main(int argc, char **argv)
     make_dir(outdir);
     std::mt19937_64 rng(20261123);
     /* 2026-11-23 and a few other instants, in Unix microseconds. */
-    const int64_t times[] = {INT64_C(1795392000000000), INT64_C(1262304000000000),
-                             INT64_C(946684800000000), INT64_C(4102444800000000), 0, 1};
+    const int64_t times[] = {INT64_C(1795392000000000),
+                             INT64_C(1262304000000000),
+                             INT64_C(946684800000000),
+                             INT64_C(4102444800000000),
+                             0,
+                             1};
 
     // sno: ids from the generator at a few times, text and binary.
     SnoGenerator g;
@@ -90,7 +95,8 @@ int main(int argc, char **argv)
         tid_encode(tid, text);
         put("tid", std::string(text, TID_TEXT_LEN));
         put("tid", be64(tid));
-        uint64_t koid = koid_pack(us / 1000 % (KOID_MAX_MS + 1), static_cast<unsigned>(rng() % 1024),
+        uint64_t koid = koid_pack(us / 1000 % (KOID_MAX_MS + 1),
+                                  static_cast<unsigned>(rng() % 1024),
                                   static_cast<unsigned>(rng() % 4096));
         char hex[KOID_TEXT_LEN];
         koid_encode(koid, hex);
@@ -123,10 +129,9 @@ int main(int argc, char **argv)
 
     // codokey: keys of every precision under the target's fixed contexts
     // (selector 0..5), in decode mode, and times in encode mode.
-    const CodokeyContext contexts[] = {{1970, 3265, 9},   {2000, 2099, 999},
-                                       {CODOKEY_YEAR_MIN, CODOKEY_YEAR_MAX, 999999},
-                                       {2024, 2024, 99},  {-1000, 1000, 9999},
-                                       {0, 0, 999999}};
+    const CodokeyContext contexts[] = {
+        {1970, 3265, 9},  {2000, 2099, 999},   {CODOKEY_YEAR_MIN, CODOKEY_YEAR_MAX, 999999},
+        {2024, 2024, 99}, {-1000, 1000, 9999}, {0, 0, 999999}};
     for (int c = 0; c < 6; c++) {
         for (int p = 0; p <= CODOKEY_PRECISION_SPLIT; p++) {
             for (int64_t us : times) {

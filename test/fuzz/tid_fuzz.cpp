@@ -45,7 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool rkey = size >= 1 && size <= 512 && !(size == 1 && text[0] == '.') &&
                 !(size == 2 && text[0] == '.' && text[1] == '.');
     for (size_t i = 0; rkey && i < size; i++)
-        rkey = in_class(text[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-_:~");
+        rkey = in_class(text[i],
+                        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-_:~");
     FUZZ_CHECK(atproto_rkey_is_valid(text, size) == rkey);
     return 0;
 }

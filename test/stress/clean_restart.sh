@@ -1,4 +1,5 @@
-# Clean restarts against crashes (sourced by run-all.sh; its own cluster).
+#!/usr/bin/env bash
+# Clean restarts against crashes (runs alone or from run-all.sh; its own cluster).
 #
 # A clean shutdown (pg_ctl stop -m fast) writes the generators' exact
 # high-water marks into kid.lease, so right after the restart:
@@ -18,6 +19,8 @@
 # the floor the crash left.  Every round sorts above the rounds before it;
 # every id goes into a primary key (zero duplicates).  A standby restarted
 # cleanly keeps its replayed marks and pending promotion margin.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
 CR_P=54380
 cluster_init cr $CR_P "kid.koid_max_clock_wait_ms = 0"
@@ -249,3 +252,5 @@ expect_eq "promoted after a clean restart: zero duplicates (sno tid uid)" \
     "$(kpsql $CR_S -d postgres -c "SELECT (SELECT count(DISTINCT id) FROM cr_sno) || ' ' || (SELECT count(DISTINCT id) FROM cr_tid) || ' ' || (SELECT count(DISTINCT id) FROM cr_uid)")" \
     "$((8 * CR_N)) $((8 * CR_N)) $((8 * CR_N))"
 cluster_stop crs
+
+kid_finish

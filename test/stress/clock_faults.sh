@@ -1,4 +1,5 @@
-# Real clock faults (sourced by run-all.sh).  A server runs under
+#!/usr/bin/env bash
+# Real clock faults (runs alone or from run-all.sh).  A server runs under
 # libfaketime, whose offset is read from a file at every clock call, and
 # every generator makes ids while its clock steps back 1 ms, 1 s and 1 hour,
 # then across a crash restart, and forward again.  Each follows its policy:
@@ -7,6 +8,8 @@
 #   tid   last + 1 microsecond;   uid   last + 1 sequence;
 #   koid  waits for the clock up to kid.koid_max_clock_wait_ms, then 55000.
 # Zero duplicates: every id goes into a primary key.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
 FT_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
 FT_FILE="$KID_TMP/faketime.offset"
@@ -88,3 +91,5 @@ expect_eq "clock faults: zero duplicates (rows per generator)" \
 expect_eq "clock faults: tid and uid rose strictly through every fault (round order = id order)" \
     "$(fq -c "SELECT (SELECT count(*) FROM (SELECT round, lag(round) OVER (ORDER BY id) AS prev FROM f_tid) s WHERE prev > round) + (SELECT count(*) FROM (SELECT round, lag(round) OVER (ORDER BY id) AS prev FROM f_uid) s WHERE prev > round)")" 0
 cluster_stop faulty
+
+kid_finish

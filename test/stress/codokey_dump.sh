@@ -1,16 +1,24 @@
-# Named codokey contexts survive pg_dump and restore (sourced by run-all.sh;
-# uses the "main" cluster on $PORT).
+#!/usr/bin/env bash
+# Named codokey contexts survive pg_dump and restore (runs alone or from run-all.sh;
+# uses the "main" cluster).
 #
 # A context defined with INSERT lives in an extension configuration table:
 # pg_dump must write its row (and not the 'default' row, which CREATE
 # EXTENSION makes), so that keys decode identically after a restore, in
 # custom format through pg_restore and in plain format through psql.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
 codokey_dump_sql() {
     kpsql $PORT -d "$1" -c "$2"
 }
 
+ensure_main_cluster || exit 1
 kpsql $PORT -d postgres <<'SQL'
+DROP DATABASE IF EXISTS codokey_dump_src;
+DROP DATABASE IF EXISTS codokey_dump_custom;
+DROP DATABASE IF EXISTS codokey_dump_plain;
+DROP ROLE IF EXISTS codokey_dump_writer;
 CREATE DATABASE codokey_dump_src;
 CREATE ROLE codokey_dump_writer;
 SQL
@@ -35,14 +43,14 @@ expect_eq "codokey dump: source has the default and the named context" "$src_con
 expect_eq "codokey dump: keys of the named context decode to the times they were made from" \
     "$(codokey_dump_sql codokey_dump_src "SELECT count(*) FILTER (WHERE codokey_to_timestamp(key, 'archive') <> date_trunc('milliseconds', created)) FROM documents")" 0
 
-"$PG_BIN/pg_dump" -h "$KID_TMP" -p $PORT -U postgres -Fc -f "$KID_TMP/codokey.dump" codokey_dump_src
-"$PG_BIN/pg_dump" -h "$KID_TMP" -p $PORT -U postgres -Fp -f "$KID_TMP/codokey.sql" codokey_dump_src
+"$PG_BIN/pg_dump" -h "$KID_MAIN_SOCK" -p $PORT -U postgres -Fc -f "$KID_TMP/codokey.dump" codokey_dump_src
+"$PG_BIN/pg_dump" -h "$KID_MAIN_SOCK" -p $PORT -U postgres -Fp -f "$KID_TMP/codokey.sql" codokey_dump_src
 expect_eq "codokey dump: the plain dump holds the named context's row and not the default's" \
     "$(grep -c '^archive	1900	2199	999$' "$KID_TMP/codokey.sql") $(grep -c '^default	' "$KID_TMP/codokey.sql")" "1 0"
 
 kpsql $PORT -d postgres -c "CREATE DATABASE codokey_dump_custom" -c "CREATE DATABASE codokey_dump_plain"
 check "codokey dump: pg_restore of the custom-format dump succeeds" \
-    "$PG_BIN/pg_restore" -h "$KID_TMP" -p $PORT -U postgres --exit-on-error -d codokey_dump_custom "$KID_TMP/codokey.dump"
+    "$PG_BIN/pg_restore" -h "$KID_MAIN_SOCK" -p $PORT -U postgres --exit-on-error -d codokey_dump_custom "$KID_TMP/codokey.dump"
 check "codokey dump: psql restore of the plain dump succeeds" \
     kpsql $PORT -d codokey_dump_plain -f "$KID_TMP/codokey.sql" -o /dev/null
 
@@ -64,7 +72,7 @@ done
 
 # A second dump of a restored database is the same: nothing doubles on the
 # way.  (Comments and the random \restrict key of recent pg_dump differ.)
-"$PG_BIN/pg_dump" -h "$KID_TMP" -p $PORT -U postgres -Fp -f "$KID_TMP/codokey2.sql" codokey_dump_custom
+"$PG_BIN/pg_dump" -h "$KID_MAIN_SOCK" -p $PORT -U postgres -Fp -f "$KID_TMP/codokey2.sql" codokey_dump_custom
 codokey_dump_body() {
     grep -v -e '^--' -e '^\\restrict ' -e '^\\unrestrict ' "$1"
 }
@@ -77,3 +85,5 @@ DROP DATABASE codokey_dump_custom;
 DROP DATABASE codokey_dump_plain;
 DROP ROLE codokey_dump_writer;
 SQL
+
+kid_finish

@@ -1,16 +1,17 @@
-# Concurrency (sourced by run-all.sh; uses the "main" cluster on $PORT).
+#!/usr/bin/env bash
+# Concurrency (runs alone or from run-all.sh; uses the "main" cluster).
 #
 # Long-lived and short-lived (pgbench -C: one connection per transaction)
 # clients generate at the same time, so partitions are claimed, released
 # and reused while others generate.  Asserts: every id made it into the
 # table (a duplicate would fail the primary key and lose its transaction),
 # and each backend's ids rise strictly in the order it made them.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
-kpsql $PORT -d postgres <<'SQL'
-CREATE DATABASE kid_stress;
-SQL
+ensure_main_cluster || exit 1
+main_db kid_stress || exit 1
 kpsql $PORT -d kid_stress <<'SQL'
-CREATE EXTENSION kid;
 CREATE TABLE conc_tid (
     id atproto_tid PRIMARY KEY DEFAULT tid_new(),
     session text NOT NULL,
@@ -55,7 +56,7 @@ SQL
 chmod 644 "$KID_TMP/conc_sno.sql"
 
 bench() {
-    "$PG_BIN/pgbench" -h "$KID_TMP" -p $PORT -U postgres -n "$@" kid_stress > "$KID_TMP/pgbench.$$.$RANDOM.log" 2>&1
+    "$PG_BIN/pgbench" -h "$KID_MAIN_SOCK" -p $PORT -U postgres -n "$@" kid_stress > "$KID_TMP/pgbench.$$.$RANDOM.log" 2>&1
 }
 long_lived() { bench -c 8 -j 2 -t 300 -f "$KID_TMP/conc_sno.sql"; }
 short_lived() { bench -C -c 6 -j 2 -t 150 -f "$KID_TMP/conc_sno.sql"; }
@@ -90,3 +91,5 @@ expect_eq "uid: every local and global id of concurrent backends is unique and s
     "$(kpsql $PORT -d kid_stress -c 'SELECT count(DISTINCT id) || '"' '"' || count(DISTINCT gid) FROM conc_uid')" "$expected $expected"
 expect_eq "uid: ids rise strictly within each backend" \
     "$(kpsql $PORT -d kid_stress -c 'SELECT count(*) FROM (SELECT id, lag(id) OVER (PARTITION BY session ORDER BY n) AS prev FROM conc_uid) s WHERE prev >= id')" 0
+
+kid_finish

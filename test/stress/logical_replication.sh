@@ -1,5 +1,6 @@
+#!/usr/bin/env bash
 # Many servers: logical replication of ids from two generating servers into a
-# third (sourced by run-all.sh; its own three servers on ports 54370-54372).
+# third (runs alone or from run-all.sh; its own three servers on ports 54370-54372).
 #
 # A (kid.node_id = 1) and B (kid.node_id = 2) generate concurrently into the
 # same table definitions, one table per id scheme; C (node id 3, generating
@@ -17,6 +18,8 @@
 # decoded from ids, grouped per origin, must expose it, and any id both
 # servers made must surface as an apply error on C (the subscriptions are
 # created with disable_on_error), never as a duplicate row.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
 LR_A=54370
 LR_B=54371
@@ -299,3 +302,5 @@ fi
 cluster_stop lr_c
 cluster_stop lr_a
 cluster_stop lr_b
+
+kid_finish

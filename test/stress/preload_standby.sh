@@ -1,10 +1,13 @@
-# Generation needs preloading and a primary (sourced by run-all.sh).
+#!/usr/bin/env bash
+# Generation needs preloading and a primary (runs alone or from run-all.sh).
 #
 # 1. A server without kid in shared_preload_libraries: types, casts and
 #    decoders work; sno_new() fails with SQLSTATE 55000 and a hint that says
 #    what to add to postgresql.conf.
 # 2. A streaming standby of the "main" cluster: decoding and queries work;
 #    sno_new() fails with SQLSTATE 25006.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
 cluster_init nopreload 54340
 sed -i "s/^shared_preload_libraries = 'kid'/shared_preload_libraries = ''/" "$KID_TMP/nopreload/data/postgresql.conf"
@@ -21,22 +24,29 @@ expect_eq "not preloaded: kid_node_info says why generation is refused" \
     "kid is not in shared_preload_libraries true"
 cluster_stop nopreload
 
-# A standby of "main": a base backup with a recovery configuration.
+# A standby of "main": a base backup with a recovery configuration; its
+# socket goes into this script's directory.
+ensure_main_cluster || exit 1
+main_db kid_standby || exit 1
 as_postgres mkdir -p "$KID_TMP/standby"
-as_postgres "$PG_BIN/pg_basebackup" -h "$KID_TMP" -p $PORT -U postgres -D "$KID_TMP/standby/data" -R -X stream -c fast >/dev/null
-sed -i "s/^port = .*/port = 54341/" "$KID_TMP/standby/data/postgresql.conf"
+as_postgres "$PG_BIN/pg_basebackup" -h "$KID_MAIN_SOCK" -p $PORT -U postgres -D "$KID_TMP/standby/data" -R -X stream -c fast >/dev/null
+sed -i -e "s/^port = .*/port = 54341/" -e "s|^unix_socket_directories = .*|unix_socket_directories = '$KID_TMP'|" \
+    "$KID_TMP/standby/data/postgresql.conf"
 cluster_start standby
-kpsql $PORT -d kid_stress -c "CREATE TABLE standby_check AS SELECT sno_new() AS id FROM generate_series(1, 100)"
+kpsql $PORT -d kid_standby -c "CREATE TABLE standby_check AS SELECT sno_new() AS id FROM generate_series(1, 100)"
 for _ in $(seq 50); do
-    [ "$(kpsql 54341 -d kid_stress -c "SELECT count(*) FROM pg_class WHERE relname = 'standby_check'" 2>/dev/null)" = 1 ] && break
+    [ "$(kpsql 54341 -d kid_standby -c "SELECT count(*) FROM pg_class WHERE relname = 'standby_check'" 2>/dev/null)" = 1 ] && break
     sleep 0.2
 done
-expect_eq "standby: is in recovery" "$(kpsql 54341 -d kid_stress -c 'SELECT pg_is_in_recovery()')" t
+expect_eq "standby: is in recovery" "$(kpsql 54341 -d kid_standby -c 'SELECT pg_is_in_recovery()')" t
 expect_eq "standby: decodes and queries replicated ids" \
-    "$(kpsql 54341 -d kid_stress -c "SELECT count(*) FROM standby_check WHERE id >= now() - interval '1 hour' AND sno_to_timestamp(id) <= now()")" 100
-out=$(kpsql 54341 -d kid_stress -v VERBOSITY=verbose -c "SELECT sno_new()" 2>&1)
+    "$(kpsql 54341 -d kid_standby -c "SELECT count(*) FROM standby_check WHERE id >= now() - interval '1 hour' AND sno_to_timestamp(id) <= now()")" 100
+out=$(kpsql 54341 -d kid_standby -v VERBOSITY=verbose -c "SELECT sno_new()" 2>&1)
 expect_eq "standby: kid_node_info says generation is refused in recovery" \
-    "$(kpsql 54341 -d kid_stress -c "SELECT string_agg(DISTINCT generation, ',') FROM kid_node_info()")" \
+    "$(kpsql 54341 -d kid_standby -c "SELECT string_agg(DISTINCT generation, ',') FROM kid_node_info()")" \
     "in recovery (a standby), and kid.standby_generation is off"
 expect_eq "standby: sno_new() is refused with 25006" "$(grep -c 'ERROR:  25006: cannot generate sno ids during recovery' <<<"$out")" 1
 cluster_stop standby
+kpsql $PORT -d postgres -c "DROP DATABASE kid_standby"
+
+kid_finish

@@ -1,4 +1,5 @@
-# Promotion of a streaming standby (sourced by run-all.sh).
+#!/usr/bin/env bash
+# Promotion of a streaming standby (runs alone or from run-all.sh).
 #
 # The primary runs under libfaketime.  A standby is made from a base backup
 # while the primary's clock is true; then the primary's clock jumps 60 s
@@ -22,6 +23,8 @@
 # Then the promoted server crash-restarts and everything is checked again.
 # A third standby is promoted and crashes before it generated: the margin,
 # pending in its kid.lease, is still added when it first generates.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
 PR_FT_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
 PR_FT_FILE="$KID_TMP/promo_primary.offset"
@@ -172,3 +175,5 @@ cluster_start promo_s
 check "promotion: after a crash restart the promoted server generates sno, tid and uid" pr_gen $PR_S 3 sno tid uid
 pr_after 3 "after a crash restart"
 cluster_stop promo_s
+
+kid_finish

@@ -1,4 +1,5 @@
-# Random literals (sourced by run-all.sh; uses the "main" cluster on $PORT).
+#!/usr/bin/env bash
+# Random literals (runs alone or from run-all.sh; uses the "main" cluster).
 #
 # Valid literals of every kid type (made by the server, plus the edges of
 # each type) are mutated at random and fed to the input functions:
@@ -16,6 +17,8 @@
 # Throughout, the server must not crash: same postmaster, no backend
 # terminated by a signal in the log, an unlogged marker row still there
 # (crash recovery would empty it).  KID_LITERAL_SEED replays a run.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
 LIT_DIR="$KID_TMP/literals"
 LIT_SEED=${KID_LITERAL_SEED:-$(( (RANDOM << 15) | RANDOM ))}
@@ -24,11 +27,14 @@ LIT_BINARY_N=${KID_LITERAL_BINARY_N:-2000}
 mkdir -p "$LIT_DIR"
 echo "seed $LIT_SEED (KID_LITERAL_SEED=$LIT_SEED replays it); $LIT_TEXT_N text and $LIT_BINARY_N binary mutations per type"
 
+ensure_main_cluster || exit 1
 lit_started_at=$SECONDS
-lit_log_offset=$(stat -c %s "$KID_TMP/main/server.log")
+lit_log_offset=$(stat -c %s "$KID_MAIN_DIR/server.log")
 lit_postmaster=$(cluster_pid main)
 lit_started=$(kpsql $PORT -d postgres -c "SELECT pg_postmaster_start_time()")
 kpsql $PORT -d postgres <<'SQL'
+DROP DATABASE IF EXISTS kid_lit_ascii;
+DROP DATABASE IF EXISTS kid_lit_utf8;
 CREATE DATABASE kid_lit_ascii ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;
 CREATE DATABASE kid_lit_utf8 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;
 SQL
@@ -87,4 +93,6 @@ expect_eq "random literals: same postmaster, never restarted" \
 expect_eq "random literals: no crash recovery (the unlogged marker row survived)" \
     "$(kpsql $PORT -d kid_lit_ascii -c "SELECT count(*) FROM lit_alive")" 1
 expect_eq "random literals: no backend terminated by a signal or crashed (server log)" \
-    "$(tail -c +$((lit_log_offset + 1)) "$KID_TMP/main/server.log" | grep -cE 'terminated by signal|was terminated|exited with exit code|reinitializing|PANIC')" 0
+    "$(tail -c +$((lit_log_offset + 1)) "$KID_MAIN_DIR/server.log" | grep -cE 'terminated by signal|was terminated|exited with exit code|reinitializing|PANIC')" 0
+
+kid_finish

@@ -1,12 +1,15 @@
-# README facts that drift from the code (sourced by run-all.sh; uses the
-# "main" cluster on $PORT and the repository root as working directory).
+#!/usr/bin/env bash
+# README facts that drift from the code (runs alone or from run-all.sh; uses the
+# "main" cluster and the repository root as working directory).
 #
 # Each check reads a kind of factual statement out of README.md (and
 # META.json) and compares it with what it describes: the catalog, the
 # settings, the files of the tree.  A failure names the statement to update.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
-kpsql $PORT -d postgres -c "CREATE DATABASE readme_facts"
-kpsql $PORT -d readme_facts -c "CREATE EXTENSION kid"
+ensure_main_cluster || exit 1
+main_db readme_facts || exit 1
 rf_sql() {
     kpsql $PORT -d readme_facts -c "$1"
 }
@@ -49,7 +52,7 @@ rf_regress=$(ls test/sql/*.sql | wc -l)
 expect_eq "README: the number of pg_regress tests (sanitize result, Guarantees table)" \
     "$(grep -o -e '([0-9]* tests, ' -e 'ASan+UBSan: [0-9]* tests' README.md | grep -o '[0-9]*' | sort -u | tr '\n' ' ')" "$rf_regress "
 rf_functions=$(rf_sql "SELECT count(*) $rf_kid_functions")
-rf_called_n=$(grep -c '| called$' expected/privileges.out)
+rf_called_n=$(grep -c '| called$' test/expected/privileges.out)
 expect_eq "README: functions of the privileges test (total, called, used otherwise)" \
     "$(perl -0777 -ne 's/\s+/ /g; print "$1 $2 $3\n" if /of (\d+) functions, (\d+) show as `called`.*?the other (\d+) cannot/; print "$1 $2 $3\n" if /(\d+) functions: (\d+) called directly, (\d+) used/' README.md | tr '\n' ' ')" \
     "$rf_functions $rf_called_n $((rf_functions - rf_called_n)) $rf_functions $rf_called_n $((rf_functions - rf_called_n)) "
@@ -79,3 +82,5 @@ expect_eq "META.json: every word of its tags occurs in the README" \
         print join " ", grep { index($readme, lc $_) < 0 } map { split /[- ]/ } @{$meta->{tags}}')" ""
 
 kpsql $PORT -d postgres -c "DROP DATABASE readme_facts"
+
+kid_finish

@@ -1,4 +1,5 @@
-# Restarts (sourced by run-all.sh; uses the "main" cluster on $PORT).
+#!/usr/bin/env bash
+# Restarts (runs alone or from run-all.sh; its own cluster on port 54385).
 #
 # Generates, then restarts the server three ways (clean stop, immediate
 # stop, and kill -9 of a backend, which makes the postmaster reinitialise
@@ -6,8 +7,14 @@
 # lease file in the data directory carries the high-water mark across (the
 # exact marks after the clean stop, the lease written ahead after the other
 # two: clean_restart.sh checks which is which).
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
-kpsql $PORT -d kid_stress <<'SQL'
+RS_PORT=54385
+cluster_init restart $RS_PORT || exit 1
+cluster_start restart || exit 1
+kpsql $RS_PORT -d postgres <<'SQL'
+CREATE EXTENSION kid;
 CREATE TABLE restart_sno (id sno PRIMARY KEY DEFAULT sno_new(), round int);
 INSERT INTO restart_sno (round) SELECT 0 FROM generate_series(1, 5000);
 SQL
@@ -15,36 +22,39 @@ SQL
 restart_round() {
     local round=$1 how=$2
     case $how in
-    clean) cluster_stop main fast; cluster_start main ;;
-    immediate) cluster_stop main immediate; cluster_start main ;;
+    clean) cluster_stop restart fast; cluster_start restart ;;
+    immediate) cluster_stop restart immediate; cluster_start restart ;;
     kill-backend)
         local pid
         # A backend that holds a partition dies by SIGKILL: crash restart.
-        kpsql $PORT -d kid_stress -c "SELECT sno_new(); SELECT pg_sleep(30)" >/dev/null 2>&1 &
+        kpsql $RS_PORT -d postgres -c "SELECT sno_new(); SELECT pg_sleep(30)" >/dev/null 2>&1 &
         sleep 1
-        pid=$(kpsql $PORT -d postgres -c "SELECT pid FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND pid <> pg_backend_pid() LIMIT 1")
+        pid=$(kpsql $RS_PORT -d postgres -c "SELECT pid FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND pid <> pg_backend_pid() LIMIT 1")
         kill -KILL "$pid"
         wait 2>/dev/null
         # Wait for the crash restart to finish.
         for _ in $(seq 100); do
-            kpsql $PORT -d postgres -c "SELECT 1" >/dev/null 2>&1 && break
+            kpsql $RS_PORT -d postgres -c "SELECT 1" >/dev/null 2>&1 && break
             sleep 0.2
         done
         ;;
     esac
-    kpsql $PORT -d kid_stress -c "INSERT INTO restart_sno (round) SELECT $round FROM generate_series(1, 5000)"
+    kpsql $RS_PORT -d postgres -c "INSERT INTO restart_sno (round) SELECT $round FROM generate_series(1, 5000)"
 }
 
 restart_round 1 clean
 restart_round 2 immediate
 restart_round 3 kill-backend
 expect_eq "sno: no duplicate across clean, immediate and crash restarts" \
-    "$(kpsql $PORT -d kid_stress -c 'SELECT count(DISTINCT id) FROM restart_sno')" 20000
+    "$(kpsql $RS_PORT -d postgres -c 'SELECT count(DISTINCT id) FROM restart_sno')" 20000
 expect_eq "sno: later rounds sort after earlier rounds" \
-    "$(kpsql $PORT -d kid_stress -c 'SELECT count(*) FROM restart_sno a JOIN (SELECT round, min(id) AS lo FROM restart_sno GROUP BY round) b ON b.round = a.round + 1 WHERE a.id >= b.lo')" 0
+    "$(kpsql $RS_PORT -d postgres -c 'SELECT count(*) FROM restart_sno a JOIN (SELECT round, min(id) AS lo FROM restart_sno GROUP BY round) b ON b.round = a.round + 1 WHERE a.id >= b.lo')" 0
 expect_eq "sno: lease file written in the data directory" \
-    "$(test -s "$KID_TMP/main/data/kid.lease" && echo yes)" yes
+    "$(test -s "$KID_TMP/restart/data/kid.lease" && echo yes)" yes
 expect_eq "sno: after restart the generator floor comes from the lease" \
-    "$(kpsql $PORT -d kid_stress -c "SELECT startup_floor IS NOT NULL FROM kid_lease() WHERE line = 'sno tick 0'")" t
+    "$(kpsql $RS_PORT -d postgres -c "SELECT startup_floor IS NOT NULL FROM kid_lease() WHERE line = 'sno tick 0'")" t
 expect_eq "crash recovery replays the server's own lease records (kid_node_info)" \
-    "$(kpsql $PORT -d kid_stress -c "SELECT bool_and(replayed_records > 0 AND replayed_node_id = node_id AND covered_until >= replayed_until) FROM kid_node_info()")" t
+    "$(kpsql $RS_PORT -d postgres -c "SELECT bool_and(replayed_records > 0 AND replayed_node_id = node_id AND covered_until >= replayed_until) FROM kid_node_info()")" t
+cluster_stop restart
+
+kid_finish

@@ -1,4 +1,5 @@
-# Each scheme's own high-water mark, in its own terms (sourced by
+#!/usr/bin/env bash
+# Each scheme's own high-water mark, in its own terms (runs alone or from
 # run-all.sh; its own cluster).  Issue 10, items 2, 3, 4 and 7:
 #   - a later session on the same sno partition does not repeat the
 #     backfill ids (sno_new_with_time) of an earlier one;
@@ -12,6 +13,8 @@
 #     passes the old koids' raw milliseconds, then makes no duplicate;
 #   - kid.uid_interval changed after uid_global ids were made:
 #     uid_global_new() refuses (55000, naming the setting), uid_new() works.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
 SM_P=54390
 cluster_init sm $SM_P
@@ -110,3 +113,5 @@ expect_eq "tid volume, clean restart: only tid's lease line has a startup floor 
     "atproto_tid=true koid=false uid=false"
 
 cluster_stop sm2
+
+kid_finish

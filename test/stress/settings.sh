@@ -1,4 +1,5 @@
-# kid's settings on real servers (sourced by run-all.sh; issue 10, items 5, 6, 9).
+#!/usr/bin/env bash
+# kid's settings on real servers (runs alone or from run-all.sh; issue 10, items 5, 6, 9).
 #
 # 1. An invalid value of any kid setting, or an unknown kid.* name, in
 #    postgresql.conf stops a server with kid preloaded from starting, with a
@@ -11,9 +12,11 @@
 #    range comparisons and uid_node_fingerprint() give the same answers as on
 #    the preloaded server; a session's SET does not change them; an invalid
 #    value makes every use of kid in a session fail, naming the setting.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
-SET_PORT=54370
-NOPRE_PORT=54371
+SET_PORT=54374
+NOPRE_PORT=54375
 SET_CONF=(
     "kid.koid_epoch_ms = 1288834974657"
     "kid.uid_interval = 5"
@@ -173,3 +176,5 @@ expect_eq "not preloaded, setting fixed again: kid works" \
 
 cluster_stop setnopre
 cluster_stop setbad
+
+kid_finish

@@ -1,25 +1,31 @@
+#!/usr/bin/env bash
 # Cross-check of atproto_tid against the AT Protocol's reference code, the
 # npm packages @atproto/common-web (TID) and @atproto/syntax (isValidTid,
-# isValidRecordKey), pinned in test/xcheck/package.json (sourced by
-# run-all.sh; uses the "main" cluster on $PORT).
+# isValidRecordKey), pinned in test/xcheck/package.json (runs alone or from
+# run-all.sh; uses the "main" cluster; npm installs the packages once into
+# test/xcheck/node_modules).
 #   1. 2,000 tids made by tid_new(): valid for the reference, same time and clock id.
 #   2. 2,100 tids made by the reference: kid reads the same time and clock id.
 #   3. 5,000 strings near the syntax (mutated tids, ".", ".."): kid accepts
 #      exactly the strings isValidTid accepts, and atproto_rkey_is_valid
 #      agrees with isValidRecordKey.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
 XC="$KID_TMP/xcheck"
+XC_JS="$PWD/test/xcheck"
 mkdir -p "$XC"
-cp test/xcheck/package.json test/xcheck/*.mjs "$XC/"
-if (cd "$XC" && npm install --no-audit --no-fund --silent >"$XC/npm.log" 2>&1); then
-    kpsql $PORT -d kid_stress -c "SELECT id::text || E'\t' || (tid_info(id)).unix_us || E'\t' || tid_clock_id(id) FROM (SELECT tid_new() AS id FROM generate_series(1, 2000)) s" > "$XC/kid.tsv"
-    (cd "$XC" && node atproto.mjs check-kid < kid.tsv > disagreements.txt 2> summary.txt)
+ensure_main_cluster || exit 1
+main_db kid_xcheck_atproto || exit 1
+if xcheck_install; then
+    kpsql $PORT -d kid_xcheck_atproto -c "SELECT id::text || E'\t' || (tid_info(id)).unix_us || E'\t' || tid_clock_id(id) FROM (SELECT tid_new() AS id FROM generate_series(1, 2000)) s" > "$XC/kid.tsv"
+    (cd "$XC" && node "$XC_JS/atproto.mjs" check-kid < kid.tsv > disagreements.txt 2> summary.txt)
     cat "$XC/summary.txt"
     expect_eq "atproto xcheck: 2000 kid tids valid for the reference, same time and clock id" \
         "$(wc -l < "$XC/disagreements.txt") $(wc -l < "$XC/kid.tsv")" "0 2000"
 
-    (cd "$XC" && node atproto.mjs make 2000 > ref.tsv)
-    kpsql $PORT -d kid_stress <<SQL
+    (cd "$XC" && node "$XC_JS/atproto.mjs" make 2000 > ref.tsv)
+    kpsql $PORT -d kid_xcheck_atproto <<SQL
 CREATE TEMP TABLE ref (tid text, unix_us bigint, clock_id int);
 \copy ref FROM '$XC/ref.tsv'
 \o $XC/ref_mismatch.txt
@@ -30,8 +36,8 @@ SQL
     expect_eq "atproto xcheck: 2100 reference tids decode to the same time and clock id" \
         "$(grep -c . "$XC/ref_mismatch.txt") $(wc -l < "$XC/ref.tsv")" "0 2100"
 
-    (cd "$XC" && node atproto.mjs syntax 5000 > syntax.tsv)
-    kpsql $PORT -d kid_stress <<SQL
+    (cd "$XC" && node "$XC_JS/atproto.mjs" syntax 5000 > syntax.tsv)
+    kpsql $PORT -d kid_xcheck_atproto <<SQL
 CREATE FUNCTION pg_temp.kid_accepts_tid(s text) RETURNS boolean LANGUAGE plpgsql AS \$\$
 BEGIN
     PERFORM s::atproto_tid;
@@ -52,6 +58,8 @@ SQL
     expect_eq "atproto xcheck: kid's tid and record-key syntax agree with the reference on 5000 strings" \
         "$(grep -c . "$XC/syntax_mismatch.txt") $(wc -l < "$XC/syntax.tsv")" "0 5000"
 else
-    tail -5 "$XC/npm.log"
     check "atproto xcheck: npm install of the reference packages" false
 fi
+kpsql $PORT -d postgres -c "DROP DATABASE kid_xcheck_atproto"
+
+kid_finish

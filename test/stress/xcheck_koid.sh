@@ -1,21 +1,28 @@
+#!/usr/bin/env bash
 # Cross-check of koid against the npm packages koid and flake-idgen, pinned
-# in test/xcheck/package.json (sourced by run-all.sh after
-# xcheck_atproto.sh, which installed them; uses the "main" cluster on $PORT).
+# in test/xcheck/package.json (runs alone or from run-all.sh; uses the
+# "main" cluster; npm installs the packages once into test/xcheck/node_modules).
 #   1. 2,000 koids made by koid_new() under several generator ids: koid's
 #      retrieveFromId reads the same time, datacenter, worker and counter.
 #   2. 1,000 ids made by koid and flake-idgen with random datacenter/worker:
 #      kid reads the same fields and text.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
 XC="$KID_TMP/xcheck"
-if [ -d "$XC/node_modules/koid" ]; then
-    kpsql $PORT -d kid_stress -c "SELECT id::text || E'\t' || i.ms_since_epoch || E'\t' || i.datacenter || E'\t' || i.worker || E'\t' || i.counter FROM (SELECT koid_new() AS id FROM generate_series(1, 2000)) s, koid_info(id) i" > "$XC/kid_koid.tsv"
-    (cd "$XC" && node koid.mjs check-kid < kid_koid.tsv > koid_disagreements.txt 2> koid_summary.txt)
+XC_JS="$PWD/test/xcheck"
+mkdir -p "$XC"
+ensure_main_cluster || exit 1
+main_db kid_xcheck_koid || exit 1
+if xcheck_install; then
+    kpsql $PORT -d kid_xcheck_koid -c "SELECT id::text || E'\t' || i.ms_since_epoch || E'\t' || i.datacenter || E'\t' || i.worker || E'\t' || i.counter FROM (SELECT koid_new() AS id FROM generate_series(1, 2000)) s, koid_info(id) i" > "$XC/kid_koid.tsv"
+    (cd "$XC" && node "$XC_JS/koid.mjs" check-kid < kid_koid.tsv > koid_disagreements.txt 2> koid_summary.txt)
     cat "$XC/koid_summary.txt"
     expect_eq "koid xcheck: 2000 kid koids read the same by the koid package" \
         "$(wc -l < "$XC/koid_disagreements.txt") $(wc -l < "$XC/kid_koid.tsv")" "0 2000"
 
-    (cd "$XC" && node koid.mjs make 1000 > ref_koid.tsv)
-    kpsql $PORT -d kid_stress <<SQL
+    (cd "$XC" && node "$XC_JS/koid.mjs" make 1000 > ref_koid.tsv)
+    kpsql $PORT -d kid_xcheck_koid <<SQL
 CREATE TEMP TABLE ref_koid (hex text, ms bigint, datacenter int, worker int, counter int);
 \copy ref_koid FROM '$XC/ref_koid.tsv'
 \o $XC/ref_koid_mismatch.txt
@@ -28,5 +35,8 @@ SQL
     expect_eq "koid xcheck: 1000 ids of koid and flake-idgen read the same by kid" \
         "$(grep -c . "$XC/ref_koid_mismatch.txt") $(wc -l < "$XC/ref_koid.tsv")" "0 1000"
 else
-    check "koid xcheck: the reference packages are installed" false
+    check "koid xcheck: npm install of the reference packages" false
 fi
+kpsql $PORT -d postgres -c "DROP DATABASE kid_xcheck_koid"
+
+kid_finish

@@ -463,8 +463,14 @@ TEST(CodokeyOrder, AdjacentInstantsAcrossBoundaries)
 {
     /* The last microsecond of a period sorts after (is older than) the next period. */
     const int64_t boundaries[] = {
-        utc(2000, 1, 1), utc(2000, 3, 1), utc(2100, 3, 1), utc(2023, 3, 1), 0,
-        utc(2024, 5, 1), utc(2024, 12, 31, 23), utc(2024, 12, 31, 23, 59, 59),
+        utc(2000, 1, 1),
+        utc(2000, 3, 1),
+        utc(2100, 3, 1),
+        utc(2023, 3, 1),
+        0,
+        utc(2024, 5, 1),
+        utc(2024, 12, 31, 23),
+        utc(2024, 12, 31, 23, 59, 59),
     };
     CodokeyContext c = context(1900, 3265, 999999);
     for (int64_t b : boundaries) {
@@ -495,10 +501,8 @@ TEST(CodokeyErrors, YearOutsideContext)
     EXPECT_EQ(decode_status(c, "zz"), CodokeyStatus::year_out_of_range);
     EXPECT_EQ(decode_status(c, "2r"), CodokeyStatus::ok);
 
-    EXPECT_EQ(encode_fields(DEFAULT_CTX, fields(0, 1969), &key),
-              CodokeyStatus::year_out_of_range);
-    EXPECT_EQ(encode_fields(DEFAULT_CTX, fields(0, 3266), &key),
-              CodokeyStatus::year_out_of_range);
+    EXPECT_EQ(encode_fields(DEFAULT_CTX, fields(0, 1969), &key), CodokeyStatus::year_out_of_range);
+    EXPECT_EQ(encode_fields(DEFAULT_CTX, fields(0, 3266), &key), CodokeyStatus::year_out_of_range);
 }
 
 TEST(CodokeyErrors, BadYearRange)
@@ -522,9 +526,9 @@ TEST(CodokeyErrors, BadYearRange)
 
 TEST(CodokeyErrors, BadSplitMax)
 {
-    for (int64_t m : {int64_t{0}, int64_t{-1}, int64_t{1}, int64_t{10}, int64_t{98},
-                      int64_t{100}, int64_t{1000}, int64_t{1000000}, int64_t{9999999},
-                      int64_t{999999999}, INT64_MAX, INT64_MIN}) {
+    for (int64_t m : {int64_t{0}, int64_t{-1}, int64_t{1}, int64_t{10}, int64_t{98}, int64_t{100},
+                      int64_t{1000}, int64_t{1000000}, int64_t{9999999}, int64_t{999999999},
+                      INT64_MAX, INT64_MIN}) {
         CodokeyContext c = context(1970, 3265, m);
         EXPECT_EQ(codokey_validate_context(c), CodokeyStatus::bad_split_max) << m;
         EXPECT_EQ(codokey_length(c, 0), -1) << m;
@@ -540,8 +544,7 @@ TEST(CodokeyErrors, BadPrecision)
         std::string key;
         EXPECT_EQ(encode(DEFAULT_CTX, 0, p, &key), CodokeyStatus::bad_precision) << p;
         EXPECT_EQ(codokey_length(DEFAULT_CTX, p), -1) << p;
-        EXPECT_EQ(encode_fields(DEFAULT_CTX, fields(p, 2000), &key),
-                  CodokeyStatus::bad_precision);
+        EXPECT_EQ(encode_fields(DEFAULT_CTX, fields(p, 2000), &key), CodokeyStatus::bad_precision);
     }
 }
 
@@ -621,7 +624,7 @@ TEST(CodokeyErrors, DayBeyondTheMonth)
      * at least that length names day 0 or earlier.  "u" (30) is the 1st of
      * a 31-day month; in February 2022 ("yja") it is no day at all.
      */
-    EXPECT_EQ(decode_status(DEFAULT_CTX, "yj0u"), CodokeyStatus::ok);   /* 2022-12-01 */
+    EXPECT_EQ(decode_status(DEFAULT_CTX, "yj0u"), CodokeyStatus::ok); /* 2022-12-01 */
     EXPECT_EQ(decode_status(DEFAULT_CTX, "yj0v"), CodokeyStatus::field_out_of_range);
     EXPECT_EQ(decode_status(DEFAULT_CTX, "yjau"), CodokeyStatus::field_out_of_range);
     EXPECT_EQ(decode_status(DEFAULT_CTX, "yjav"), CodokeyStatus::field_out_of_range);
@@ -686,10 +689,14 @@ TEST(CodokeyErrors, EncodeLeavesOutputAloneOnError)
 TEST(CodokeyErrors, MessagesAreDistinctAndNonEmpty)
 {
     const CodokeyStatus all[] = {
-        CodokeyStatus::ok,          CodokeyStatus::bad_year_range,
-        CodokeyStatus::bad_split_max, CodokeyStatus::bad_precision,
-        CodokeyStatus::year_out_of_range, CodokeyStatus::bad_character,
-        CodokeyStatus::bad_length,  CodokeyStatus::field_out_of_range,
+        CodokeyStatus::ok,
+        CodokeyStatus::bad_year_range,
+        CodokeyStatus::bad_split_max,
+        CodokeyStatus::bad_precision,
+        CodokeyStatus::year_out_of_range,
+        CodokeyStatus::bad_character,
+        CodokeyStatus::bad_length,
+        CodokeyStatus::field_out_of_range,
     };
     std::set<std::string> seen;
     for (CodokeyStatus s : all) {

@@ -39,8 +39,13 @@ TEST(KoidCodec, StrictHex)
     std::string ok = "02308300cd461001";
     ASSERT_TRUE(koid_decode(ok.data(), ok.size(), &v));
     EXPECT_EQ(v, UINT64_C(0x02308300cd461001));
-    const char *bad[] = {"", "02308300cd46100", "02308300cd4610011", "02308300CD461001", "0x308300cd461001",
-                         "02308300cd46100g", " 2308300cd461001"};
+    const char *bad[] = {"",
+                         "02308300cd46100",
+                         "02308300cd4610011",
+                         "02308300CD461001",
+                         "0x308300cd461001",
+                         "02308300cd46100g",
+                         " 2308300cd461001"};
     for (const char *s : bad)
         EXPECT_FALSE(koid_decode(s, std::string(s).size(), &v)) << s;
     std::mt19937_64 rng(3);
@@ -59,9 +64,9 @@ TEST(KoidGenerator, Paths)
     ASSERT_EQ(koid_step(last, 100, &next), KoidStep::ok);
     EXPECT_EQ(next, UINT64_C(100) << 12);
     last = next;
-    ASSERT_EQ(koid_step(last, 100, &next), KoidStep::ok);  // same ms: counter 1
+    ASSERT_EQ(koid_step(last, 100, &next), KoidStep::ok); // same ms: counter 1
     EXPECT_EQ(next & 4095, 1u);
-    last = (UINT64_C(100) << 12) | 4095;                     // 4096 ids in ms 100 so far
+    last = (UINT64_C(100) << 12) | 4095; // 4096 ids in ms 100 so far
     EXPECT_EQ(koid_step(last, 100, &next), KoidStep::overflow);
     EXPECT_EQ(koid_step(last, 99, &next), KoidStep::clock_behind);
     EXPECT_EQ(koid_step(UINT64_C(4000000) << 12, 4000000 - 3600000, &next), KoidStep::clock_behind);

@@ -75,14 +75,23 @@ TEST(SnoCodec, TextOrderIsByteOrder)
 TEST(SnoCodec, RejectsEverythingElse)
 {
     Sno id;
-    const char *bad[] = {"", "222222222222222", "22222222222222222", "222222222222222y",
-                         "222222222222222z", "2222222222222220", "2222222222222221",
-                         "222222222222222A", "X222222222222222", " 222222222222222",
-                         "222222222222222\n", "22222222-2222222"};
+    const char *bad[] = {"",
+                         "222222222222222",
+                         "22222222222222222",
+                         "222222222222222y",
+                         "222222222222222z",
+                         "2222222222222220",
+                         "2222222222222221",
+                         "222222222222222A",
+                         "X222222222222222",
+                         " 222222222222222",
+                         "222222222222222\n",
+                         "22222222-2222222"};
     for (const char *s : bad)
         EXPECT_FALSE(sno_decode(s, std::strlen(s), &id)) << s;
     // An embedded NUL is not a digit either.
-    const char nul[16] = {'2', '2', '2', '2', '2', '2', '2', '\0', '2', '2', '2', '2', '2', '2', '2', '2'};
+    const char nul[16] = {'2', '2', '2', '2', '2', '2', '2', '\0',
+                          '2', '2', '2', '2', '2', '2', '2', '2'};
     EXPECT_FALSE(sno_decode(nul, 16, &id));
     // Every single non-alphabet byte in every position.
     std::string ok(16, '2');
@@ -152,7 +161,7 @@ TEST(SnoGenerator, SameUnitCountsUp)
 TEST(SnoGenerator, OverflowWaitsForNextUnit)
 {
     SnoGenerator g;
-    sno_generator_init(&g, 1, 0, 3);  // four sequences a unit
+    sno_generator_init(&g, 1, 0, 3); // four sequences a unit
     for (int i = 0; i < 4; i++)
         EXPECT_EQ(gen(&g, 50).sequence, i);
     gen(&g, 50, GenStatus::wait);
@@ -178,7 +187,7 @@ TEST(SnoGenerator, RegressionFlipsTickOnce)
     sno_generator_init(&g, 1);
     gen(&g, 100);
     gen(&g, 101);
-    SnoFields back = gen(&g, 90);  // clock went back 11 units
+    SnoFields back = gen(&g, 90); // clock went back 11 units
     EXPECT_EQ(back.tick, 1u);
     EXPECT_EQ(back.units, 90);
     EXPECT_EQ(back.sequence, 0);
@@ -193,9 +202,9 @@ TEST(SnoGenerator, SecondRegressionIntoCoveredRangeWaits)
     SnoGenerator g;
     sno_generator_init(&g, 1);
     gen(&g, 100);
-    gen(&g, 90);          // first regression: tick 1, timeline 0 used up to 100
-    gen(&g, 95);          // tick 1 up to 95
-    gen(&g, 93, GenStatus::wait);   // behind tick 1 (95) and tick 0 (100)
+    gen(&g, 90);                  // first regression: tick 1, timeline 0 used up to 100
+    gen(&g, 95);                  // tick 1 up to 95
+    gen(&g, 93, GenStatus::wait); // behind tick 1 (95) and tick 0 (100)
     EXPECT_EQ(g.clock_waits, 1u);
     // Unit 100 is taken on timeline 0 but fresh on timeline 1.
     SnoFields f = gen(&g, 100);
@@ -208,7 +217,7 @@ TEST(SnoGenerator, SecondRegressionResolves)
     SnoGenerator g;
     sno_generator_init(&g, 1);
     gen(&g, 100);
-    gen(&g, 90);                    // tick 1
+    gen(&g, 90); // tick 1
     gen(&g, 95);
     gen(&g, 93, GenStatus::wait);
     EXPECT_EQ(g.clock_waits, 1u);
@@ -245,7 +254,7 @@ TEST(SnoGenerator, FloorSwitchIsNotARegression)
         gen(&g, u);
     EXPECT_EQ(g.regressions, 0u);
     EXPECT_EQ(g.generated, 50u);
-    EXPECT_EQ(gen(&g, 130).tick, 0u);  // back 19 units: a real regression, back to timeline 0
+    EXPECT_EQ(gen(&g, 130).tick, 0u); // back 19 units: a real regression, back to timeline 0
     EXPECT_EQ(g.regressions, 1u);
 }
 
@@ -264,7 +273,8 @@ TEST(SnoGenerator, NeverRepeatsUnderJitteryClock)
             base += 3;
         Sno id;
         if (sno_generate(&g, now, 0, &id) == GenStatus::ok) {
-            ASSERT_TRUE(seen.insert(std::string(reinterpret_cast<char *>(id.bytes), SNO_SIZE)).second)
+            ASSERT_TRUE(
+                seen.insert(std::string(reinterpret_cast<char *>(id.bytes), SNO_SIZE)).second)
                 << "duplicate at step " << i;
             made++;
         }

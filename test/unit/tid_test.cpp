@@ -49,9 +49,17 @@ TEST(TidCodec, SyntaxOfTheProtocol)
     // k..z as first character would need the 65th bit.
     for (char c : std::string("klmnopqrstuvwxyz"))
         EXPECT_FALSE(decodes(std::string(1, c) + "222222222222")) << c;
-    const char *bad[] = {"", "222222222222", "22222222222222", "2222222222220", "2222222222221",
-                         "2222222222228", "222222222222A", "3JZFCIJPJ2Z2A", "3jzfcijpj2z2-",
-                         " 3jzfcijpj2z2", "3jzfcijpj2z2\n"};
+    const char *bad[] = {"",
+                         "222222222222",
+                         "22222222222222",
+                         "2222222222220",
+                         "2222222222221",
+                         "2222222222228",
+                         "222222222222A",
+                         "3JZFCIJPJ2Z2A",
+                         "3jzfcijpj2z2-",
+                         " 3jzfcijpj2z2",
+                         "3jzfcijpj2z2\n"};
     for (const char *s : bad)
         EXPECT_FALSE(decodes(s)) << s;
     EXPECT_TRUE(decodes("3jzfcijpj2z2a"));
@@ -93,7 +101,8 @@ TEST(TidGenerator, StrictlyIncreasingThroughClockFaults)
     last = next;
     // Back 1 µs, 1 s, 1 h (below the trusted time, the highest reading 1000): still last + 1, no wait.
     for (int64_t back : {INT64_C(1), INT64_C(1000000), INT64_C(3600000000)}) {
-        for (int i = 0; i < 3000; i++) {  // more than TID_MAX_AHEAD_US ids: a stepped-back clock never waits
+        for (int i = 0; i < 3000;
+             i++) { // more than TID_MAX_AHEAD_US ids: a stepped-back clock never waits
             EXPECT_EQ(tid_step(last, 1000 - back, 1000, &next), TidStep::clock_behind);
             EXPECT_EQ(next, last + 1);
             last = next;
@@ -128,7 +137,7 @@ TEST(TidGenerator, VolumeCannotRunAheadOfTheClock)
         made++;
     }
     EXPECT_GT(waits, 0);
-    EXPECT_GE(made, 100000);  // one per microsecond of clock at least
+    EXPECT_GE(made, 100000); // one per microsecond of clock at least
 }
 
 // Below a floor (a lease written ahead before a crash), the clock is behind
@@ -137,7 +146,7 @@ TEST(TidGenerator, BelowAFloorNeverWaits)
 {
     int64_t floor = INT64_C(1700000010000000);
     uint64_t last = static_cast<uint64_t>(floor), next;
-    int64_t now = floor - 10000000;  // 10 s behind
+    int64_t now = floor - 10000000; // 10 s behind
     for (int i = 0; i < 5000; i++) {
         ASSERT_EQ(tid_step(last, now, floor, &next), TidStep::clock_behind);
         ASSERT_EQ(next, last + 1);

@@ -60,12 +60,13 @@ TEST(UidLocal, StrictText)
         ASSERT_TRUE(uid_local_decode(local_text(a).data(), UID_LOCAL_TEXT_LEN, &v));
         ASSERT_EQ(v, a);
         int c = local_text(a).compare(local_text(b));
-        ASSERT_EQ((a > b) - (a < b), (c > 0) - (c < 0));  // d64 sorts like the bits
+        ASSERT_EQ((a > b) - (a < b), (c > 0) - (c < 0)); // d64 sorts like the bits
     }
     // Non-zero tail bits: the last character must be a multiple of 4 in d64.
-    EXPECT_FALSE(uid_local_decode("..........0", 11, &v));   // '0' = 1
-    EXPECT_TRUE(uid_local_decode("..........3", 11, &v));    // '3' = 4
-    const char *bad[] = {"", "..........", "............", ".........-.", "..........+", "          ."};
+    EXPECT_FALSE(uid_local_decode("..........0", 11, &v)); // '0' = 1
+    EXPECT_TRUE(uid_local_decode("..........3", 11, &v));  // '3' = 4
+    const char *bad[] = {"",           "..........", "............", ".........-.", "..........+",
+                         "          ."};
     for (const char *s : bad)
         EXPECT_FALSE(uid_local_decode(s, std::strlen(s), &v)) << s;
 }
@@ -139,10 +140,12 @@ TEST(UidGlobal, SecondsFieldValidity)
 TEST(UidGlobal, NeighbourhoodOrdering)
 {
     // Within one 2^I-second window, node decides; across windows, time does.
-    UidFields early{1, 256, 0, 0, 9};   // window 1 (B >> 8 = 1), node 9
-    UidFields late{1, 300, 0, 0, 2};    // same window, later, node 2
-    UidFields next{1, 512, 0, 0, 1};    // next window
-    auto cmp = [](const UidGlobal &a, const UidGlobal &b) { return std::memcmp(a.bytes, b.bytes, 12); };
+    UidFields early{1, 256, 0, 0, 9}; // window 1 (B >> 8 = 1), node 9
+    UidFields late{1, 300, 0, 0, 2};  // same window, later, node 2
+    UidFields next{1, 512, 0, 0, 1};  // next window
+    auto cmp = [](const UidGlobal &a, const UidGlobal &b) {
+        return std::memcmp(a.bytes, b.bytes, 12);
+    };
     EXPECT_GT(cmp(uid_global_pack(early, 8), uid_global_pack(late, 8)), 0);
     EXPECT_LT(cmp(uid_global_pack(late, 8), uid_global_pack(next, 8)), 0);
     EXPECT_LT(cmp(uid_global_pack(early, 8), uid_global_pack(next, 8)), 0);
@@ -175,14 +178,14 @@ TEST(UidNode, FingerprintsAreDistinct)
 TEST(UidGenerator, Paths)
 {
     uint64_t last = 0, next;
-    int64_t t = INT64_C(1700000000000000);  // a step boundary? 1700000000 s exactly: C = 0
+    int64_t t = INT64_C(1700000000000000); // a step boundary? 1700000000 s exactly: C = 0
     ASSERT_EQ(uid_step(last, t, 0, &next), UidStep::ok);
     EXPECT_EQ(next & UID_SEQ_MAX, 0u);
     last = next;
-    ASSERT_EQ(uid_step(last, t + 1000, t, &next), UidStep::same_step);  // 1 ms: same 1.024 ms step
+    ASSERT_EQ(uid_step(last, t + 1000, t, &next), UidStep::same_step); // 1 ms: same 1.024 ms step
     EXPECT_EQ(next, last + 1);
     last = next;
-    ASSERT_EQ(uid_step(last, t - 3600000000, t + 1000, &next), UidStep::ahead);  // 1 h back
+    ASSERT_EQ(uid_step(last, t - 3600000000, t + 1000, &next), UidStep::ahead); // 1 h back
     EXPECT_EQ(next, last + 1);
     // Exhaust the sequence: the next step follows (one step ahead of the clock at most).
     last = (last & ~static_cast<uint64_t>(UID_SEQ_MAX)) | UID_SEQ_MAX;
@@ -251,7 +254,8 @@ TEST(UidIntervalGuard, NoIdAfterTheGuardRepeatsOneBeforeTheMark)
                 int64_t mark = (static_cast<int64_t>(mega) * 1000000 + mark_sec) * 1000000 + 999999;
                 int64_t guard = uid_interval_change_guard_us(mark, from, to);
                 ASSERT_GT(guard, mark);
-                uint32_t guard_sec = static_cast<uint32_t>(guard / 1000000 - INT64_C(1700) * 1000000);
+                uint32_t guard_sec = static_cast<uint32_t>(guard / 1000000 -
+                                                           INT64_C(1700) * 1000000);
                 for (uint32_t s1 = mark_sec - 1023; s1 <= mark_sec; s1 += 11) {
                     UidGlobal old_id = global_at(mega, s1, node, from);
                     for (uint32_t s2 = mark_sec + 1; s2 < guard_sec + 300; s2++) {
@@ -286,7 +290,7 @@ TEST(UidGenerator, JitteryClockStrictlyIncreasing)
         uint64_t local = uid_local_pack(f);
         ASSERT_EQ(uid_local_invalid(local), nullptr);
         if (i > 0) {
-            ASSERT_GT(local, prev_local);  // the local layout keeps the word's order
+            ASSERT_GT(local, prev_local); // the local layout keeps the word's order
         }
         prev_local = local;
         last = next;
