@@ -1,5 +1,6 @@
-# The install-script generator, src/sql/build-install-script.pl (sourced by
-# run-all.sh; uses the main cluster on $PORT).
+#!/usr/bin/env bash
+# The install-script generator, src/sql/build-install-script.pl (runs alone
+# or from run-all.sh; uses the "main" cluster).
 #
 # Values with quotes and shell or regex metacharacters ('  &  $1  @TYPE@  |)
 # come out literally, quotes doubled inside '...' literals; a script made
@@ -10,6 +11,10 @@
 # character, a bad identifier or number, an unknown or missing key, a text
 # value outside a literal or comment, an unknown placeholder, a dollar quote
 # in the template.
+
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
+ensure_main_cluster || exit 1
 
 GEN_DIR="$KID_TMP/gen"
 mkdir -p "$GEN_DIR"
@@ -117,3 +122,5 @@ EOF
     [ $fails -eq 0 ]
 }
 check "install script generator refuses what it cannot place safely, naming file and line" gen_refusals
+
+kid_finish
