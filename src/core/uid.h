@@ -54,6 +54,12 @@ inline int64_t uid_unix_us(const UidFields &f) noexcept
            (static_cast<int64_t>(f.step) << 10);
 }
 
+/* The last Unix microsecond of the id's step. */
+inline int64_t uid_step_end_us(const UidFields &f) noexcept
+{
+    return uid_unix_us(f) + 1023;
+}
+
 /* The fields of the step holding a Unix-microsecond time; false before 1970 or past A's 20 bits. */
 bool uid_fields_from_unix_us(int64_t unix_us, UidFields *f) noexcept;
 
@@ -115,6 +121,11 @@ UidStep uid_step(uint64_t last, int64_t now_unix_us, int64_t trusted_us, uint64_
 /* The word for a time (sequence 0), for floors and bounds. */
 uint64_t uid_word_from_unix_us(int64_t unix_us) noexcept;
 UidFields uid_fields_from_word(uint64_t word) noexcept;
+/* The word that counts the step holding `unix_us` as used up: the generator's floor. */
+inline uint64_t uid_word_floor(int64_t unix_us) noexcept
+{
+    return uid_word_from_unix_us(unix_us) | UID_SEQ_MAX;
+}
 
 /*
  * kid.uid_interval moves the node fingerprint inside a uid_global, so an

@@ -67,7 +67,7 @@ KID_TIME_COMPARISONS(koid, koid_cmp_time)
                                                   int64_t now_ms_since_epoch)
 {
     bool at_floor = last <= pg_atomic_read_u64(&s->koid_floor_word);
-    int64 wait_ms = static_cast<int64>(last >> 12) - now_ms_since_epoch;
+    int64 wait_ms = kid::koid_state_ms(last) - now_ms_since_epoch;
     if (at_floor && s->koid_lease_epoch_ms >= 0 && s->koid_lease_epoch_ms < epoch_ms())
         ereport(ERROR,
                 (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -78,7 +78,7 @@ KID_TIME_COMPARISONS(koid, koid_cmp_time)
                  errdetail("A koid holds milliseconds since the epoch: koids made under the old "
                            "epoch hold up to %lld, the clock gives %lld under the new one. "
                            "kid.koid_max_clock_wait_ms is %d ms.",
-                           static_cast<long long>(last >> 12),
+                           static_cast<long long>(kid::koid_state_ms(last)),
                            static_cast<long long>(now_ms_since_epoch),
                            kid::pg::koid_max_clock_wait_ms),
                  errhint("Wait until then, or set kid.koid_epoch_ms back to %lld.",
@@ -93,14 +93,14 @@ KID_TIME_COMPARISONS(koid, koid_cmp_time)
                            "server started (kid.lease written ahead before a crash, the replayed "
                            "marks of a promoted standby, or koids made under a smaller "
                            "kid.koid_epoch_ms); the clock reads %lld.",
-                           static_cast<long long>(last >> 12),
+                           static_cast<long long>(kid::koid_state_ms(last)),
                            static_cast<long long>(now_ms_since_epoch))));
     ereport(ERROR,
             (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
              errmsg("the system clock is behind the last koid by more than kid.koid_max_clock_wait_ms (%d ms)",
                     kid::pg::koid_max_clock_wait_ms),
              errdetail("The last koid was made at %lld ms after the epoch; the clock reads %lld.",
-                       static_cast<long long>(last >> 12),
+                       static_cast<long long>(kid::koid_state_ms(last)),
                        static_cast<long long>(now_ms_since_epoch))));
     pg_unreachable();
 }
@@ -159,9 +159,8 @@ KID_FUNCTION(koid_new)
         last = pg_atomic_read_u64(&gen->state);
     }
     pg_atomic_fetch_add_u64(&gen->stats.generated, 1);
-    int64_t ms = static_cast<int64_t>(next >> 12);
-    kid::pg::lease_cover(s, kid::pg::LEASE_KOID, (ms + 1 + epoch_ms()) * 1000 - 1);
-    return UInt64GetDatum(kid::koid_pack(ms, generator, static_cast<unsigned>(next & 4095)));
+    kid::pg::lease_cover(s, kid::pg::LEASE_KOID, kid::koid_ms_end_unix_us(kid::koid_state_ms(next), epoch_ms()));
+    return UInt64GetDatum(kid::koid_from_state(next, generator));
 }
 
 KID_FUNCTION(koid_from_timestamp)

@@ -95,7 +95,7 @@ KID_FUNCTION(sno_new)
     }
 
     /* The id's unit is now hi[tick]: the lease must cover the whole unit. */
-    int64_t unit_end_us = (kid::SNO_EPOCH_MS + (g->hi[g->tick] + 1) * kid::SNO_UNIT_MS) * 1000 - 1;
+    int64_t unit_end_us = kid::sno_unit_end_us(g->hi[g->tick]);
     kid::pg::lease_cover(kid::pg::shared,
                          g->tick ? kid::pg::LEASE_SNO_TICK1 : kid::pg::LEASE_SNO_TICK0, unit_end_us);
     return sno_datum(id);

@@ -216,7 +216,7 @@ static UidFields next_uid_fields(const char *type_name)
     if (regressed)
         pg_atomic_fetch_add_u64(&gen->stats.regressions, 1);
     UidFields f = kid::uid_fields_from_word(next);
-    kid::pg::lease_cover(s, kid::pg::LEASE_UID, kid::uid_unix_us(f) + 1023);
+    kid::pg::lease_cover(s, kid::pg::LEASE_UID, kid::uid_step_end_us(f));
     return f;
 }
 
