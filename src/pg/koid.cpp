@@ -3,7 +3,7 @@
  * The layout and codec are in src/core/koid.cpp.
  */
 #include "koid.h"
-#include "shmem.h"
+#include "lease.h"
 #include "time_bound.h"
 #include "uint64_type.h"
 

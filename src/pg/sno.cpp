@@ -4,7 +4,8 @@
  */
 #include "fixed_bytes_type.h"
 #include "radix.h"
-#include "shmem.h"
+#include "lease.h"
+#include "sno_slots.h"
 #include "sno.h"
 #include "time_bound.h"
 

@@ -4,7 +4,7 @@
  * pg_catalog.tid (tuple identifiers) always comes first on the search path.
  * The layout and codec are in src/core/tid.cpp.
  */
-#include "shmem.h"
+#include "lease.h"
 #include "tid.h"
 #include "time_bound.h"
 #include "uint64_type.h"

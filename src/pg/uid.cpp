@@ -4,7 +4,7 @@
  * are in src/core/uid.cpp.
  */
 #include "fixed_bytes_type.h"
-#include "shmem.h"
+#include "lease.h"
 #include "time_bound.h"
 #include "uid.h"
 #include "uint64_type.h"
