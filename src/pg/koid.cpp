@@ -20,20 +20,14 @@ KID_UINT64_TYPE(koid, KOID, nullptr)
 
 KID_FUNCTION(koid_in)
 {
-    const char *text = PG_GETARG_CSTRING(0);
-    size_t len = strlen(text);
-    uint64_t koid;
-    if (!kid::koid_decode(text, len, &koid))
-        kid::pg::report_invalid_text(KOID, text, len, "A koid is 16 lowercase hexadecimal digits.");
-    return UInt64GetDatum(koid);
+    return UInt64GetDatum(kid::pg::decode_text<uint64_t>(
+        PG_GETARG_CSTRING(0), KOID, "A koid is 16 lowercase hexadecimal digits.", kid::koid_decode));
 }
 
 KID_FUNCTION(koid_out)
 {
-    char *text = static_cast<char *>(palloc(kid::KOID_TEXT_LEN + 1));
-    kid::koid_encode(DatumGetUInt64(PG_GETARG_DATUM(0)), text);
-    text[kid::KOID_TEXT_LEN] = '\0';
-    PG_RETURN_CSTRING(text);
+    PG_RETURN_CSTRING(
+        kid::pg::encode_text(kid::KOID_TEXT_LEN, kid::koid_encode, DatumGetUInt64(PG_GETARG_DATUM(0))));
 }
 
 static int64_t epoch_ms()
@@ -182,12 +176,7 @@ KID_FUNCTION(koid_to_timestamp)
 KID_FUNCTION(koid_info)
 {
     uint64_t koid = DatumGetUInt64(PG_GETARG_DATUM(0));
-    TupleDesc desc;
-    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
-        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                        errmsg("koid_info must be called in a context that accepts a record")));
-    desc = BlessTupleDesc(desc);
-    Datum values[6] = {
+    Datum values[] = {
         TimestampTzGetDatum(kid::pg::timestamptz_from_unix_us((kid::koid_ms(koid) + epoch_ms()) * 1000)),
         Int64GetDatum(kid::koid_ms(koid)),
         Int32GetDatum(static_cast<int32>(kid::koid_datacenter(koid))),
@@ -195,6 +184,5 @@ KID_FUNCTION(koid_info)
         Int32GetDatum(static_cast<int32>(kid::koid_generator_id(koid))),
         Int32GetDatum(static_cast<int32>(kid::koid_counter(koid))),
     };
-    bool nulls[6] = {false, false, false, false, false, false};
-    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+    return kid::pg::info_record(fcinfo, "koid_info", values, lengthof(values));
 }
