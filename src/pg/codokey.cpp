@@ -102,7 +102,7 @@ KID_FUNCTION(codokey_cmp) { PG_RETURN_INT32(key_cmp(fcinfo)); }
 KID_FUNCTION(codokey_sortsupport)
 {
     SortSupport ssup = reinterpret_cast<SortSupport>(PG_GETARG_POINTER(0));
-    ssup->comparator = key_cmp_datums;
+    ssup->comparator = kid::pg::pg_callback(key_cmp_datums);
     PG_RETURN_VOID();
 }
 

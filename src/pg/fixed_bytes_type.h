@@ -87,7 +87,7 @@ inline bool fixed_bytes_abbrev_abort(int memtupcount, SortSupport ssup) noexcept
 
 template <size_t N> void fixed_bytes_sortsupport(SortSupport ssup)
 {
-    ssup->comparator = fixed_bytes_fastcmp<N>;
+    ssup->comparator = pg_callback(fixed_bytes_fastcmp<N>);
     ssup->ssup_extra = nullptr;
     if (ssup->abbreviate) {
         MemoryContext old = MemoryContextSwitchTo(ssup->ssup_cxt);
@@ -99,8 +99,8 @@ template <size_t N> void fixed_bytes_sortsupport(SortSupport ssup)
         ssup->ssup_extra = state;
         ssup->abbrev_full_comparator = ssup->comparator;
         ssup->comparator = ssup_datum_unsigned_cmp;
-        ssup->abbrev_converter = fixed_bytes_abbrev_convert<N>;
-        ssup->abbrev_abort = fixed_bytes_abbrev_abort;
+        ssup->abbrev_converter = pg_callback(fixed_bytes_abbrev_convert<N>);
+        ssup->abbrev_abort = pg_callback(fixed_bytes_abbrev_abort);
     }
 }
 

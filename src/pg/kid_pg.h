@@ -29,6 +29,16 @@ extern "C" {
 
 namespace kid::pg {
 
+/*
+ * Hand a callback to PostgreSQL (a hook, an exit callback, a GUC hook, a
+ * WAL resource manager function, a sort comparator): compiles only when
+ * the function is noexcept.  See CONTRIBUTING.md, "Callbacks".
+ */
+template <class R, class... A> constexpr auto pg_callback(R (*f)(A...) noexcept) noexcept
+{
+    return f;
+}
+
 /* ERROR for a C++ exception caught at the boundary; called after the catch block. */
 [[noreturn]] void report_cpp_exception(bool out_of_memory, const char *message);
 

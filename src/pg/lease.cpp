@@ -38,6 +38,7 @@ extern "C" {
 #include "catalog/pg_control.h"
 #include "common/controldata_utils.h"
 #include "miscadmin.h"
+#include "storage/ipc.h"
 }
 
 namespace kid::pg {
@@ -291,7 +292,7 @@ static bool shutdown_checkpoint_written()
  * their marks written ahead whenever there are any.  Keeping the lease makes
  * every start-up after crash recovery behave alike.
  */
-void lease_write_at_shutdown(int code, Datum) noexcept
+static void lease_write_at_shutdown(int code, Datum) noexcept
 {
     KidShared *s = shared;
     if (code != 0 || s == nullptr)
@@ -307,6 +308,11 @@ void lease_write_at_shutdown(int code, Datum) noexcept
     if (lease_write(lf, LOG))
         ereport(LOG, (errmsg("kid: wrote the exact high-water marks of generated time to \"%s\"",
                              LEASE_FILE)));
+}
+
+void lease_register_shutdown_write()
+{
+    on_shmem_exit(pg_callback(lease_write_at_shutdown), 0);
 }
 
 /*

@@ -59,10 +59,11 @@ constexpr uint32 LEASE_WAL_VERSION = 2;
 void lease_start(KidShared *s);
 
 /*
- * on_shmem_exit callback of the postmaster: after a clean shutdown, write
- * the generators' exact high-water marks to kid.lease.
+ * In the postmaster (or a single-user backend), after shared memory is set
+ * up: at a clean shutdown, write the generators' exact high-water marks to
+ * kid.lease (an on_shmem_exit callback).
  */
-void lease_write_at_shutdown(int code, Datum arg) noexcept;
+void lease_register_shutdown_write();
 
 /*
  * The first generation after start-up or recovery: raise every generator

@@ -111,9 +111,9 @@ static const char *kid_rm_identify(uint8 info) noexcept
 /* PostgreSQL keeps the pointer: static storage. */
 static RmgrData kid_rmgr = {
     "kid",           /* rm_name */
-    kid_rm_redo,     /* rm_redo */
-    kid_rm_desc,     /* rm_desc */
-    kid_rm_identify, /* rm_identify */
+    pg_callback(kid_rm_redo),     /* rm_redo */
+    pg_callback(kid_rm_desc),     /* rm_desc */
+    pg_callback(kid_rm_identify), /* rm_identify */
     nullptr,         /* rm_startup */
     nullptr,         /* rm_cleanup */
     nullptr,         /* rm_mask */

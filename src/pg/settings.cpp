@@ -286,8 +286,8 @@ bool define_settings()
         "tid clock id, the default koid generator id and the default uid_global node "
         "fingerprint. Servers that generate into the same tables must have distinct node ids; "
         "a local uid has no node field and is unique within one server only.",
-        &node_id, 0, 0, NODE_ID_MAX, fixed, 0, check_fixed_int<FIX_NODE_ID>, assign_node_id,
-        nullptr);
+        &node_id, 0, 0, NODE_ID_MAX, fixed, 0, pg_callback(check_fixed_int<FIX_NODE_ID>),
+        pg_callback(assign_node_id), nullptr);
 
     DefineCustomBoolVariable(
         "kid.standby_generation",
@@ -301,13 +301,13 @@ bool define_settings()
         "The epoch of koid timestamps, in milliseconds since 1970-01-01 UTC.",
         "Fixed while the server runs; must not be in the future. Decoders and range "
         "comparisons of koid use it too.",
-        &koid_epoch_ms, 0, 0, 4398046511103.0, fixed, 0, check_koid_epoch, nullptr,
-        show_koid_epoch);
+        &koid_epoch_ms, 0, 0, 4398046511103.0, fixed, 0, pg_callback(check_koid_epoch), nullptr,
+        pg_callback(show_koid_epoch));
     DefineCustomIntVariable(
         "kid.koid_generator_id",
         "The 10-bit generator id (datacenter * 32 + worker) of koids made here; -1 uses kid.node_id.",
-        nullptr, &koid_generator_id, -1, -1, 1023, fixed, 0, check_fixed_int<FIX_KOID_GENERATOR>,
-        nullptr, nullptr);
+        nullptr, &koid_generator_id, -1, -1, 1023, fixed, 0,
+        pg_callback(check_fixed_int<FIX_KOID_GENERATOR>), nullptr, nullptr);
     DefineCustomBoolVariable(
         "kid.koid_overflow_error",
         "Raise an error instead of waiting when 4096 koids were made in one millisecond.",
@@ -323,11 +323,12 @@ bool define_settings()
         "The neighbourhood interval I (5..10) of uid_global ids made and decoded here.",
         "Within a 2^I-second window global ids sort by node first.",
         &uid_interval, kid::UID_INTERVAL_DEFAULT, kid::UID_INTERVAL_MIN, kid::UID_INTERVAL_MAX,
-        fixed, 0, check_fixed_int<FIX_UID_INTERVAL>, nullptr, nullptr);
+        fixed, 0, pg_callback(check_fixed_int<FIX_UID_INTERVAL>), nullptr, nullptr);
     DefineCustomStringVariable(
         "kid.uid_node",
         "The 32-bit node fingerprint of uid_global ids, as 8 hex digits; empty derives it from kid.node_id.",
-        nullptr, &uid_node_setting, "", fixed, 0, check_uid_node, assign_uid_node, nullptr);
+        nullptr, &uid_node_setting, "", fixed, 0, pg_callback(check_uid_node),
+        pg_callback(assign_uid_node), nullptr);
 
     DefineCustomIntVariable(
         "kid.wal_rmgr_id",
@@ -335,7 +336,7 @@ bool define_settings()
         "Must be the same on a primary and every server that replays its WAL, and must not be "
         "used by another extension. 128 is PostgreSQL's id for extensions in development.",
         &wal_rmgr_id, RM_EXPERIMENTAL_ID, RM_MIN_CUSTOM_ID, RM_MAX_CUSTOM_ID, fixed, 0,
-        check_fixed_int<FIX_WAL_RMGR>, nullptr, nullptr);
+        pg_callback(check_fixed_int<FIX_WAL_RMGR>), nullptr, nullptr);
 
     MarkGUCPrefixReserved("kid");
 

@@ -76,15 +76,15 @@ static void shmem_startup() noexcept
      * them before shared memory was rebuilt.
      */
     if (!IsUnderPostmaster)
-        on_shmem_exit(lease_write_at_shutdown, 0);
+        lease_register_shutdown_write();
 }
 
 void install_shmem_hooks()
 {
     prev_shmem_request_hook = shmem_request_hook;
-    shmem_request_hook = shmem_request;
+    shmem_request_hook = pg_callback(shmem_request);
     prev_shmem_startup_hook = shmem_startup_hook;
-    shmem_startup_hook = shmem_startup;
+    shmem_startup_hook = pg_callback(shmem_startup);
 }
 
 /* Whether this standby generates under an identity of the server whose WAL it replays. */

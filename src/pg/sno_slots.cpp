@@ -84,7 +84,7 @@ SnoGenerator *sno_claim_generator()
     }
     static bool exit_callback_registered = false;
     if (!exit_callback_registered) {
-        on_shmem_exit(sno_release_slot, 0);
+        on_shmem_exit(pg_callback(sno_release_slot), 0);
         exit_callback_registered = true;
     }
 
