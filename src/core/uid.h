@@ -47,11 +47,16 @@ struct UidGlobal {
     uint8_t bytes[UID_GLOBAL_SIZE];
 };
 
+/* C: the microsecond within the second at which the id's 1.024 ms step starts. */
+inline uint32_t uid_step_us(const UidFields &f) noexcept
+{
+    return f.step << 10;
+}
+
 /* Unix microseconds of the first instant of the id's 1.024 ms step. */
 inline int64_t uid_unix_us(const UidFields &f) noexcept
 {
-    return (static_cast<int64_t>(f.mega) * 1000000 + f.sec) * 1000000 +
-           (static_cast<int64_t>(f.step) << 10);
+    return (static_cast<int64_t>(f.mega) * 1000000 + f.sec) * 1000000 + uid_step_us(f);
 }
 
 /* The last Unix microsecond of the id's step. */

@@ -11,7 +11,7 @@
  * starts every generator above anything it may have handed out.  Each
  * extension is also logged in the WAL (lease_wal.cpp); replaying it raises
  * the "replayed" marks, and the first generation after recovery raises every
- * generator above them (finalize_floors), so a promoted standby repeats
+ * generator above them (lease_finalize_floors), so a promoted standby repeats
  * nothing its old primary handed out.
  *
  * Written ahead, the lease makes every restart look like a clock that went
@@ -27,7 +27,6 @@
  */
 #include "lease.h"
 #include "lease_file.h"
-#include "sno_slots.h"
 #include "uid.h"
 
 #include <sys/stat.h>

@@ -120,9 +120,10 @@ KidShared *shared_for_generation(const char *type_name)
                          "shared_preload_libraries = 'kid', and restart the server.")));
     if (likely(pg_atomic_read_u32(&s->floors_final) != 0)) {
         /*
-         * Pairs with the full barrier finalize_floors puts before setting the
-         * flag: the floors, the raised free slots and floor_epoch it wrote
-         * are read after this.  (A compiler barrier only on x86.)
+         * Pairs with the full barrier lease_finalize_floors puts before
+         * setting the flag: the floors, the raised free slots and
+         * floor_epoch it wrote are read after this.  (A compiler barrier
+         * only on x86.)
          */
         pg_read_barrier();
         return s;

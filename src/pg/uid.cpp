@@ -331,7 +331,7 @@ static Datum info_tuple(FunctionCallInfo fcinfo, const UidFields &f, bool with_n
     values[n++] = TimestampTzGetDatum(kid::pg::timestamptz_from_unix_us(kid::uid_unix_us(f)));
     values[n++] = Int32GetDatum(static_cast<int32>(f.mega));
     values[n++] = Int32GetDatum(static_cast<int32>(f.sec));
-    values[n++] = Int32GetDatum(static_cast<int32>(f.step << 10));
+    values[n++] = Int32GetDatum(static_cast<int32>(kid::uid_step_us(f)));
     if (with_node)
         values[n++] = Int64GetDatum(static_cast<int64>(f.node));
     values[n++] = Int32GetDatum(static_cast<int32>(f.seq));
