@@ -42,8 +42,35 @@ bool koid_decode(const char *text, size_t len, uint64_t *out) noexcept;
  * The server-wide generator.  All backends share one word: the last
  * (milliseconds since the epoch << 12 | counter) handed out.  A pure step;
  * the caller advances the word with compare-and-swap, and on wait sleeps
- * and reads the clock again.
+ * and reads the clock again.  The word's layout is known only here: other
+ * code goes through the accessors below.
  */
+inline uint64_t koid_state(int64_t ms_since_epoch, unsigned counter) noexcept
+{
+    return (static_cast<uint64_t>(ms_since_epoch) << 12) | (counter & KOID_COUNTER_MAX);
+}
+inline int64_t koid_state_ms(uint64_t state) noexcept { return static_cast<int64_t>(state >> 12); }
+inline unsigned koid_state_counter(uint64_t state) noexcept { return state & KOID_COUNTER_MAX; }
+/* The koid a state word stands for, made by `generator_id`. */
+inline uint64_t koid_from_state(uint64_t state, unsigned generator_id) noexcept
+{
+    return koid_pack(koid_state_ms(state), generator_id, koid_state_counter(state));
+}
+/* The state that counts millisecond `ms_since_epoch` as used up: the generator's floor. */
+inline uint64_t koid_state_floor(int64_t ms_since_epoch) noexcept
+{
+    return koid_state(ms_since_epoch, KOID_COUNTER_MAX);
+}
+/* The first and the last Unix microsecond of a millisecond since `epoch_ms`. */
+inline int64_t koid_ms_start_unix_us(int64_t ms_since_epoch, int64_t epoch_ms) noexcept
+{
+    return (ms_since_epoch + epoch_ms) * 1000;
+}
+inline int64_t koid_ms_end_unix_us(int64_t ms_since_epoch, int64_t epoch_ms) noexcept
+{
+    return koid_ms_start_unix_us(ms_since_epoch + 1, epoch_ms) - 1;
+}
+
 enum class KoidStep {
     ok,
     overflow,     /* 4096 ids in this millisecond already: wait for the next (or fail) */
@@ -55,10 +82,10 @@ inline KoidStep koid_step(uint64_t last, int64_t now_ms_since_epoch, uint64_t *n
 {
     if (now_ms_since_epoch < 0 || now_ms_since_epoch > KOID_MAX_MS)
         return KoidStep::out_of_range;
-    int64_t last_ms = static_cast<int64_t>(last >> 12);
-    unsigned counter = static_cast<unsigned>(last & KOID_COUNTER_MAX);
+    int64_t last_ms = koid_state_ms(last);
+    unsigned counter = koid_state_counter(last);
     if (now_ms_since_epoch > last_ms) {
-        *next = static_cast<uint64_t>(now_ms_since_epoch) << 12;
+        *next = koid_state(now_ms_since_epoch, 0);
         return KoidStep::ok;
     }
     if (now_ms_since_epoch < last_ms)

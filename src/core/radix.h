@@ -82,6 +82,25 @@ inline void store_be(uint8_t *p, size_t n, uint64_t v) noexcept
     }
 }
 
+/* radix_encode and radix_decode of a 64-bit value, as its 8 big-endian bytes. */
+inline void radix_encode_u64(const Alphabet &alphabet, Pad pad, uint64_t v, char *out,
+                             size_t ndigits) noexcept
+{
+    uint8_t bytes[8];
+    store_be(bytes, 8, v);
+    radix_encode(alphabet, pad, bytes, 8, out, ndigits);
+}
+
+inline bool radix_decode_u64(const Alphabet &alphabet, Pad pad, const char *in, size_t len,
+                             uint64_t *out, size_t ndigits) noexcept
+{
+    uint8_t bytes[8];
+    if (!radix_decode(alphabet, pad, in, len, bytes, 8, ndigits))
+        return false;
+    *out = load_be(bytes, 8);
+    return true;
+}
+
 } // namespace kid
 
 #endif

@@ -71,6 +71,16 @@ inline int64_t sno_unix_ms(const SnoFields &f) noexcept
     return SNO_EPOCH_MS + f.units * SNO_UNIT_MS;
 }
 
+/* The first and the last Unix microsecond of a time unit. */
+inline int64_t sno_unit_start_us(int64_t units) noexcept
+{
+    return (SNO_EPOCH_MS + units * SNO_UNIT_MS) * 1000;
+}
+inline int64_t sno_unit_end_us(int64_t units) noexcept
+{
+    return sno_unit_start_us(units + 1) - 1;
+}
+
 /*
  * The unit holding a Unix-microsecond time; false when the time is outside
  * 2010-01-01 .. 2079-09-07T15:47:35.551Z.  Floors, so negative offsets

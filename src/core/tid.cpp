@@ -10,9 +10,7 @@ namespace kid {
 
 void tid_encode(uint64_t tid, char *out) noexcept
 {
-    uint8_t bytes[8];
-    store_be(bytes, 8, tid);
-    radix_encode(tid_alphabet, Pad::leading, bytes, 8, out, TID_TEXT_LEN);
+    radix_encode_u64(tid_alphabet, Pad::leading, tid, out, TID_TEXT_LEN);
 }
 
 bool tid_decode(const char *text, size_t len, uint64_t *out) noexcept
@@ -21,11 +19,7 @@ bool tid_decode(const char *text, size_t len, uint64_t *out) noexcept
      * 13 digits hold 65 bits; the leading spare bit must be zero, which is
      * exactly the syntax's first-character class 2-7 a-j.
      */
-    uint8_t bytes[8];
-    if (!radix_decode(tid_alphabet, Pad::leading, text, len, bytes, 8, TID_TEXT_LEN))
-        return false;
-    *out = load_be(bytes, 8);
-    return true;
+    return radix_decode_u64(tid_alphabet, Pad::leading, text, len, out, TID_TEXT_LEN);
 }
 
 bool atproto_rkey_is_valid(const char *text, size_t len) noexcept

@@ -121,18 +121,12 @@ const char *uid_global_invalid(const UidGlobal &id) noexcept
 
 void uid_local_encode(uint64_t id, char *out) noexcept
 {
-    uint8_t bytes[8];
-    store_be(bytes, 8, id);
-    radix_encode(d64_alphabet, Pad::trailing, bytes, 8, out, UID_LOCAL_TEXT_LEN);
+    radix_encode_u64(d64_alphabet, Pad::trailing, id, out, UID_LOCAL_TEXT_LEN);
 }
 
 bool uid_local_decode(const char *text, size_t len, uint64_t *out) noexcept
 {
-    uint8_t bytes[8];
-    if (!radix_decode(d64_alphabet, Pad::trailing, text, len, bytes, 8, UID_LOCAL_TEXT_LEN))
-        return false;
-    *out = load_be(bytes, 8);
-    return true;
+    return radix_decode_u64(d64_alphabet, Pad::trailing, text, len, out, UID_LOCAL_TEXT_LEN);
 }
 
 void uid_global_encode(const UidGlobal &id, char *out) noexcept
@@ -148,18 +142,12 @@ bool uid_global_decode(const char *text, size_t len, UidGlobal *out) noexcept
 
 void uid_local_encode_base64url(uint64_t id, char *out) noexcept
 {
-    uint8_t bytes[8];
-    store_be(bytes, 8, id);
-    radix_encode(base64url_alphabet, Pad::trailing, bytes, 8, out, UID_LOCAL_TEXT_LEN);
+    radix_encode_u64(base64url_alphabet, Pad::trailing, id, out, UID_LOCAL_TEXT_LEN);
 }
 
 bool uid_local_decode_base64url(const char *text, size_t len, uint64_t *out) noexcept
 {
-    uint8_t bytes[8];
-    if (!radix_decode(base64url_alphabet, Pad::trailing, text, len, bytes, 8, UID_LOCAL_TEXT_LEN))
-        return false;
-    *out = load_be(bytes, 8);
-    return true;
+    return radix_decode_u64(base64url_alphabet, Pad::trailing, text, len, out, UID_LOCAL_TEXT_LEN);
 }
 
 void uid_global_encode_base64url(const UidGlobal &id, char *out) noexcept

@@ -47,11 +47,22 @@ struct UidGlobal {
     uint8_t bytes[UID_GLOBAL_SIZE];
 };
 
+/* C: the microsecond within the second at which the id's 1.024 ms step starts. */
+inline uint32_t uid_step_us(const UidFields &f) noexcept
+{
+    return f.step << 10;
+}
+
 /* Unix microseconds of the first instant of the id's 1.024 ms step. */
 inline int64_t uid_unix_us(const UidFields &f) noexcept
 {
-    return (static_cast<int64_t>(f.mega) * 1000000 + f.sec) * 1000000 +
-           (static_cast<int64_t>(f.step) << 10);
+    return (static_cast<int64_t>(f.mega) * 1000000 + f.sec) * 1000000 + uid_step_us(f);
+}
+
+/* The last Unix microsecond of the id's step. */
+inline int64_t uid_step_end_us(const UidFields &f) noexcept
+{
+    return uid_unix_us(f) + 1023;
 }
 
 /* The fields of the step holding a Unix-microsecond time; false before 1970 or past A's 20 bits. */
@@ -115,6 +126,11 @@ UidStep uid_step(uint64_t last, int64_t now_unix_us, int64_t trusted_us, uint64_
 /* The word for a time (sequence 0), for floors and bounds. */
 uint64_t uid_word_from_unix_us(int64_t unix_us) noexcept;
 UidFields uid_fields_from_word(uint64_t word) noexcept;
+/* The word that counts the step holding `unix_us` as used up: the generator's floor. */
+inline uint64_t uid_word_floor(int64_t unix_us) noexcept
+{
+    return uid_word_from_unix_us(unix_us) | UID_SEQ_MAX;
+}
 
 /*
  * kid.uid_interval moves the node fingerprint inside a uid_global, so an

@@ -7,6 +7,8 @@
 #include <ctime>
 
 extern "C" {
+#include "funcapi.h"
+#include "access/htup_details.h"
 #include "mb/pg_wchar.h"
 }
 
@@ -104,6 +106,22 @@ int64_t finite_unix_us(const char *type_name, TimestampTz t)
     if (TIMESTAMP_NOT_FINITE(t) || t > INT64_MAX - POSTGRES_EPOCH_UNIX_US)
         report_time_out_of_range(type_name, t);
     return unix_us_from_timestamptz(t);
+}
+
+Datum info_record(FunctionCallInfo fcinfo, const char *function, const Datum *values, int count)
+{
+    TupleDesc desc;
+    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                        errmsg("%s must be called in a context that accepts a record",
+                               function ? function : "this function")));
+    desc = BlessTupleDesc(desc);
+    constexpr int MAX_COLUMNS = 16;
+    bool nulls[MAX_COLUMNS] = {};
+    if (count > MAX_COLUMNS || count != desc->natts)
+        elog(ERROR, "kid: %s returns %d columns, the record has %d", function ? function : "an info function",
+             count, desc->natts);
+    return HeapTupleGetDatum(heap_form_tuple(desc, const_cast<Datum *>(values), nulls));
 }
 
 } // namespace kid::pg

@@ -76,9 +76,8 @@ KID_FUNCTION(codokey_send)
 }
 
 /* Byte order; a key sorts before the longer keys it is a prefix of. */
-static int key_cmp(FunctionCallInfo fcinfo)
+static int key_cmp_texts(const text *a, const text *b)
 {
-    text *a = PG_GETARG_TEXT_PP(0), *b = PG_GETARG_TEXT_PP(1);
     size_t la = VARSIZE_ANY_EXHDR(a), lb = VARSIZE_ANY_EXHDR(b);
     int r = memcmp(VARDATA_ANY(a), VARDATA_ANY(b), la < lb ? la : lb);
     if (r == 0)
@@ -86,15 +85,15 @@ static int key_cmp(FunctionCallInfo fcinfo)
     return (r > 0) - (r < 0);
 }
 
-/* The same on two datums, for sort support; called by the sort code, never throws. */
-static int key_cmp_datums(Datum x, Datum y, SortSupport)
+static int key_cmp(FunctionCallInfo fcinfo)
 {
-    text *a = DatumGetTextPP(x), *b = DatumGetTextPP(y);
-    size_t la = VARSIZE_ANY_EXHDR(a), lb = VARSIZE_ANY_EXHDR(b);
-    int r = memcmp(VARDATA_ANY(a), VARDATA_ANY(b), la < lb ? la : lb);
-    if (r == 0)
-        r = (la > lb) - (la < lb);
-    return (r > 0) - (r < 0);
+    return key_cmp_texts(PG_GETARG_TEXT_PP(0), PG_GETARG_TEXT_PP(1));
+}
+
+/* The same on two datums: the sort support comparator (a PostgreSQL callback). */
+static int key_cmp_datums(Datum x, Datum y, SortSupport) noexcept
+{
+    return key_cmp_texts(DatumGetTextPP(x), DatumGetTextPP(y));
 }
 
 KID_FUNCTION(codokey_cmp) { PG_RETURN_INT32(key_cmp(fcinfo)); }
@@ -103,7 +102,7 @@ KID_FUNCTION(codokey_cmp) { PG_RETURN_INT32(key_cmp(fcinfo)); }
 KID_FUNCTION(codokey_sortsupport)
 {
     SortSupport ssup = reinterpret_cast<SortSupport>(PG_GETARG_POINTER(0));
-    ssup->comparator = key_cmp_datums;
+    ssup->comparator = kid::pg::pg_callback(key_cmp_datums);
     PG_RETURN_VOID();
 }
 
@@ -279,16 +278,10 @@ KID_FUNCTION(codokey_decode_precision)
 KID_FUNCTION(codokey_decode_info)
 {
     kid::CodokeyFields f = decode_args(fcinfo);
-    TupleDesc desc;
-    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
-        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                        errmsg("codokey_info must be called in a context that accepts a record")));
-    desc = BlessTupleDesc(desc);
-    Datum values[9] = {
+    Datum values[] = {
         timestamp_of(fcinfo, f),  Int32GetDatum(f.precision), Int32GetDatum(f.year),
         Int32GetDatum(f.month),   Int32GetDatum(f.day),       Int32GetDatum(f.hour),
         Int32GetDatum(f.minute),  Int32GetDatum(f.second),    Int64GetDatum(f.split),
     };
-    bool nulls[9] = {false, false, false, false, false, false, false, false, false};
-    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+    return kid::pg::info_record(fcinfo, "codokey_info", values, lengthof(values));
 }

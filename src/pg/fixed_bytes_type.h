@@ -44,13 +44,14 @@ struct AbbrevState {
     hyperLogLogState cardinality;
 };
 
-template <size_t N> int fixed_bytes_fastcmp(Datum a, Datum b, SortSupport)
+/* The sort support callbacks (PostgreSQL callbacks: noexcept). */
+template <size_t N> int fixed_bytes_fastcmp(Datum a, Datum b, SortSupport) noexcept
 {
     return fixed_bytes_cmp<N>(a, b);
 }
 
 /* The first 8 bytes, read big-endian, compare as unsigned integers like the full key. */
-template <size_t N> Datum fixed_bytes_abbrev_convert(Datum original, SortSupport ssup)
+template <size_t N> Datum fixed_bytes_abbrev_convert(Datum original, SortSupport ssup) noexcept
 {
     auto *state = static_cast<AbbrevState *>(ssup->ssup_extra);
     const uint8_t *p = reinterpret_cast<const uint8_t *>(DatumGetPointer(original));
@@ -65,7 +66,7 @@ template <size_t N> Datum fixed_bytes_abbrev_convert(Datum original, SortSupport
     return UInt64GetDatum(key);
 }
 
-inline bool fixed_bytes_abbrev_abort(int memtupcount, SortSupport ssup)
+inline bool fixed_bytes_abbrev_abort(int memtupcount, SortSupport ssup) noexcept
 {
     auto *state = static_cast<AbbrevState *>(ssup->ssup_extra);
     /* Too early to tell, or already decided to keep abbreviating. */
@@ -86,7 +87,7 @@ inline bool fixed_bytes_abbrev_abort(int memtupcount, SortSupport ssup)
 
 template <size_t N> void fixed_bytes_sortsupport(SortSupport ssup)
 {
-    ssup->comparator = fixed_bytes_fastcmp<N>;
+    ssup->comparator = pg_callback(fixed_bytes_fastcmp<N>);
     ssup->ssup_extra = nullptr;
     if (ssup->abbreviate) {
         MemoryContext old = MemoryContextSwitchTo(ssup->ssup_cxt);
@@ -98,9 +99,23 @@ template <size_t N> void fixed_bytes_sortsupport(SortSupport ssup)
         ssup->ssup_extra = state;
         ssup->abbrev_full_comparator = ssup->comparator;
         ssup->comparator = ssup_datum_unsigned_cmp;
-        ssup->abbrev_converter = fixed_bytes_abbrev_convert<N>;
-        ssup->abbrev_abort = fixed_bytes_abbrev_abort;
+        ssup->abbrev_converter = pg_callback(fixed_bytes_abbrev_convert<N>);
+        ssup->abbrev_abort = pg_callback(fixed_bytes_abbrev_abort);
     }
+}
+
+/* A palloc'd copy of N bytes of binary input, once `validate` accepts them (else 22P03). */
+template <size_t N> Datum fixed_bytes_copy_valid(const uint8_t *p, const char *type_name,
+                                                 ValidateBytes validate)
+{
+    if (validate) {
+        const char *reason = validate(p);
+        if (reason)
+            report_invalid_binary(type_name, reason);
+    }
+    void *result = palloc(N);
+    memcpy(result, p, N);
+    PG_RETURN_POINTER(result);
 }
 
 template <size_t N> Datum fixed_bytes_recv(FunctionCallInfo fcinfo, const char *type_name,
@@ -112,14 +127,7 @@ template <size_t N> Datum fixed_bytes_recv(FunctionCallInfo fcinfo, const char *
         report_invalid_binary(type_name, psprintf("Type %s takes exactly %zu bytes, not %d.",
                                                   type_name, N, remaining));
     const uint8_t *p = reinterpret_cast<const uint8_t *>(pq_getmsgbytes(buf, N));
-    if (validate) {
-        const char *reason = validate(p);
-        if (reason)
-            report_invalid_binary(type_name, reason);
-    }
-    void *result = palloc(N);
-    memcpy(result, p, N);
-    PG_RETURN_POINTER(result);
+    return fixed_bytes_copy_valid<N>(p, type_name, validate);
 }
 
 template <size_t N> Datum fixed_bytes_send(FunctionCallInfo fcinfo)
@@ -147,14 +155,7 @@ template <size_t N> Datum fixed_bytes_from_bytea(FunctionCallInfo fcinfo, const 
         report_invalid_binary(type_name, psprintf("Type %s takes exactly %zu bytes, not %zu.",
                                                   type_name, N, len));
     const uint8_t *p = reinterpret_cast<const uint8_t *>(VARDATA_ANY(in));
-    if (validate) {
-        const char *reason = validate(p);
-        if (reason)
-            report_invalid_binary(type_name, reason);
-    }
-    void *result = palloc(N);
-    memcpy(result, p, N);
-    PG_RETURN_POINTER(result);
+    return fixed_bytes_copy_valid<N>(p, type_name, validate);
 }
 
 } // namespace kid::pg

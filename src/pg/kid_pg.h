@@ -29,6 +29,16 @@ extern "C" {
 
 namespace kid::pg {
 
+/*
+ * Hand a callback to PostgreSQL (a hook, an exit callback, a GUC hook, a
+ * WAL resource manager function, a sort comparator): compiles only when
+ * the function is noexcept.  See CONTRIBUTING.md, "Callbacks".
+ */
+template <class R, class... A> constexpr auto pg_callback(R (*f)(A...) noexcept) noexcept
+{
+    return f;
+}
+
 /* ERROR for a C++ exception caught at the boundary; called after the catch block. */
 [[noreturn]] void report_cpp_exception(bool out_of_memory, const char *message);
 
@@ -102,6 +112,43 @@ int64_t now_unix_ms();
  * infinity, which no id can hold.
  */
 int64_t finite_unix_us(const char *type_name, TimestampTz t);
+
+/*
+ * A type's text input: `decode(text, len, &value)` (a core decoder, or a
+ * decoder and a validity check), else 22P02 naming the type, with
+ * `detail` saying what a valid literal is.
+ */
+template <class T, class Decode>
+inline T decode_text(const char *text, size_t len, const char *type_name, const char *detail,
+                     Decode decode)
+{
+    T value;
+    if (!decode(text, len, &value))
+        report_invalid_text(type_name, text, len, detail);
+    return value;
+}
+
+template <class T, class Decode>
+inline T decode_text(const char *cstring, const char *type_name, const char *detail, Decode decode)
+{
+    return decode_text<T>(cstring, strlen(cstring), type_name, detail, decode);
+}
+
+/* A type's text output: the `len` characters `encode(value, out)` writes, NUL-terminated, palloc'd. */
+template <class Encode, class V> inline char *encode_text(size_t len, Encode encode, const V &value)
+{
+    char *text = static_cast<char *>(palloc(len + 1));
+    encode(value, text);
+    text[len] = '\0';
+    return text;
+}
+
+/*
+ * The composite result of an *_info function: `count` values, none NULL.
+ * 0A000 "<function> must be called in a context that accepts a record"
+ * where the caller accepts none (function nullptr: "this function").
+ */
+Datum info_record(FunctionCallInfo fcinfo, const char *function, const Datum *values, int count);
 
 } // namespace kid::pg
 

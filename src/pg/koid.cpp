@@ -3,7 +3,7 @@
  * The layout and codec are in src/core/koid.cpp.
  */
 #include "koid.h"
-#include "shmem.h"
+#include "lease.h"
 #include "time_bound.h"
 #include "uint64_type.h"
 
@@ -23,20 +23,14 @@ KID_UINT64_TYPE(koid, KOID, nullptr)
 
 KID_FUNCTION(koid_in)
 {
-    const char *text = PG_GETARG_CSTRING(0);
-    size_t len = strlen(text);
-    uint64_t koid;
-    if (!kid::koid_decode(text, len, &koid))
-        kid::pg::report_invalid_text(KOID, text, len, "A koid is 16 lowercase hexadecimal digits.");
-    return UInt64GetDatum(koid);
+    return UInt64GetDatum(kid::pg::decode_text<uint64_t>(
+        PG_GETARG_CSTRING(0), KOID, "A koid is 16 lowercase hexadecimal digits.", kid::koid_decode));
 }
 
 KID_FUNCTION(koid_out)
 {
-    char *text = static_cast<char *>(palloc(kid::KOID_TEXT_LEN + 1));
-    kid::koid_encode(DatumGetUInt64(PG_GETARG_DATUM(0)), text);
-    text[kid::KOID_TEXT_LEN] = '\0';
-    PG_RETURN_CSTRING(text);
+    PG_RETURN_CSTRING(
+        kid::pg::encode_text(kid::KOID_TEXT_LEN, kid::koid_encode, DatumGetUInt64(PG_GETARG_DATUM(0))));
 }
 
 static int64_t epoch_ms()
@@ -74,7 +68,7 @@ KID_TIME_COMPARISONS(koid, koid_cmp_time)
                                                   int64_t now_ms_since_epoch)
 {
     bool at_floor = last <= pg_atomic_read_u64(&s->koid_floor_word);
-    int64 wait_ms = static_cast<int64>(last >> 12) - now_ms_since_epoch;
+    int64 wait_ms = kid::koid_state_ms(last) - now_ms_since_epoch;
     if (at_floor && s->koid_lease_epoch_ms >= 0 && s->koid_lease_epoch_ms < epoch_ms())
         ereport(ERROR,
                 (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -85,7 +79,7 @@ KID_TIME_COMPARISONS(koid, koid_cmp_time)
                  errdetail("A koid holds milliseconds since the epoch: koids made under the old "
                            "epoch hold up to %lld, the clock gives %lld under the new one. "
                            "kid.koid_max_clock_wait_ms is %d ms.",
-                           static_cast<long long>(last >> 12),
+                           static_cast<long long>(kid::koid_state_ms(last)),
                            static_cast<long long>(now_ms_since_epoch),
                            kid::pg::koid_max_clock_wait_ms),
                  errhint("Wait until then, or set kid.koid_epoch_ms back to %lld.",
@@ -100,14 +94,14 @@ KID_TIME_COMPARISONS(koid, koid_cmp_time)
                            "server started (kid.lease written ahead before a crash, the replayed "
                            "marks of a promoted standby, or koids made under a smaller "
                            "kid.koid_epoch_ms); the clock reads %lld.",
-                           static_cast<long long>(last >> 12),
+                           static_cast<long long>(kid::koid_state_ms(last)),
                            static_cast<long long>(now_ms_since_epoch))));
     ereport(ERROR,
             (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
              errmsg("the system clock is behind the last koid by more than kid.koid_max_clock_wait_ms (%d ms)",
                     kid::pg::koid_max_clock_wait_ms),
              errdetail("The last koid was made at %lld ms after the epoch; the clock reads %lld.",
-                       static_cast<long long>(last >> 12),
+                       static_cast<long long>(kid::koid_state_ms(last)),
                        static_cast<long long>(now_ms_since_epoch))));
     pg_unreachable();
 }
@@ -166,9 +160,8 @@ KID_FUNCTION(koid_new)
         last = pg_atomic_read_u64(&gen->state);
     }
     pg_atomic_fetch_add_u64(&gen->stats.generated, 1);
-    int64_t ms = static_cast<int64_t>(next >> 12);
-    kid::pg::lease_cover(s, kid::pg::LEASE_KOID, (ms + 1 + epoch_ms()) * 1000 - 1);
-    return UInt64GetDatum(kid::koid_pack(ms, generator, static_cast<unsigned>(next & 4095)));
+    kid::pg::lease_cover(s, kid::pg::LEASE_KOID, kid::koid_ms_end_unix_us(kid::koid_state_ms(next), epoch_ms()));
+    return UInt64GetDatum(kid::koid_from_state(next, generator));
 }
 
 KID_FUNCTION(koid_from_timestamp)
@@ -190,12 +183,7 @@ KID_FUNCTION(koid_to_timestamp)
 KID_FUNCTION(koid_info)
 {
     uint64_t koid = DatumGetUInt64(PG_GETARG_DATUM(0));
-    TupleDesc desc;
-    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
-        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                        errmsg("koid_info must be called in a context that accepts a record")));
-    desc = BlessTupleDesc(desc);
-    Datum values[6] = {
+    Datum values[] = {
         TimestampTzGetDatum(kid::pg::timestamptz_from_unix_us((kid::koid_ms(koid) + epoch_ms()) * 1000)),
         Int64GetDatum(kid::koid_ms(koid)),
         Int32GetDatum(static_cast<int32>(kid::koid_datacenter(koid))),
@@ -203,6 +191,5 @@ KID_FUNCTION(koid_info)
         Int32GetDatum(static_cast<int32>(kid::koid_generator_id(koid))),
         Int32GetDatum(static_cast<int32>(kid::koid_counter(koid))),
     };
-    bool nulls[6] = {false, false, false, false, false, false};
-    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+    return kid::pg::info_record(fcinfo, "koid_info", values, lengthof(values));
 }

@@ -15,10 +15,11 @@
  * that replays this WAL (standbys, restores) must preload kid with the same
  * id, or replay stops at the first kid record.
  *
- * The callbacks are C functions PostgreSQL calls: they hold only trivially
- * destructible locals and use no C++ that can throw.
+ * The callbacks are PostgreSQL callbacks (CONTRIBUTING.md, "Callbacks"):
+ * noexcept functions of kid::pg with internal linkage that hold only
+ * trivially destructible locals.
  */
-#include "shmem.h"
+#include "lease.h"
 
 extern "C" {
 #include "access/xlog.h"
@@ -59,68 +60,60 @@ static void append_mark(StringInfo buf, const char *label, int64 unix_us)
         appendStringInfo(buf, "%s %s", label, timestamptz_to_str(timestamptz_from_unix_us(unix_us)));
 }
 
-} // namespace kid::pg
-
-extern "C" {
-
-static void kid_rm_redo(XLogReaderState *record)
+static void kid_rm_redo(XLogReaderState *record) noexcept
 {
-    kid::pg::LeaseWalRecord rec;
-    uint32 version = kid::pg::read_record(record, &rec);
+    LeaseWalRecord rec;
+    uint32 version = read_record(record, &rec);
     if (version == 0)
         elog(PANIC, "kid: unknown WAL record (info %u, length %u)",
              static_cast<unsigned>(XLogRecGetInfo(record)),
              static_cast<unsigned>(XLogRecGetDataLen(record)));
     /* A record of another layout (another kid version) stops replay instead of being misread. */
-    if (version != kid::pg::LEASE_WAL_VERSION)
+    if (version != LEASE_WAL_VERSION)
         ereport(PANIC,
                 (errmsg("kid: cannot replay a lease WAL record of another kid version "
                         "(length %u, layout version %s; this kid reads version %u, %u bytes)",
                         static_cast<unsigned>(XLogRecGetDataLen(record)),
                         version == UINT32_MAX ? "unknown" : psprintf("%u", version),
-                        kid::pg::LEASE_WAL_VERSION,
-                        static_cast<unsigned>(sizeof(kid::pg::LeaseWalRecord))),
+                        LEASE_WAL_VERSION,
+                        static_cast<unsigned>(sizeof(LeaseWalRecord))),
                  errhint("Replay this WAL with the kid version that wrote it.")));
-    kid::pg::lease_replay(rec);
+    lease_replay(rec);
 }
 
-static void kid_rm_desc(StringInfo buf, XLogReaderState *record)
+static void kid_rm_desc(StringInfo buf, XLogReaderState *record) noexcept
 {
-    kid::pg::LeaseWalRecord rec;
-    if (kid::pg::read_record(record, &rec) != kid::pg::LEASE_WAL_VERSION) {
+    LeaseWalRecord rec;
+    if (read_record(record, &rec) != LEASE_WAL_VERSION) {
         appendStringInfoString(buf, "unknown kid record (another layout version)");
         return;
     }
     appendStringInfo(buf, "node %d, koid generator %d, uid node %08x; ", rec.node_id,
                      rec.koid_generator_id, rec.uid_node);
-    for (int i = 0; i < kid::pg::LEASE_LINES; i++) {
+    for (int i = 0; i < LEASE_LINES; i++) {
         char label[64];
         snprintf(label, sizeof(label), "%s%s until", i == 0 ? "" : ", ",
-                 kid::pg::LEASE_LINE_NAMES[i]);
-        kid::pg::append_mark(buf, label, rec.marks[i]);
+                 LEASE_LINE_NAMES[i]);
+        append_mark(buf, label, rec.marks[i]);
     }
     appendStringInfo(buf, "; koid epoch %lld ms, uid interval %d",
                      static_cast<long long>(rec.koid_epoch_ms), rec.uid_interval);
-    kid::pg::append_mark(buf, "; written at", rec.written_at_us);
+    append_mark(buf, "; written at", rec.written_at_us);
 }
 
-static const char *kid_rm_identify(uint8 info)
+static const char *kid_rm_identify(uint8 info) noexcept
 {
-    if ((info & ~XLR_INFO_MASK) == kid::pg::XLOG_KID_LEASE)
+    if ((info & ~XLR_INFO_MASK) == XLOG_KID_LEASE)
         return "LEASE";
     return nullptr;
 }
 
-} // extern "C"
-
-namespace kid::pg {
-
 /* PostgreSQL keeps the pointer: static storage. */
 static RmgrData kid_rmgr = {
     "kid",           /* rm_name */
-    kid_rm_redo,     /* rm_redo */
-    kid_rm_desc,     /* rm_desc */
-    kid_rm_identify, /* rm_identify */
+    pg_callback(kid_rm_redo),     /* rm_redo */
+    pg_callback(kid_rm_desc),     /* rm_desc */
+    pg_callback(kid_rm_identify), /* rm_identify */
     nullptr,         /* rm_startup */
     nullptr,         /* rm_cleanup */
     nullptr,         /* rm_mask */

@@ -4,7 +4,8 @@
  */
 #include "fixed_bytes_type.h"
 #include "radix.h"
-#include "shmem.h"
+#include "lease.h"
+#include "sno_slots.h"
 #include "sno.h"
 #include "time_bound.h"
 
@@ -38,21 +39,14 @@ KID_FIXED_BYTES_TYPE(sno, kid::SNO_SIZE, SNO, nullptr)
 
 KID_FUNCTION(sno_in)
 {
-    const char *text = PG_GETARG_CSTRING(0);
-    size_t len = strlen(text);
-    Sno id;
-    if (!kid::sno_decode(text, len, &id))
-        kid::pg::report_invalid_text(SNO, text, len,
-                                     "An sno is 16 characters from \"23456789abcdefghijklmnopqrstuvwx\".");
-    return sno_datum(id);
+    return sno_datum(kid::pg::decode_text<Sno>(
+        PG_GETARG_CSTRING(0), SNO, "An sno is 16 characters from \"23456789abcdefghijklmnopqrstuvwx\".",
+        kid::sno_decode));
 }
 
 KID_FUNCTION(sno_out)
 {
-    char *text = static_cast<char *>(palloc(kid::SNO_TEXT_LEN + 1));
-    kid::sno_encode(*sno_arg(fcinfo, 0), text);
-    text[kid::SNO_TEXT_LEN] = '\0';
-    PG_RETURN_CSTRING(text);
+    PG_RETURN_CSTRING(kid::pg::encode_text(kid::SNO_TEXT_LEN, kid::sno_encode, *sno_arg(fcinfo, 0)));
 }
 
 static uint8_t meta_arg(FunctionCallInfo fcinfo, int n)
@@ -98,7 +92,7 @@ KID_FUNCTION(sno_new)
     }
 
     /* The id's unit is now hi[tick]: the lease must cover the whole unit. */
-    int64_t unit_end_us = (kid::SNO_EPOCH_MS + (g->hi[g->tick] + 1) * kid::SNO_UNIT_MS) * 1000 - 1;
+    int64_t unit_end_us = kid::sno_unit_end_us(g->hi[g->tick]);
     kid::pg::lease_cover(kid::pg::shared,
                          g->tick ? kid::pg::LEASE_SNO_TICK1 : kid::pg::LEASE_SNO_TICK0, unit_end_us);
     return sno_datum(id);
@@ -195,18 +189,12 @@ KID_FUNCTION(sno_tick)
 KID_FUNCTION(sno_info)
 {
     kid::SnoFields f = kid::sno_unpack(*sno_arg(fcinfo, 0));
-    TupleDesc desc;
-    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
-        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                        errmsg("sno_info must be called in a context that accepts a record")));
-    desc = BlessTupleDesc(desc);
-    Datum values[5] = {
+    Datum values[] = {
         TimestampTzGetDatum(kid::pg::timestamptz_from_unix_us(kid::sno_unix_ms(f) * 1000)),
         Int32GetDatum(static_cast<int32>(f.tick)),
         Int32GetDatum(f.meta),
         Int32GetDatum(f.partition),
         Int32GetDatum(f.sequence),
     };
-    bool nulls[5] = {false, false, false, false, false};
-    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+    return kid::pg::info_record(fcinfo, "sno_info", values, lengthof(values));
 }

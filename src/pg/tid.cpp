@@ -4,7 +4,7 @@
  * pg_catalog.tid (tuple identifiers) always comes first on the search path.
  * The layout and codec are in src/core/tid.cpp.
  */
-#include "shmem.h"
+#include "lease.h"
 #include "tid.h"
 #include "time_bound.h"
 #include "uint64_type.h"
@@ -27,22 +27,16 @@ KID_UINT64_TYPE(atproto_tid, TID, nullptr)
 
 KID_FUNCTION(atproto_tid_in)
 {
-    const char *text = PG_GETARG_CSTRING(0);
-    size_t len = strlen(text);
-    uint64_t tid;
-    if (!kid::tid_decode(text, len, &tid))
-        kid::pg::report_invalid_text(
-            TID, text, len,
-            "A tid is 13 characters of \"234567abcdefghijklmnopqrstuvwxyz\", the first one of 2-7 or a-j.");
-    return UInt64GetDatum(tid);
+    return UInt64GetDatum(kid::pg::decode_text<uint64_t>(
+        PG_GETARG_CSTRING(0), TID,
+        "A tid is 13 characters of \"234567abcdefghijklmnopqrstuvwxyz\", the first one of 2-7 or a-j.",
+        kid::tid_decode));
 }
 
 KID_FUNCTION(atproto_tid_out)
 {
-    char *text = static_cast<char *>(palloc(kid::TID_TEXT_LEN + 1));
-    kid::tid_encode(DatumGetUInt64(PG_GETARG_DATUM(0)), text);
-    text[kid::TID_TEXT_LEN] = '\0';
-    PG_RETURN_CSTRING(text);
+    PG_RETURN_CSTRING(
+        kid::pg::encode_text(kid::TID_TEXT_LEN, kid::tid_encode, DatumGetUInt64(PG_GETARG_DATUM(0))));
 }
 
 /* A tid against the smallest tid of t's microsecond (clock id 0, bit 63 clear). */
@@ -133,19 +127,13 @@ KID_FUNCTION(tid_clock_id)
 KID_FUNCTION(tid_info)
 {
     uint64_t tid = DatumGetUInt64(PG_GETARG_DATUM(0));
-    TupleDesc desc;
-    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
-        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                        errmsg("tid_info must be called in a context that accepts a record")));
-    desc = BlessTupleDesc(desc);
-    Datum values[4] = {
+    Datum values[] = {
         TimestampTzGetDatum(kid::pg::timestamptz_from_unix_us(kid::tid_unix_us(tid))),
         Int64GetDatum(kid::tid_unix_us(tid)),
         Int32GetDatum(static_cast<int32>(kid::tid_clock_id(tid))),
         BoolGetDatum((tid >> 63) != 0),
     };
-    bool nulls[4] = {false, false, false, false};
-    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+    return kid::pg::info_record(fcinfo, "tid_info", values, lengthof(values));
 }
 
 KID_FUNCTION(atproto_rkey_is_valid)

@@ -4,7 +4,7 @@
  * are in src/core/uid.cpp.
  */
 #include "fixed_bytes_type.h"
-#include "shmem.h"
+#include "lease.h"
 #include "time_bound.h"
 #include "uid.h"
 #include "uint64_type.h"
@@ -56,40 +56,39 @@ static const char GLOBAL_FORM[] =
     "A uid_global is 16 characters of \".0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz\" "
     "with zero tail bits, seconds at most 999999 (their top 10 bits at most 976) and a step at most 976.";
 
+/* A literal that decodes and holds valid fields. */
+static bool local_decode_valid(const char *text, size_t len, uint64_t *id)
+{
+    return kid::uid_local_decode(text, len, id) && !kid::uid_local_invalid(*id);
+}
+
+static bool global_decode_valid(const char *text, size_t len, UidGlobal *g)
+{
+    return kid::uid_global_decode(text, len, g) && !kid::uid_global_invalid(*g);
+}
+
 KID_FUNCTION(uid_in)
 {
-    const char *text = PG_GETARG_CSTRING(0);
-    size_t len = strlen(text);
-    uint64_t id;
-    if (!kid::uid_local_decode(text, len, &id) || kid::uid_local_invalid(id))
-        kid::pg::report_invalid_text(UID, text, len, LOCAL_FORM);
-    return UInt64GetDatum(id);
+    return UInt64GetDatum(
+        kid::pg::decode_text<uint64_t>(PG_GETARG_CSTRING(0), UID, LOCAL_FORM, local_decode_valid));
 }
 
 KID_FUNCTION(uid_out)
 {
-    char *text = static_cast<char *>(palloc(kid::UID_LOCAL_TEXT_LEN + 1));
-    kid::uid_local_encode(DatumGetUInt64(PG_GETARG_DATUM(0)), text);
-    text[kid::UID_LOCAL_TEXT_LEN] = '\0';
-    PG_RETURN_CSTRING(text);
+    PG_RETURN_CSTRING(kid::pg::encode_text(kid::UID_LOCAL_TEXT_LEN, kid::uid_local_encode,
+                                           DatumGetUInt64(PG_GETARG_DATUM(0))));
 }
 
 KID_FUNCTION(uid_global_in)
 {
-    const char *text = PG_GETARG_CSTRING(0);
-    size_t len = strlen(text);
-    UidGlobal g;
-    if (!kid::uid_global_decode(text, len, &g) || kid::uid_global_invalid(g))
-        kid::pg::report_invalid_text(UID_GLOBAL, text, len, GLOBAL_FORM);
-    return global_datum(g);
+    return global_datum(
+        kid::pg::decode_text<UidGlobal>(PG_GETARG_CSTRING(0), UID_GLOBAL, GLOBAL_FORM, global_decode_valid));
 }
 
 KID_FUNCTION(uid_global_out)
 {
-    char *text = static_cast<char *>(palloc(kid::UID_GLOBAL_TEXT_LEN + 1));
-    kid::uid_global_encode(*global_arg(fcinfo, 0), text);
-    text[kid::UID_GLOBAL_TEXT_LEN] = '\0';
-    PG_RETURN_CSTRING(text);
+    PG_RETURN_CSTRING(
+        kid::pg::encode_text(kid::UID_GLOBAL_TEXT_LEN, kid::uid_global_encode, *global_arg(fcinfo, 0)));
 }
 
 /* The fields of the 1.024 ms step holding t; ERROR outside 1970.. (A's 20 bits). */
@@ -232,7 +231,7 @@ static UidFields next_uid_fields(const char *type_name)
     if (regressed)
         pg_atomic_fetch_add_u64(&gen->stats.regressions, 1);
     UidFields f = kid::uid_fields_from_word(next);
-    kid::pg::lease_cover(s, kid::pg::LEASE_UID, kid::uid_unix_us(f) + 1023);
+    kid::pg::lease_cover(s, kid::pg::LEASE_UID, kid::uid_step_end_us(f));
     return f;
 }
 
@@ -343,22 +342,16 @@ KID_FUNCTION(uid_global_to_timestamp)
 
 static Datum info_tuple(FunctionCallInfo fcinfo, const UidFields &f, bool with_node)
 {
-    TupleDesc desc;
-    if (get_call_result_type(fcinfo, nullptr, &desc) != TYPEFUNC_COMPOSITE)
-        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                        errmsg("this function must be called in a context that accepts a record")));
-    desc = BlessTupleDesc(desc);
     Datum values[6];
-    bool nulls[6] = {false, false, false, false, false, false};
     int n = 0;
     values[n++] = TimestampTzGetDatum(kid::pg::timestamptz_from_unix_us(kid::uid_unix_us(f)));
     values[n++] = Int32GetDatum(static_cast<int32>(f.mega));
     values[n++] = Int32GetDatum(static_cast<int32>(f.sec));
-    values[n++] = Int32GetDatum(static_cast<int32>(f.step << 10));
+    values[n++] = Int32GetDatum(static_cast<int32>(kid::uid_step_us(f)));
     if (with_node)
         values[n++] = Int64GetDatum(static_cast<int64>(f.node));
     values[n++] = Int32GetDatum(static_cast<int32>(f.seq));
-    PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+    return kid::pg::info_record(fcinfo, nullptr, values, n);
 }
 
 KID_FUNCTION(uid_info)
@@ -384,15 +377,22 @@ KID_FUNCTION(uid_to_base64url)
     PG_RETURN_TEXT_P(cstring_to_text_with_len(buf, kid::UID_LOCAL_TEXT_LEN));
 }
 
+static bool local_decode_base64url_valid(const char *text, size_t len, uint64_t *id)
+{
+    return kid::uid_local_decode_base64url(text, len, id) && !kid::uid_local_invalid(*id);
+}
+
+static bool global_decode_base64url_valid(const char *text, size_t len, UidGlobal *g)
+{
+    return kid::uid_global_decode_base64url(text, len, g) && !kid::uid_global_invalid(*g);
+}
+
 KID_FUNCTION(uid_from_base64url)
 {
     text *t = PG_GETARG_TEXT_PP(0);
-    uint64_t id;
-    if (!kid::uid_local_decode_base64url(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), &id) ||
-        kid::uid_local_invalid(id))
-        kid::pg::report_invalid_text(UID, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t),
-                                     "Expected 11 base64url characters of a valid uid.");
-    return UInt64GetDatum(id);
+    return UInt64GetDatum(kid::pg::decode_text<uint64_t>(
+        VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), UID, "Expected 11 base64url characters of a valid uid.",
+        local_decode_base64url_valid));
 }
 
 KID_FUNCTION(uid_global_to_base64url)
@@ -405,10 +405,7 @@ KID_FUNCTION(uid_global_to_base64url)
 KID_FUNCTION(uid_global_from_base64url)
 {
     text *t = PG_GETARG_TEXT_PP(0);
-    UidGlobal g;
-    if (!kid::uid_global_decode_base64url(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), &g) ||
-        kid::uid_global_invalid(g))
-        kid::pg::report_invalid_text(UID_GLOBAL, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t),
-                                     "Expected 16 base64url characters of a valid uid_global.");
-    return global_datum(g);
+    return global_datum(kid::pg::decode_text<UidGlobal>(
+        VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), UID_GLOBAL,
+        "Expected 16 base64url characters of a valid uid_global.", global_decode_base64url_valid));
 }

@@ -100,3 +100,19 @@ TEST(KoidGenerator, NeverRepeatsWithOverflowAndJitter)
     }
     EXPECT_GT(waits, 0);
 }
+
+TEST(KoidGenerator, StateWordAccessors)
+{
+    uint64_t w = kid::koid_state(1234567, 89);
+    EXPECT_EQ(kid::koid_state_ms(w), 1234567);
+    EXPECT_EQ(kid::koid_state_counter(w), 89u);
+    EXPECT_EQ(kid::koid_from_state(w, 513), kid::koid_pack(1234567, 513, 89));
+    /* The floor counts its millisecond as used: the next id is in a later one. */
+    uint64_t next = 0;
+    uint64_t floor = kid::koid_state_floor(1000);
+    EXPECT_EQ(kid::koid_step(floor, 1000, &next), kid::KoidStep::overflow);
+    ASSERT_EQ(kid::koid_step(floor, 1001, &next), kid::KoidStep::ok);
+    EXPECT_EQ(next, kid::koid_state(1001, 0));
+    EXPECT_EQ(kid::koid_ms_start_unix_us(5, 1000), 1005000);
+    EXPECT_EQ(kid::koid_ms_end_unix_us(5, 1000), 1005999);
+}

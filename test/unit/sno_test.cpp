@@ -326,3 +326,14 @@ TEST(SnoGenerator, FloorFromLease)
     sno_generator_floor(&h, 1, 10);
     EXPECT_EQ(h.hi[1], 501);
 }
+
+TEST(SnoLayout, UnitBounds)
+{
+    EXPECT_EQ(kid::sno_unit_start_us(0), kid::SNO_MIN_UNIX_US);
+    EXPECT_EQ(kid::sno_unit_end_us(kid::SNO_MAX_UNITS), kid::SNO_MAX_UNIX_US);
+    int64_t units = 0;
+    ASSERT_TRUE(kid::sno_units_from_unix_us(kid::sno_unit_end_us(777), &units));
+    EXPECT_EQ(units, 777);
+    ASSERT_TRUE(kid::sno_units_from_unix_us(kid::sno_unit_start_us(778), &units));
+    EXPECT_EQ(units, 778);
+}

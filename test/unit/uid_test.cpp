@@ -296,3 +296,14 @@ TEST(UidGenerator, JitteryClockStrictlyIncreasing)
         last = next;
     }
 }
+
+TEST(UidGenerator, WordFloorAndStepEnd)
+{
+    int64_t t = INT64_C(1700000000123456);
+    uint64_t floor = kid::uid_word_floor(t);
+    kid::UidFields f = kid::uid_fields_from_word(floor);
+    EXPECT_EQ(f.seq, kid::UID_SEQ_MAX);
+    EXPECT_LE(kid::uid_unix_us(f), t);
+    EXPECT_GE(kid::uid_step_end_us(f), t);
+    EXPECT_EQ(kid::uid_step_end_us(f) - kid::uid_unix_us(f), 1023);
+}

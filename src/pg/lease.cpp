@@ -1,0 +1,413 @@
+/*
+ * lease.cpp - the lease: what it holds at start-up, its renewal, its
+ * replay from WAL, the floors after recovery, and the exact marks a clean
+ * shutdown writes.  (The file format: lease_file.cpp; the WAL resource
+ * manager: lease_wal.cpp.)
+ *
+ * The lease is a small file in the data directory that records, for each
+ * lease line, a time that no generated id has reached.  It is written ahead
+ * (LEASE_AHEAD_US into the future) with write, fsync and a durable rename,
+ * so a restart, a crash or a clock stepped back while the server was down
+ * starts every generator above anything it may have handed out.  Each
+ * extension is also logged in the WAL (lease_wal.cpp); replaying it raises
+ * the "replayed" marks, and the first generation after recovery raises every
+ * generator above them (lease_finalize_floors), so a promoted standby repeats
+ * nothing its old primary handed out.
+ *
+ * Written ahead, the lease makes every restart look like a clock that went
+ * back by up to LEASE_AHEAD_US.  A clean shutdown avoids that: once every
+ * backend has exited and the shutdown checkpoint is written, the postmaster
+ * replaces the marks with the exact high-water marks of the generators in
+ * shared memory (lease_write_at_shutdown), so the next start-up continues
+ * just above the newest id instead of above the lease.  The first id after
+ * that start-up is above the exact marks and therefore writes a new lease
+ * (file and WAL record) before it is handed out, as the first id after any
+ * start-up does once the lease has run out.  A crash, an immediate shutdown
+ * or a crash restart after a backend died leaves the lease written ahead.
+ */
+#include "lease.h"
+#include "lease_file.h"
+#include "uid.h"
+
+#include <sys/stat.h>
+
+extern "C" {
+#include "access/xlog.h"
+#include "access/xlog_internal.h"
+#include "catalog/pg_control.h"
+#include "common/controldata_utils.h"
+#include "miscadmin.h"
+#include "storage/ipc.h"
+}
+
+namespace kid::pg {
+
+/* A koid mark written under epoch `from` (ms), re-expressed under epoch `to`: same raw milliseconds. */
+static int64 koid_mark_under_epoch(int64 mark_us, int64 from_ms, int64 to_ms)
+{
+    if (mark_us == 0 || from_ms == to_ms)
+        return mark_us;
+    int64 v = mark_us + (to_ms - from_ms) * 1000;
+    return v > 0 ? v : 1;
+}
+
+/* The file's contents as shared memory has them; call with lease_lock held. */
+static LeaseFile lease_current(KidShared *s)
+{
+    LeaseFile lf;
+    for (int i = 0; i < LEASE_LINES; i++) {
+        lf.own[i] = static_cast<int64>(pg_atomic_read_u64(&s->lease_us[i]));
+        lf.replayed[i] = static_cast<int64>(pg_atomic_read_u64(&s->replayed_us[i]));
+    }
+    lf.margin_pending = s->archive_recovery && pg_atomic_read_u32(&s->floors_final) == 0;
+    lf.exact = s->own_exact;
+    /* Marks in shared memory are under this server's settings (shifted at start-up and replay). */
+    lf.koid_epoch_ms = koid_epoch_whole_ms();
+    lf.uid_interval = uid_interval;
+    lf.uid_replayed_interval = s->uid_replayed_interval;
+    lf.uid_global_guard_us = static_cast<int64>(pg_atomic_read_u64(&s->uid_global_guard_us));
+    lf.uid_guard_interval = s->uid_guard_interval;
+    return lf;
+}
+
+/* Raise the uid_global guard for uid marks written under `interval` (see uid_interval_change_guard_us). */
+static void raise_uid_guard(KidShared *s, int64 mark_us, int interval)
+{
+    int64 guard = kid::uid_interval_change_guard_us(mark_us, interval, uid_interval);
+    if (guard > static_cast<int64>(pg_atomic_read_u64(&s->uid_global_guard_us))) {
+        s->uid_guard_interval = interval;
+        pg_write_barrier();
+        pg_atomic_write_u64(&s->uid_global_guard_us, static_cast<uint64>(guard));
+    }
+}
+
+/* Raise every scheme's generator above the floors (the scheme table's raise_to_floor). */
+static void raise_generators(KidShared *s, const int64 floor_us[LEASE_LINES])
+{
+    for (const SchemeDef &scheme : SCHEMES)
+        scheme.raise_to_floor(s, floor_us);
+}
+
+void lease_extend(KidShared *s, LeaseLine line, int64_t unix_us)
+{
+    /*
+     * An id the current mark still covers only asks for an early renewal:
+     * when another backend holds the lock (renewing, most likely), go on
+     * instead of queueing behind its fsyncs.  An id past the mark waits.
+     */
+    if (static_cast<int64_t>(pg_atomic_read_u64(&s->lease_us[line])) > unix_us) {
+        if (!LWLockConditionalAcquire(s->lease_lock, LW_EXCLUSIVE))
+            return;
+    } else {
+        LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
+    }
+    if (static_cast<int64_t>(pg_atomic_read_u64(&s->lease_us[line])) <= unix_us + LEASE_RENEW_US) {
+        LeaseFile lf = lease_current(s);
+        lf.own[line] = unix_us + LEASE_AHEAD_US;
+        lf.exact = false;
+        /*
+         * The file first, then the WAL record: a base backup that copies the
+         * file before a record it does not replay cannot miss the record's
+         * mark, and a crash between the two leaves the file ahead (safe).
+         */
+        lease_write(lf, ERROR);
+        s->own_exact = false;
+        if (lease_wal_log(lf.own))
+            pg_atomic_fetch_add_u64(&s->lease_records, 1);
+        if (s->first_us[line] == 0)
+            s->first_us[line] = unix_us;
+        /* Publish only after the file and the WAL record are durable. */
+        pg_atomic_write_u64(&s->lease_us[line], static_cast<uint64>(lf.own[line]));
+        pg_atomic_fetch_add_u64(&s->lease_writes, 1);
+    }
+    LWLockRelease(s->lease_lock);
+}
+
+void lease_replay(const LeaseWalRecord &rec)
+{
+    KidShared *s = shared;
+    if (s == nullptr)
+        return; /* cannot happen: the resource manager exists only when preloaded */
+    LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
+    bool rose = false;
+    int64 marks[LEASE_LINES];
+    for (int i = 0; i < LEASE_LINES; i++)
+        marks[i] = rec.marks[i];
+    /* The writer's koid mark under this server's epoch: the same raw milliseconds. */
+    marks[LEASE_KOID] = koid_mark_under_epoch(marks[LEASE_KOID], rec.koid_epoch_ms,
+                                              koid_epoch_whole_ms());
+    for (int i = 0; i < LEASE_LINES; i++) {
+        if (marks[i] > static_cast<int64>(pg_atomic_read_u64(&s->replayed_us[i]))) {
+            pg_atomic_write_u64(&s->replayed_us[i], static_cast<uint64>(marks[i]));
+            rose = true;
+        }
+    }
+    /*
+     * uid_global ids the writer made under another kid.uid_interval: the
+     * guard covers its mark plus what a promotion may still add (records
+     * not received, the margin).
+     */
+    if (marks[LEASE_UID] > 0) {
+        uint64 guard_before = pg_atomic_read_u64(&s->uid_global_guard_us);
+        raise_uid_guard(s, marks[LEASE_UID] + LEASE_RENEW_US + PROMOTION_MARGIN_US,
+                        rec.uid_interval);
+        if (s->uid_replayed_interval != rec.uid_interval ||
+            pg_atomic_read_u64(&s->uid_global_guard_us) != guard_before)
+            rose = true;
+        s->uid_replayed_interval = rec.uid_interval;
+    }
+    s->replayed_writer.written_at_us = rec.written_at_us;
+    s->replayed_writer.koid_generator_id = rec.koid_generator_id;
+    s->replayed_writer.uid_node = rec.uid_node;
+    s->replayed_writer.uid_interval = rec.uid_interval;
+    s->replayed_writer.koid_epoch_ms = rec.koid_epoch_ms;
+    /* node_id last: a reader that sees it set sees the fields above. */
+    pg_write_barrier();
+    s->replayed_writer.node_id = rec.node_id;
+    pg_atomic_fetch_add_u64(&s->replayed_records, 1);
+    /*
+     * Durable before a restartpoint can pass the record: after a restart the
+     * standby does not replay it again.
+     */
+    if (rose)
+        lease_write(lease_current(s), ERROR);
+    LWLockRelease(s->lease_lock);
+}
+
+/*
+ * Once generation starts after recovery (or after a plain start), raise
+ * every generator above what recovery replayed: the marks of the server
+ * whose WAL this one replayed, plus PROMOTION_MARGIN_US after archive
+ * recovery, whose last records may not have arrived.  The new floors are
+ * made durable (file and WAL) before any id above them is handed out.
+ */
+void lease_finalize_floors(KidShared *s)
+{
+    LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
+    if (pg_atomic_read_u32(&s->floors_final) == 0) {
+        LeaseFile lf = lease_current(s);
+        int64 want[LEASE_LINES];
+        bool rose = false;
+        for (int i = 0; i < LEASE_LINES; i++) {
+            int64 own = lf.own[i];
+            int64 w = own > lf.replayed[i] ? own : lf.replayed[i];
+            if (w > 0 && s->archive_recovery)
+                w += PROMOTION_MARGIN_US;
+            want[i] = w;
+            if (w > own) {
+                lf.own[i] = w;
+                rose = true;
+            }
+        }
+        if (rose) {
+            lf.margin_pending = false;
+            lf.exact = false;
+            lease_write(lf, ERROR);
+            s->own_exact = false;
+            if (lease_wal_log(lf.own))
+                pg_atomic_fetch_add_u64(&s->lease_records, 1);
+            pg_atomic_fetch_add_u64(&s->lease_writes, 1);
+            for (int i = 0; i < LEASE_LINES; i++) {
+                atomic_raise(&s->lease_us[i], static_cast<uint64>(lf.own[i]));
+                atomic_raise(&s->floor_us[i], static_cast<uint64>(want[i]));
+            }
+            /* sno: free slots now, owned ones by their owner on its next id (floor_epoch). */
+            raise_generators(s, want);
+            pg_atomic_fetch_add_u32(&s->floor_epoch, 2);
+        }
+        /* A full barrier: everything above is visible before the flag. */
+        pg_atomic_fetch_add_u32(&s->floors_final, 1);
+    }
+    LWLockRelease(s->lease_lock);
+}
+
+
+static bool file_exists(const char *name)
+{
+    struct stat st;
+    return stat(name, &st) == 0;
+}
+
+/*
+ * The exact high-water marks of the generators now: per lease line, the
+ * time of the newest id the line's generator(s) in shared memory made, or
+ * the line's floor when higher; 0 for a line with neither.  Each is the
+ * start of the time unit of the newest id: flooring at a time counts that
+ * time's whole unit as used, so this is the lowest mark that puts the
+ * generator back where it is.
+ */
+static void generator_high_water(KidShared *s, int64 marks[LEASE_LINES])
+{
+    for (int i = 0; i < LEASE_LINES; i++)
+        marks[i] = static_cast<int64>(pg_atomic_read_u64(&s->floor_us[i]));
+    for (const SchemeDef &scheme : SCHEMES)
+        scheme.high_water(s, marks);
+}
+
+/*
+ * Whether pg_control says the server shut down cleanly: the shutdown
+ * checkpoint (or, on a standby, restartpoint) is written, so the next
+ * start-up replays no WAL this server wrote.  False when its CRC is wrong.
+ *
+ * get_controlfile() pallocs (in the postmaster's current context, which
+ * is about to go away with the process) and raises ERROR when it cannot
+ * read the file.  In this callback proc_exit is in progress, so elog.c
+ * turns that ERROR into FATAL: the postmaster then finishes exiting with
+ * status 1 (the remaining exit callbacks still run) and kid.lease keeps
+ * the marks written ahead, which is the safe outcome.  The file was just
+ * written by the shutdown checkpoint, so that is not expected to happen.
+ */
+static bool shutdown_checkpoint_written()
+{
+    bool crc_ok = false;
+    ControlFileData *cf = get_controlfile(DataDir, &crc_ok);
+    bool clean = crc_ok && (cf->state == DB_SHUTDOWNED || cf->state == DB_SHUTDOWNED_IN_RECOVERY);
+    pfree(cf);
+    return clean;
+}
+
+/*
+ * on_shmem_exit callback of the postmaster (of a single-user backend too):
+ * at a clean shutdown, replace the marks written ahead with the exact
+ * high-water marks.
+ *
+ * Exact is safe here: every backend has exited (the postmaster exits only
+ * when it has no children left), and a generator advances its state in
+ * shared memory before its id leaves the backend, so the states are at or
+ * above every id handed out.  The floors (startup lease, replayed marks
+ * already applied) are kept under the marks; replayed marks not applied
+ * yet stay in the file's replayed marks, and a pending promotion margin
+ * stays pending.
+ *
+ * Only after a shutdown checkpoint: a crash restart after a backend died
+ * calls this with code 1 (shmem_exit(1) before reinitialising) and a
+ * postmaster killed by SIGKILL not at all, while an immediate shutdown
+ * (pg_ctl stop -m immediate) exits with code 0 but writes no shutdown
+ * checkpoint.  The exact marks would be safe even then (its backends were
+ * killed, but all had exited, and no id leaves a backend before its
+ * generator's state holds it), yet PostgreSQL treats an immediate shutdown
+ * as a crash: the next start-up runs crash recovery, which replays this
+ * server's lease records since the last checkpoint and raises the floors to
+ * their marks written ahead whenever there are any.  Keeping the lease makes
+ * every start-up after crash recovery behave alike.
+ */
+static void lease_write_at_shutdown(int code, Datum) noexcept
+{
+    KidShared *s = shared;
+    if (code != 0 || s == nullptr)
+        return;
+    if (!shutdown_checkpoint_written()) {
+        ereport(LOG, (errmsg("kid: \"%s\" keeps the marks written ahead: no shutdown checkpoint",
+                             LEASE_FILE)));
+        return;
+    }
+    LeaseFile lf = lease_current(s);
+    generator_high_water(s, lf.own);
+    lf.exact = true;
+    if (lease_write(lf, LOG))
+        ereport(LOG, (errmsg("kid: wrote the exact high-water marks of generated time to \"%s\"",
+                             LEASE_FILE)));
+}
+
+void lease_register_shutdown_write()
+{
+    on_shmem_exit(pg_callback(lease_write_at_shutdown), 0);
+}
+
+/*
+ * At start-up (see lease.h).  koid marks written under another
+ * kid.koid_epoch_ms are re-expressed under this one; a uid mark written
+ * under another kid.uid_interval sets the uid_global guard; after archive
+ * recovery the promotion margin is made durable as pending.
+ */
+void lease_start(KidShared *s)
+{
+    LeaseFile lf;
+    s->startup_found = lease_read(&lf);
+    /*
+     * koid marks written under another kid.koid_epoch_ms: re-express them
+     * under this one (same raw milliseconds), remembering the old epoch
+     * for koid_new's error message.
+     */
+    s->koid_lease_epoch_ms = -1;
+    if (lf.koid_epoch_ms != koid_epoch_whole_ms()) {
+        if (lf.own[LEASE_KOID] != 0 || lf.replayed[LEASE_KOID] != 0) {
+            s->koid_lease_epoch_ms = lf.koid_epoch_ms;
+            ereport(LOG, (errmsg("kid: kid.koid_epoch_ms changed from %lld to %lld since the "
+                                 "lease was written; koid continues above the same raw "
+                                 "milliseconds",
+                                 static_cast<long long>(lf.koid_epoch_ms),
+                                 static_cast<long long>(koid_epoch_whole_ms()))));
+        }
+        lf.own[LEASE_KOID] = koid_mark_under_epoch(lf.own[LEASE_KOID], lf.koid_epoch_ms,
+                                                   koid_epoch_whole_ms());
+        lf.replayed[LEASE_KOID] = koid_mark_under_epoch(
+            lf.replayed[LEASE_KOID], lf.koid_epoch_ms, koid_epoch_whole_ms());
+        lf.koid_epoch_ms = koid_epoch_whole_ms();
+    }
+    /* Exact marks: a clean shutdown; the generators continue just above them. */
+    s->startup_exact = s->startup_found && lf.exact;
+    s->own_exact = s->startup_exact;
+    if (s->startup_exact)
+        ereport(LOG, (errmsg("kid: starting above the exact high-water marks of the last "
+                             "clean shutdown")));
+    /*
+     * Archive recovery (a standby, a point-in-time restore) ends in a
+     * promotion; the margin is added then.  The file remembers that it
+     * is pending, in case the promoted server stops before it generated.
+     */
+    s->archive_recovery = lf.margin_pending || file_exists(STANDBY_SIGNAL_FILE) ||
+                          file_exists(RECOVERY_SIGNAL_FILE);
+    for (int i = 0; i < LEASE_LINES; i++) {
+        s->startup_floor_us[i] = lf.own[i];
+        /* The file already covers everything below its marks. */
+        pg_atomic_init_u64(&s->lease_us[i], static_cast<uint64>(lf.own[i]));
+        pg_atomic_init_u64(&s->replayed_us[i], static_cast<uint64>(lf.replayed[i]));
+        pg_atomic_init_u64(&s->floor_us[i], static_cast<uint64>(lf.own[i]));
+        s->first_us[i] = 0;
+    }
+    /*
+     * uid_global after a kid.uid_interval change: refused until the
+     * guard.  The file's guard stays (an earlier change may still be
+     * pending); the own uid mark was written under the file's interval,
+     * the replayed one under the replayed interval (plus what a
+     * promotion may still add).
+     */
+    pg_atomic_init_u64(&s->uid_global_guard_us,
+                       static_cast<uint64>(lf.uid_global_guard_us > 0 ? lf.uid_global_guard_us : 0));
+    s->uid_guard_interval = lf.uid_guard_interval;
+    raise_uid_guard(s, lf.own[LEASE_UID], lf.uid_interval);
+    if (lf.uid_replayed_interval != 0)
+        raise_uid_guard(s, lf.replayed[LEASE_UID] + LEASE_RENEW_US + PROMOTION_MARGIN_US,
+                        lf.uid_replayed_interval);
+    s->uid_replayed_interval = lf.uid_replayed_interval;
+    if (static_cast<int64>(pg_atomic_read_u64(&s->uid_global_guard_us)) >
+        lf.uid_global_guard_us)
+        ereport(LOG, (errmsg("kid: kid.uid_interval changed from %d to %d since uid ids were "
+                             "last made; uid_global_new() refuses until the next %d-second "
+                             "boundary above the uid mark",
+                             lf.uid_interval, uid_interval,
+                             1 << (lf.uid_interval > uid_interval ? lf.uid_interval : uid_interval))));
+    pg_atomic_init_u32(&s->floor_epoch, 2);
+    pg_atomic_init_u32(&s->floors_final, 0);
+    s->replayed_writer.node_id = -1;
+    pg_atomic_init_u64(&s->lease_writes, 0);
+    pg_atomic_init_u64(&s->lease_records, 0);
+    pg_atomic_init_u64(&s->replayed_records, 0);
+    if (s->archive_recovery && !lf.margin_pending && lease_has_marks(lf)) {
+        lf.margin_pending = true;
+        /*
+         * The pending margin must be durable: after a promotion and a
+         * crash before the first id, standby.signal is gone and only the
+         * file remembers the margin.  ERROR is FATAL in the postmaster:
+         * no standby starts without it.
+         */
+        lease_write(lf, ERROR);
+    }
+
+    /* Every generator starts above the persisted mark of its lines. */
+    pg_atomic_init_u64(&s->koid_floor_word, 0);
+    raise_generators(s, lf.own);
+}
+
+} // namespace kid::pg

@@ -1,0 +1,100 @@
+/*
+ * lease.h - the lease: a persisted time no generated id has reached, per
+ * lease line, kept in kid.lease and logged in the WAL.  Renewal, replay,
+ * the floors after start-up and recovery, and the exact marks at a clean
+ * shutdown are in lease.cpp; the file format in lease_file.cpp; the WAL
+ * resource manager in lease_wal.cpp.
+ */
+#ifndef KID_PG_LEASE_H
+#define KID_PG_LEASE_H
+
+#include "shared_state.h"
+
+namespace kid::pg {
+
+/*
+ * How far ahead of the newest generated time the lease is written, and how
+ * early it is renewed: once an id comes within LEASE_RENEW_US of the mark,
+ * the mark moves to LEASE_AHEAD_US past that id.  So the file is rewritten
+ * (and fsync'ed, and the WAL record flushed) about once per
+ * LEASE_AHEAD_US - LEASE_RENEW_US while ids are generated, never per id, and
+ * every mark reaches the WAL about LEASE_RENEW_US before the first id that
+ * needs it, which gives a streaming standby that much time to receive it.
+ */
+constexpr int64_t LEASE_AHEAD_US = INT64_C(10000000);
+constexpr int64_t LEASE_RENEW_US = INT64_C(5000000);
+
+/*
+ * After archive recovery (a promoted standby, a point-in-time restore) the
+ * replayed marks are raised by this much before generation starts: it
+ * covers lease records the old primary flushed but the standby had not
+ * received when the primary stopped, as long as the standby was less than
+ * LEASE_RENEW_US + PROMOTION_MARGIN_US behind.
+ */
+constexpr int64_t PROMOTION_MARGIN_US = INT64_C(10000000);
+
+/*
+ * The lease record in the WAL (lease_wal.cpp); trivially copyable.  Its
+ * marks are in the writer's terms: the koid mark under koid_epoch_ms, the
+ * uid mark with uid_interval.  A record of another version stops replay.
+ */
+struct LeaseWalRecord {
+    int64 marks[LEASE_LINES];
+    int64 written_at_us;
+    int64 koid_epoch_ms;
+    int32 node_id;
+    int32 koid_generator_id;
+    uint32 uid_node;
+    int32 uid_interval;
+    uint32 version;
+    uint32 pad_;
+};
+constexpr uint32 LEASE_WAL_VERSION = 2;
+
+/*
+ * At start-up, in the postmaster, with the struct new and its generators
+ * at zero: read kid.lease, set the lease's part of shared memory, and raise
+ * every scheme's generator above its floor.
+ */
+void lease_start(KidShared *s);
+
+/*
+ * In the postmaster (or a single-user backend), after shared memory is set
+ * up: at a clean shutdown, write the generators' exact high-water marks to
+ * kid.lease (an on_shmem_exit callback).
+ */
+void lease_register_shutdown_write();
+
+/*
+ * The first generation after start-up or recovery: raise every generator
+ * above the replayed marks (plus the promotion margin after archive
+ * recovery), durably.  Sets floors_final.
+ */
+void lease_finalize_floors(KidShared *s);
+
+/*
+ * Make sure the lease covers `unix_us` on `line` before an id of that time
+ * is handed out, and renew it when the id comes within LEASE_RENEW_US of
+ * the mark.  An atomic read and a compare, except about once per
+ * LEASE_AHEAD_US - LEASE_RENEW_US when the file and a WAL record are written.
+ */
+void lease_extend(KidShared *s, LeaseLine line, int64_t unix_us);
+
+inline void lease_cover(KidShared *s, LeaseLine line, int64_t unix_us)
+{
+    if (static_cast<int64_t>(pg_atomic_read_u64(&s->lease_us[line])) <= unix_us + LEASE_RENEW_US)
+        lease_extend(s, line, unix_us);
+}
+
+/* Redo of a lease record (lease_wal.cpp calls it in the startup process). */
+void lease_replay(const LeaseWalRecord &rec);
+
+/* WAL-log the marks and flush the record (lease_wal.cpp); returns false during recovery. */
+bool lease_wal_log(const int64 marks[LEASE_LINES]);
+
+/* Register the WAL resource manager (lease_wal.cpp); from _PG_init while preloading. */
+void lease_wal_register();
+
+} // namespace kid::pg
+
+#endif

@@ -1,0 +1,162 @@
+/*
+ * shared_state.cpp - kid's shared memory: the shmem hooks that create and
+ * initialise KidShared, and admission (shared_for_generation): whether this
+ * server may generate now.
+ *
+ * Follows contrib/pg_stat_statements (PG15): the hooks are installed only
+ * while shared_preload_libraries is being processed; the startup hook
+ * creates the struct under AddinShmemInitLock and initialises it only when
+ * it is new (also after a crash restart, when shared memory is rebuilt).
+ * The hooks are PostgreSQL callbacks (CONTRIBUTING.md, "Callbacks").
+ */
+#include "lease.h"
+#include "shared_state.h"
+#include "sno_slots.h"
+
+extern "C" {
+#include "access/xlog.h"
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/shmem.h"
+}
+
+namespace kid::pg {
+
+KidShared *shared = nullptr;
+
+static shmem_request_hook_type prev_shmem_request_hook = nullptr;
+static shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
+
+static void shmem_request() noexcept
+{
+    if (prev_shmem_request_hook)
+        prev_shmem_request_hook();
+    RequestAddinShmemSpace(MAXALIGN(sizeof(KidShared)));
+    RequestNamedLWLockTranche("kid", 2);
+}
+
+/* The server-wide generators at zero: the lease raises them above its floors. */
+static void counters_init(KidShared *s)
+{
+    for (auto &c : s->counters) {
+        pg_atomic_init_u64(&c.state, 0);
+        pg_atomic_init_u64(&c.clock_high_us, 0);
+        pg_atomic_init_u64(&c.stats.generated, 0);
+        pg_atomic_init_u64(&c.stats.regressions, 0);
+        pg_atomic_init_u64(&c.stats.overflow_waits, 0);
+        pg_atomic_init_u64(&c.stats.clock_waits, 0);
+        pg_atomic_init_u64(&c.stats.ahead_waits, 0);
+    }
+}
+
+static void shmem_startup() noexcept
+{
+    if (prev_shmem_startup_hook)
+        prev_shmem_startup_hook();
+
+    LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+    bool found;
+    shared = static_cast<KidShared *>(ShmemInitStruct("kid", sizeof(KidShared), &found));
+    if (!found) {
+        memset(shared, 0, sizeof(KidShared));
+        LWLockPadded *locks = GetNamedLWLockTranche("kid");
+        shared->slot_lock = &locks[0].lock;
+        shared->lease_lock = &locks[1].lock;
+        sno_slots_init(shared);
+        counters_init(shared);
+        /* Reads kid.lease and raises every generator above it. */
+        lease_start(shared);
+    }
+    LWLockRelease(AddinShmemInitLock);
+
+    /*
+     * As contrib/pg_stat_statements does: the postmaster (or a single-user
+     * backend) writes the exact marks when it exits.  After a crash restart
+     * this registers again: shmem_exit ran the old callbacks and cleared
+     * them before shared memory was rebuilt.
+     */
+    if (!IsUnderPostmaster)
+        lease_register_shutdown_write();
+}
+
+void install_shmem_hooks()
+{
+    prev_shmem_request_hook = shmem_request_hook;
+    shmem_request_hook = pg_callback(shmem_request);
+    prev_shmem_startup_hook = shmem_startup_hook;
+    shmem_startup_hook = pg_callback(shmem_startup);
+}
+
+/* Whether this standby generates under an identity of the server whose WAL it replays. */
+static bool shares_primary_identity(const KidShared *s)
+{
+    const ReplayedWriter &w = s->replayed_writer;
+    return w.node_id >= 0 && (w.node_id == node_id ||
+                              w.koid_generator_id == effective_koid_generator_id() ||
+                              w.uid_node == uid_node);
+}
+
+const char *generation_refusal()
+{
+    if (shared == nullptr)
+        return "kid is not in shared_preload_libraries";
+    if (RecoveryInProgress()) {
+        if (!standby_generation)
+            return "in recovery (a standby), and kid.standby_generation is off";
+        if (shares_primary_identity(shared))
+            return "in recovery, and the replayed primary generates with this server's node id";
+    }
+    return nullptr;
+}
+
+KidShared *shared_for_generation(const char *type_name)
+{
+    KidShared *s = shared;
+    if (s == nullptr)
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("kid must be loaded at server start to generate %s ids", type_name),
+                 errhint("Add kid to shared_preload_libraries in postgresql.conf, e.g. "
+                         "shared_preload_libraries = 'kid', and restart the server.")));
+    if (likely(pg_atomic_read_u32(&s->floors_final) != 0)) {
+        /*
+         * Pairs with the full barrier lease_finalize_floors puts before
+         * setting the flag: the floors, the raised free slots and
+         * floor_epoch it wrote are read after this.  (A compiler barrier
+         * only on x86.)
+         */
+        pg_read_barrier();
+        return s;
+    }
+    if (RecoveryInProgress()) {
+        if (!standby_generation)
+            ereport(ERROR,
+                    (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+                     errmsg("cannot generate %s ids during recovery", type_name),
+                     errdetail("A standby shares the primary's kid.node_id, so its ids could "
+                               "repeat the primary's."),
+                     errhint("Generate ids on the primary, or give this server its own "
+                             "kid.node_id and set kid.standby_generation = on.")));
+        if (shares_primary_identity(s))
+            ereport(ERROR,
+                    (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                     errmsg("cannot generate %s ids on this standby: the primary generates "
+                            "with the same node identity",
+                            type_name),
+                     errdetail("The primary's last lease record names node id %d, koid "
+                               "generator id %d and uid node %08x; this server has %d, %d and "
+                               "%08x.",
+                               s->replayed_writer.node_id, s->replayed_writer.koid_generator_id,
+                               s->replayed_writer.uid_node, node_id,
+                               effective_koid_generator_id(), uid_node),
+                     errhint("Give this standby its own kid.node_id (and kid.koid_generator_id "
+                             "and kid.uid_node if set), or set kid.standby_generation = off.")));
+        return s;
+    }
+    /* The first generation after start-up or recovery. */
+    lease_finalize_floors(s);
+    return s;
+}
+
+
+} // namespace kid::pg

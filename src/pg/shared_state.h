@@ -1,0 +1,182 @@
+/*
+ * shared_state.h - kid's shared memory: the struct every backend sees (sno
+ * slots, server-wide generators, lease marks and floors), the hooks that
+ * create it, and admission: whether this server may generate now.
+ */
+#ifndef KID_PG_SHARED_STATE_H
+#define KID_PG_SHARED_STATE_H
+
+#include "kid_pg.h"
+#include "schemes.h"
+#include "settings.h"
+#include "sno.h"
+
+extern "C" {
+#include "port/atomics.h"
+#include "storage/lwlock.h"
+}
+
+namespace kid::pg {
+
+constexpr int SNO_SLOTS = 256;
+
+/* What a counter generator did since start-up (kid_generator_stats). */
+struct CounterStats {
+    pg_atomic_uint64 generated;
+    pg_atomic_uint64 regressions;
+    pg_atomic_uint64 overflow_waits;
+    pg_atomic_uint64 clock_waits;
+    pg_atomic_uint64 ahead_waits;
+};
+
+/*
+ * One server-wide generator: its state word, advanced by compare-and-swap
+ * (the layout is the scheme's, in src/core), and the highest clock reading
+ * any backend saw while generating with it.  A backend loads clock_high_us
+ * before it reads the clock, so a reading below it means the clock went
+ * back (no other backend's later reading can be mistaken for one); tid also
+ * uses it as the trusted time that bounds how far ahead of the clock volume
+ * may push its ids.
+ */
+struct CounterGenerator {
+    pg_atomic_uint64 state;
+    pg_atomic_uint64 clock_high_us;
+    CounterStats stats;
+};
+
+/*
+ * Read the clock for a counter generator: raises clock_high_us, and sets
+ * *regressed when the reading is below what a call before this one saw.
+ */
+inline int64_t counter_clock(CounterGenerator *g, int64_t *high_out, bool *regressed)
+{
+    uint64 high = pg_atomic_read_u64(&g->clock_high_us);
+    *high_out = static_cast<int64_t>(high);
+    /* The vDSO clock read is ordered after this load (rdtsc_ordered); keep the compiler from moving it. */
+    pg_compiler_barrier();
+    int64_t now = now_unix_us();
+    *regressed = now < static_cast<int64_t>(high);
+    if (now > static_cast<int64_t>(high)) {
+        while (!pg_atomic_compare_exchange_u64(&g->clock_high_us, &high, static_cast<uint64>(now)) &&
+               static_cast<int64_t>(high) < now) {
+        }
+    }
+    return now;
+}
+
+/* Raise an atomic word to at least `v` (compare-and-swap; never lowers it). */
+inline void atomic_raise(pg_atomic_uint64 *word, uint64 v)
+{
+    uint64 cur = pg_atomic_read_u64(word);
+    while (cur < v && !pg_atomic_compare_exchange_u64(word, &cur, v)) {
+    }
+}
+
+struct SnoSlot {
+    int32 owner_pid;     /* 0 when free */
+    /*
+     * The next sequence sno_new_with_time() hands out on this partition.
+     * Like gen it survives from one owner to the next, so a later session
+     * on the same partition continues where the last one stopped instead of
+     * repeating its backfill ids; it starts at a random value at server
+     * start (pg_strong_random), so a restart most likely does not restart
+     * the same range.  Only the owner touches it.
+     */
+    uint16 backfill_sequence;
+    uint16 pad_;
+    SnoGenerator gen;    /* survives from one owner to the next */
+};
+
+/* What the last replayed lease record said about the server that wrote it. */
+struct ReplayedWriter {
+    int64 written_at_us; /* the writer's clock */
+    int32 node_id;       /* -1 until a record was replayed */
+    int32 koid_generator_id;
+    uint32 uid_node;
+    int32 uid_interval;
+    int64 koid_epoch_ms;
+};
+
+struct KidShared {
+    LWLock *slot_lock;   /* claiming and releasing sno slots */
+    LWLock *lease_lock;  /* serialises lease file writes and replay */
+    /*
+     * Ids up to (not including) lease_us[line] are covered by the lease file
+     * (and, on a primary, by a flushed WAL record).  After a clean restart it
+     * starts at the exact mark, the time of the newest id made before the
+     * restart, so the first new id renews it.  The file also keeps the marks
+     * replayed from WAL, replayed_us.
+     */
+    pg_atomic_uint64 lease_us[LEASE_LINES];
+    pg_atomic_uint64 replayed_us[LEASE_LINES];
+    /* The lease found at start-up: generators began above it. */
+    int64 startup_floor_us[LEASE_LINES];
+    /*
+     * Whether the file's own marks are the exact high-water marks a clean
+     * shutdown wrote (not marks written ahead): startup_exact as read at
+     * start-up, own_exact until the first lease write that raises them.
+     */
+    bool startup_found; /* there was a kid.lease at start-up */
+    bool startup_exact;
+    bool own_exact;
+    /*
+     * Every generator is above floor_us.  It starts as the startup floor and
+     * rises once when generation starts after recovery (to the replayed
+     * marks, plus PROMOTION_MARGIN_US after archive recovery).  Each rise
+     * adds 2 to floor_epoch; an sno backend compares the epoch it applied
+     * with this one on every id.
+     */
+    pg_atomic_uint64 floor_us[LEASE_LINES];
+    pg_atomic_uint32 floor_epoch;
+    pg_atomic_uint32 floors_final; /* 1 once the post-recovery floors are applied */
+    bool archive_recovery;         /* standby.signal or recovery.signal at start-up */
+    /* The time of the first id since start-up, per line (the end of its unit); 0 until then. */
+    int64 first_us[LEASE_LINES];
+    ReplayedWriter replayed_writer;
+    pg_atomic_uint64 lease_writes;     /* lease file writes */
+    pg_atomic_uint64 lease_records;    /* WAL records written */
+    pg_atomic_uint64 replayed_records; /* WAL records replayed */
+    /* The server-wide generators: tid, koid, uid (shared by uid and uid_global). */
+    CounterGenerator counters[COUNTER_SCHEMES];
+    /*
+     * koid: when kid.koid_epoch_ms differs from the epoch of the lease's
+     * koid marks, the epoch they were written under (else -1), for the
+     * error message; and the koid state word the floors set, to tell "no
+     * koid was made above the floor" from "the last koid was made at".
+     */
+    int64 koid_lease_epoch_ms;
+    pg_atomic_uint64 koid_floor_word;
+    /*
+     * uid_global: the first Unix microsecond at which a uid_global may be
+     * made under the kid.uid_interval in force (0: any).  Set when the
+     * interval differs from the one the lease's (or a replayed record's)
+     * uid mark was written under: see kid::uid_interval_change_guard_us.
+     * uid_guard_interval is the interval of the ids the guard protects (for
+     * the error message), uid_replayed_interval that of the last replayed
+     * record (0: none).  Written under lease_lock or before anything runs.
+     */
+    pg_atomic_uint64 uid_global_guard_us;
+    int32 uid_guard_interval;
+    int32 uid_replayed_interval;
+    SnoSlot slots[SNO_SLOTS];
+};
+
+/* NULL unless kid was in shared_preload_libraries. */
+extern KidShared *shared;
+
+/* Called from _PG_init while preloading. */
+void install_shmem_hooks();
+
+/*
+ * The shared state, for a generator about to run.  ERROR when kid was not
+ * preloaded, or on a standby unless kid.standby_generation allows it.  The
+ * first call after start-up or recovery applies the floors (lease.cpp).
+ */
+KidShared *shared_for_generation(const char *type_name);
+
+/* Why generation is refused here, or nullptr when it is allowed (for kid_node_info). */
+const char *generation_refusal();
+
+} // namespace kid::pg
+
+#endif

@@ -1,0 +1,126 @@
+/*
+ * sno_slots.cpp - claiming and releasing this server's sno partitions, and
+ * raising their generators above the floors.  See sno_slots.h.
+ */
+#include "sno_slots.h"
+
+extern "C" {
+#include "access/xlog.h"
+#include "miscadmin.h"
+#include "storage/ipc.h"
+}
+
+namespace kid::pg {
+
+static int my_slot = -1;
+SnoGenerator *sno_my_generator = nullptr;
+uint32 sno_my_floor_epoch = 1;
+
+void sno_raise_floor(SnoGenerator *g, const int64 floor_us[2])
+{
+    for (unsigned t = 0; t < 2; t++) {
+        int64_t units;
+        if (floor_us[t] > 0 && sno_units_from_unix_us(floor_us[t], &units))
+            sno_generator_floor(g, t, units);
+    }
+}
+
+void sno_raise_free_slots(KidShared *s, const int64 floor_us[2])
+{
+    LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
+    for (auto &slot : s->slots)
+        if (slot.owner_pid == 0)
+            sno_raise_floor(&slot.gen, floor_us);
+    LWLockRelease(s->slot_lock);
+}
+
+void sno_slots_init(KidShared *s)
+{
+    for (int i = 0; i < SNO_SLOTS; i++) {
+        SnoSlot *slot = &s->slots[i];
+        slot->owner_pid = 0;
+        uint16 start = 0;
+        if (!pg_strong_random(&start, sizeof(start)))
+            start = static_cast<uint16>(random());
+        slot->backfill_sequence = start;
+        sno_generator_init(&slot->gen, static_cast<uint16_t>(node_id << 8 | i));
+    }
+}
+
+/* The sno floors now (tick 0 and 1). */
+static void current_sno_floors(KidShared *s, int64 floor_us[2])
+{
+    floor_us[0] = static_cast<int64>(pg_atomic_read_u64(&s->floor_us[LEASE_SNO_TICK0]));
+    floor_us[1] = static_cast<int64>(pg_atomic_read_u64(&s->floor_us[LEASE_SNO_TICK1]));
+}
+
+/* on_shmem_exit callback: free the slot, keep its generator state for the next owner. */
+static void sno_release_slot(int, Datum) noexcept
+{
+    if (my_slot < 0 || shared == nullptr)
+        return;
+    LWLockAcquire(shared->slot_lock, LW_EXCLUSIVE);
+    if (shared->slots[my_slot].owner_pid == MyProcPid)
+        shared->slots[my_slot].owner_pid = 0;
+    LWLockRelease(shared->slot_lock);
+    my_slot = -1;
+    sno_my_generator = nullptr;
+    sno_my_floor_epoch = 1;
+}
+
+SnoGenerator *sno_claim_generator()
+{
+    KidShared *s = shared_for_generation("sno");
+    /* Read the epoch before the floors: a rise after this is seen on the next id. */
+    uint32 epoch = pg_atomic_read_u32(&s->floor_epoch);
+    pg_read_barrier();
+    if (sno_my_generator != nullptr) {
+        /* Already claimed: the floors rose, or we are a standby checking every id. */
+        int64 sno_floor[2];
+        current_sno_floors(s, sno_floor);
+        sno_raise_floor(sno_my_generator, sno_floor);
+        sno_my_floor_epoch = RecoveryInProgress() ? 1 : epoch;
+        return sno_my_generator;
+    }
+    static bool exit_callback_registered = false;
+    if (!exit_callback_registered) {
+        on_shmem_exit(pg_callback(sno_release_slot), 0);
+        exit_callback_registered = true;
+    }
+
+    /* Start at the PID so that concurrent claimers mostly probe different slots. */
+    int start = MyProcPid % SNO_SLOTS;
+    LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
+    for (int i = 0; i < SNO_SLOTS; i++) {
+        int candidate = (start + i) % SNO_SLOTS;
+        if (s->slots[candidate].owner_pid == 0) {
+            s->slots[candidate].owner_pid = MyProcPid;
+            my_slot = candidate;
+            break;
+        }
+    }
+    LWLockRelease(s->slot_lock);
+
+    if (my_slot < 0)
+        ereport(ERROR,
+                (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+                 errmsg("all %d sno partitions of node %d are in use", SNO_SLOTS, node_id),
+                 errdetail("Each backend that generates sno ids holds one partition until it "
+                           "exits."),
+                 errhint("Use fewer concurrent connections that generate sno ids, e.g. "
+                         "through a connection pooler.")));
+    sno_my_generator = &s->slots[my_slot].gen;
+    int64 sno_floor[2];
+    current_sno_floors(s, sno_floor);
+    sno_raise_floor(sno_my_generator, sno_floor);
+    /* During recovery (kid.standby_generation) every id takes the checks again. */
+    sno_my_floor_epoch = RecoveryInProgress() ? 1 : epoch;
+    return sno_my_generator;
+}
+
+int sno_backend_slot()
+{
+    return my_slot;
+}
+
+} // namespace kid::pg
