@@ -4,7 +4,7 @@
  * orders them as bytes, so ascending order is newest first within a
  * context.  Encoding and decoding take the context's three numbers; the
  * named contexts of table codokey_context are looked up in SQL
- * (sql/codokey.sql).  The arithmetic is in src/core/codokey.cpp.
+ * (src/sql/codokey.sql).  The arithmetic is in src/core/codokey.cpp.
  */
 #include "codokey.h"
 #include "kid_pg.h"

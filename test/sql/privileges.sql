@@ -102,7 +102,7 @@ WHERE t.typtype IN ('b', 'd') ORDER BY 1::text;
 SET track_functions = 'all';
 SET ROLE regress_kid_user;
 BEGIN;
--- The parts every fixed-size id type shares (sql/id_type.sql.in): I/O,
+-- The parts every fixed-size id type shares (src/sql/id_type.sql.in): I/O,
 -- bytea casts, comparison, hashing, min/max support, comparison with
 -- timestamptz, range-scan boundary; a < t < b.
 DO $$
