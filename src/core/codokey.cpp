@@ -24,11 +24,11 @@ constexpr int FIXED_WIDTH[7] = {0, 1, 1, 1, 2, 2, 0};
 
 /* What a context implies for the text; derived once per call. */
 struct Layout {
-    int64_t year_max;    /* until - since */
+    int64_t year_max; /* until - since */
     int year_width;
     int64_t split_max;
     int split_width;
-    int64_t split_unit;  /* microseconds per split step */
+    int64_t split_unit; /* microseconds per split step */
 };
 
 int base36_width(int64_t n) noexcept
@@ -172,8 +172,8 @@ CodokeyStatus check_fields(const Layout &layout, const CodokeyContext &ctx,
 }
 
 /* Fields up to f.precision must already be valid. */
-void write_key(const Layout &layout, const CodokeyContext &ctx, const CodokeyFields &f,
-               char *out, size_t *len) noexcept
+void write_key(const Layout &layout, const CodokeyContext &ctx, const CodokeyFields &f, char *out,
+               size_t *len) noexcept
 {
     int pos = 0;
     for (int i = 0; i <= f.precision; i++) {
@@ -226,8 +226,8 @@ int codokey_length(const CodokeyContext &ctx, int precision) noexcept
     return key_length(layout, precision);
 }
 
-CodokeyStatus codokey_encode(const CodokeyContext &ctx, int64_t unix_us, int precision,
-                             char *out, size_t *len) noexcept
+CodokeyStatus codokey_encode(const CodokeyContext &ctx, int64_t unix_us, int precision, char *out,
+                             size_t *len) noexcept
 {
     Layout layout;
     CodokeyStatus st = make_layout(ctx, &layout);
@@ -382,10 +382,10 @@ int64_t codokey_days_from_civil(int64_t year, int month, int day) noexcept
 {
     int64_t y = month <= 2 ? year - 1 : year;
     int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;                              /* 0..399 */
-    int64_t mp = month > 2 ? month - 3 : month + 9;           /* March = 0 */
-    int64_t doy = (153 * mp + 2) / 5 + day - 1;               /* 0..365 */
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;      /* 0..146096 */
+    int64_t yoe = y - era * 400;                         /* 0..399 */
+    int64_t mp = month > 2 ? month - 3 : month + 9;      /* March = 0 */
+    int64_t doy = (153 * mp + 2) / 5 + day - 1;          /* 0..365 */
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy; /* 0..146096 */
     return era * 146097 + doe - 719468;
 }
 
@@ -394,10 +394,10 @@ void codokey_civil_from_days(int64_t days, int64_t *year, int *month, int *day) 
 {
     int64_t z = days + 719468;
     int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    int64_t doe = z - era * 146097;                                         /* 0..146096 */
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;   /* 0..399 */
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);                  /* 0..365 */
-    int64_t mp = (5 * doy + 2) / 153;                                       /* March = 0 */
+    int64_t doe = z - era * 146097;                                      /* 0..146096 */
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365; /* 0..399 */
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);               /* 0..365 */
+    int64_t mp = (5 * doy + 2) / 153;                                    /* March = 0 */
     int m = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
     *day = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
     *month = m;

@@ -67,9 +67,9 @@ inline constexpr int CODOKEY_PRECISION_DEFAULT = CODOKEY_PRECISION_DAY;
 inline constexpr size_t CODOKEY_MAX_LEN = 16;
 
 struct CodokeyContext {
-    int32_t since = 1970;   /* year written as max, i.e. the largest key */
-    int32_t until = 3265;   /* year written as 0; 3265 - 1970 = 1295 = "zz" */
-    int64_t split_max = 9;  /* 10^k - 1: k decimal digits of the second */
+    int32_t since = 1970;  /* year written as max, i.e. the largest key */
+    int32_t until = 3265;  /* year written as 0; 3265 - 1970 = 1295 = "zz" */
+    int64_t split_max = 9; /* 10^k - 1: k decimal digits of the second */
 };
 
 /* ok, bad_year_range or bad_split_max.  since == until is allowed. */
@@ -84,14 +84,14 @@ int codokey_length(const CodokeyContext &ctx, int precision) noexcept;
  * the earliest instant the key covers, which is also in unix_us.
  */
 struct CodokeyFields {
-    int precision;  /* 0..6 */
-    int32_t year;   /* astronomical */
-    int month;      /* 1..12 */
-    int day;        /* 1..days in month */
-    int hour;       /* 0..23 */
-    int minute;     /* 0..59 */
-    int second;     /* 0..59 */
-    int64_t split;  /* 0..split_max, in units of 1 / (split_max + 1) second */
+    int precision; /* 0..6 */
+    int32_t year;  /* astronomical */
+    int month;     /* 1..12 */
+    int day;       /* 1..days in month */
+    int hour;      /* 0..23 */
+    int minute;    /* 0..59 */
+    int second;    /* 0..59 */
+    int64_t split; /* 0..split_max, in units of 1 / (split_max + 1) second */
     int64_t unix_us;
 };
 
@@ -100,8 +100,8 @@ struct CodokeyFields {
  * out[0..*len) without a terminating NUL; out must hold CODOKEY_MAX_LEN.
  * On error nothing is written and *len is untouched.
  */
-CodokeyStatus codokey_encode(const CodokeyContext &ctx, int64_t unix_us, int precision,
-                             char *out, size_t *len) noexcept;
+CodokeyStatus codokey_encode(const CodokeyContext &ctx, int64_t unix_us, int precision, char *out,
+                             size_t *len) noexcept;
 
 /*
  * Key of fields.year .. the field at fields.precision; finer fields and
@@ -126,7 +126,7 @@ bool codokey_valid_char(char c) noexcept;
  * matching day counts, far beyond what int64_t microseconds can reach.
  */
 bool codokey_is_leap_year(int64_t year) noexcept;
-int codokey_days_in_month(int64_t year, int month) noexcept;  /* month 1..12 */
+int codokey_days_in_month(int64_t year, int month) noexcept; /* month 1..12 */
 int64_t codokey_days_from_civil(int64_t year, int month, int day) noexcept;
 void codokey_civil_from_days(int64_t days, int64_t *year, int *month, int *day) noexcept;
 

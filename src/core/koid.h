@@ -24,14 +24,30 @@ constexpr unsigned KOID_GENERATOR_MAX = 1023;
 inline uint64_t koid_pack(int64_t ms_since_epoch, unsigned generator_id, unsigned counter) noexcept
 {
     return (static_cast<uint64_t>(ms_since_epoch) << 22) |
-           (static_cast<uint64_t>(generator_id & KOID_GENERATOR_MAX) << 12) | (counter & KOID_COUNTER_MAX);
+           (static_cast<uint64_t>(generator_id & KOID_GENERATOR_MAX) << 12) |
+           (counter & KOID_COUNTER_MAX);
 }
 
-inline int64_t koid_ms(uint64_t koid) noexcept { return static_cast<int64_t>(koid >> 22); }
-inline unsigned koid_generator_id(uint64_t koid) noexcept { return (koid >> 12) & KOID_GENERATOR_MAX; }
-inline unsigned koid_datacenter(uint64_t koid) noexcept { return (koid >> 17) & 31; }
-inline unsigned koid_worker(uint64_t koid) noexcept { return (koid >> 12) & 31; }
-inline unsigned koid_counter(uint64_t koid) noexcept { return koid & KOID_COUNTER_MAX; }
+inline int64_t koid_ms(uint64_t koid) noexcept
+{
+    return static_cast<int64_t>(koid >> 22);
+}
+inline unsigned koid_generator_id(uint64_t koid) noexcept
+{
+    return (koid >> 12) & KOID_GENERATOR_MAX;
+}
+inline unsigned koid_datacenter(uint64_t koid) noexcept
+{
+    return (koid >> 17) & 31;
+}
+inline unsigned koid_worker(uint64_t koid) noexcept
+{
+    return (koid >> 12) & 31;
+}
+inline unsigned koid_counter(uint64_t koid) noexcept
+{
+    return koid & KOID_COUNTER_MAX;
+}
 
 /* Writes exactly KOID_TEXT_LEN lowercase hex digits, no terminator. */
 void koid_encode(uint64_t koid, char *out) noexcept;
@@ -49,8 +65,14 @@ inline uint64_t koid_state(int64_t ms_since_epoch, unsigned counter) noexcept
 {
     return (static_cast<uint64_t>(ms_since_epoch) << 12) | (counter & KOID_COUNTER_MAX);
 }
-inline int64_t koid_state_ms(uint64_t state) noexcept { return static_cast<int64_t>(state >> 12); }
-inline unsigned koid_state_counter(uint64_t state) noexcept { return state & KOID_COUNTER_MAX; }
+inline int64_t koid_state_ms(uint64_t state) noexcept
+{
+    return static_cast<int64_t>(state >> 12);
+}
+inline unsigned koid_state_counter(uint64_t state) noexcept
+{
+    return state & KOID_COUNTER_MAX;
+}
 /* The koid a state word stands for, made by `generator_id`. */
 inline uint64_t koid_from_state(uint64_t state, unsigned generator_id) noexcept
 {

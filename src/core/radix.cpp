@@ -12,8 +12,8 @@ static inline unsigned bit_at(const uint8_t *bytes, size_t i) noexcept
     return (bytes[i >> 3] >> (7 - (i & 7))) & 1u;
 }
 
-void radix_encode(const Alphabet &alphabet, Pad pad, const uint8_t *in, size_t nbytes,
-                  char *out, size_t ndigits) noexcept
+void radix_encode(const Alphabet &alphabet, Pad pad, const uint8_t *in, size_t nbytes, char *out,
+                  size_t ndigits) noexcept
 {
     const size_t nbits = nbytes * 8;
     const size_t spare = ndigits * alphabet.bits - nbits;

@@ -18,14 +18,13 @@
 #include <cstddef>
 #include <cstdint>
 
-
 namespace kid {
 
 /* An alphabet of 2^bits digits and its reverse lookup table. */
 struct Alphabet {
-    int bits;               /* 4, 5 or 6 */
-    char digit[64];         /* value -> character */
-    int8_t value[256];      /* character -> value, -1 if not a digit */
+    int bits;          /* 4, 5 or 6 */
+    char digit[64];    /* value -> character */
+    int8_t value[256]; /* character -> value, -1 if not a digit */
 
     constexpr Alphabet(const char *digits, int nbits) : bits(nbits), digit(), value()
     {
@@ -46,16 +45,16 @@ inline constexpr Alphabet sno_alphabet("23456789abcdefghijklmnopqrstuvwx", 5);
 /* AT Protocol "base32-sortable". */
 inline constexpr Alphabet tid_alphabet("234567abcdefghijklmnopqrstuvwxyz", 5);
 /* uid's "d64": base64 digits reordered into ASCII order, so text sorts like the bits. */
-inline constexpr Alphabet d64_alphabet(
-    ".0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz", 6);
+inline constexpr Alphabet
+    d64_alphabet(".0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz", 6);
 
 /*
  * Write the nbytes-byte big-endian bit string `in` as exactly `ndigits`
  * digits into `out` (not NUL-terminated).  ndigits * bits must be at least
  * nbytes * 8 and exceed it by less than one digit.
  */
-void radix_encode(const Alphabet &alphabet, Pad pad, const uint8_t *in, size_t nbytes,
-                  char *out, size_t ndigits) noexcept;
+void radix_encode(const Alphabet &alphabet, Pad pad, const uint8_t *in, size_t nbytes, char *out,
+                  size_t ndigits) noexcept;
 
 /*
  * Parse exactly `len` characters; true and `out` filled only when len is

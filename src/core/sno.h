@@ -19,7 +19,6 @@
 #include <cstddef>
 #include <cstdint>
 
-
 namespace kid {
 
 constexpr size_t SNO_SIZE = 10;
@@ -38,8 +37,8 @@ struct Sno {
 };
 
 struct SnoFields {
-    int64_t units;      /* 4 ms steps since 2010 */
-    unsigned tick;      /* tick-tock bit: which timeline after a clock regression */
+    int64_t units; /* 4 ms steps since 2010 */
+    unsigned tick; /* tick-tock bit: which timeline after a clock regression */
     uint8_t meta;
     uint16_t partition;
     uint16_t sequence;
@@ -143,7 +142,7 @@ void sno_generator_init(SnoGenerator *g, uint16_t partition, uint16_t seq_min = 
 
 enum class GenStatus {
     ok,
-    wait,  /* nothing fresh at this time: sleep a little, then call again */
+    wait, /* nothing fresh at this time: sleep a little, then call again */
 };
 
 /*

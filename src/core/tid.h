@@ -81,8 +81,8 @@ bool atproto_rkey_is_valid(const char *text, size_t len) noexcept;
 constexpr int64_t TID_MAX_AHEAD_US = 1000;
 
 enum class TidStep {
-    ok,           /* the clock was ahead: its time was used */
-    ahead,        /* the clock had not passed the last id: last + 1, within TID_MAX_AHEAD_US of it */
+    ok,    /* the clock was ahead: its time was used */
+    ahead, /* the clock had not passed the last id: last + 1, within TID_MAX_AHEAD_US of it */
     clock_behind, /* the clock is below the trusted time: last + 1, unbounded */
     wait          /* last + 1 would be more than TID_MAX_AHEAD_US ahead of the clock */
 };

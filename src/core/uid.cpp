@@ -8,8 +8,8 @@
 
 namespace kid {
 
-static constexpr Alphabet base64url_alphabet(
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", 6);
+static constexpr Alphabet
+    base64url_alphabet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", 6);
 
 bool uid_fields_from_unix_us(int64_t unix_us, UidFields *f) noexcept
 {
@@ -28,7 +28,8 @@ bool uid_fields_from_unix_us(int64_t unix_us, UidFields *f) noexcept
 
 uint64_t uid_local_pack(const UidFields &f) noexcept
 {
-    return (static_cast<uint64_t>(f.mega & 0xFFFFF) << 44) | (static_cast<uint64_t>(f.sec & 0xFFFFF) << 24) |
+    return (static_cast<uint64_t>(f.mega & 0xFFFFF) << 44) |
+           (static_cast<uint64_t>(f.sec & 0xFFFFF) << 24) |
            (static_cast<uint64_t>(f.step & 0x3FF) << 14) | (f.seq & UID_SEQ_MAX);
 }
 

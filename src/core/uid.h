@@ -36,11 +36,11 @@ constexpr int UID_INTERVAL_DEFAULT = 8;
 constexpr uint32_t UID_MAX_SECOND = 999999; /* B */
 
 struct UidFields {
-    uint32_t mega;    /* A: megaseconds since 1970 (20 bits) */
-    uint32_t sec;     /* B: 0..999999 */
-    uint32_t step;    /* C >> 10: 0..976 */
-    uint32_t seq;     /* 0..16383 */
-    uint32_t node;    /* global ids only */
+    uint32_t mega; /* A: megaseconds since 1970 (20 bits) */
+    uint32_t sec;  /* B: 0..999999 */
+    uint32_t step; /* C >> 10: 0..976 */
+    uint32_t seq;  /* 0..16383 */
+    uint32_t node; /* global ids only */
 };
 
 struct UidGlobal {
@@ -115,11 +115,11 @@ uint32_t uid_node_fingerprint(uint32_t node_id) noexcept;
 constexpr int64_t UID_MAX_AHEAD_STEPS = 1;
 
 enum class UidStep {
-    ok,           /* the clock's step, sequence 0 */
-    same_step,    /* the clock is in the last id's step: next sequence */
-    ahead,        /* the last id's step is above the clock's: next sequence */
-    next_step,    /* sequence exhausted: the step after the last id's */
-    wait          /* sequence exhausted and the next step is too far ahead of the clock */
+    ok,        /* the clock's step, sequence 0 */
+    same_step, /* the clock is in the last id's step: next sequence */
+    ahead,     /* the last id's step is above the clock's: next sequence */
+    next_step, /* sequence exhausted: the step after the last id's */
+    wait       /* sequence exhausted and the next step is too far ahead of the clock */
 };
 
 UidStep uid_step(uint64_t last, int64_t now_unix_us, int64_t trusted_us, uint64_t *next) noexcept;

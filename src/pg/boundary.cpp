@@ -39,35 +39,36 @@ void report_invalid_text(const char *type_name, const char *text, size_t len, co
      */
     int shown = static_cast<int>(len);
     if (len > static_cast<size_t>(SHOWN_INPUT_MAX))
-        shown = pg_mbcliplen(text, static_cast<int>(len > INT_MAX ? INT_MAX : len), SHOWN_INPUT_MAX);
+        shown = pg_mbcliplen(text, static_cast<int>(len > INT_MAX ? INT_MAX : len),
+                             SHOWN_INPUT_MAX);
     const char *more = static_cast<size_t>(shown) < len ? "..." : "";
     if (detail)
         ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
                         errmsg("invalid input syntax for type %s: \"%.*s%s\"", type_name, shown,
                                text, more),
                         errdetail("%s", detail)));
-    ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-                    errmsg("invalid input syntax for type %s: \"%.*s%s\"", type_name, shown, text,
-                           more)));
+    ereport(ERROR,
+            (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+             errmsg("invalid input syntax for type %s: \"%.*s%s\"", type_name, shown, text, more)));
     pg_unreachable();
 }
 
 void report_invalid_binary(const char *type_name, const char *detail)
 {
-    ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-                    errmsg("invalid binary value for type %s", type_name),
-                    errdetail("%s", detail)));
+    ereport(ERROR,
+            (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+             errmsg("invalid binary value for type %s", type_name), errdetail("%s", detail)));
     pg_unreachable();
 }
 
 void report_out_of_range(const char *type_name, const char *what, int64_t value, int64_t min,
                          int64_t max)
 {
-    ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-                    errmsg("%s %s %lld is out of range", type_name, what,
-                           static_cast<long long>(value)),
-                    errdetail("The %s must be between %lld and %lld.", what,
-                              static_cast<long long>(min), static_cast<long long>(max))));
+    ereport(ERROR,
+            (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+             errmsg("%s %s %lld is out of range", type_name, what, static_cast<long long>(value)),
+             errdetail("The %s must be between %lld and %lld.", what, static_cast<long long>(min),
+                       static_cast<long long>(max))));
     pg_unreachable();
 }
 
@@ -77,9 +78,9 @@ void report_time_out_of_range(const char *type_name, TimestampTz t)
         ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
                         errmsg("timestamp %s is out of range for type %s",
                                TIMESTAMP_IS_NOBEGIN(t) ? "-infinity" : "infinity", type_name)));
-    ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-                    errmsg("timestamp %s is out of range for type %s", timestamptz_to_str(t),
-                           type_name)));
+    ereport(ERROR,
+            (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+             errmsg("timestamp %s is out of range for type %s", timestamptz_to_str(t), type_name)));
     pg_unreachable();
 }
 
@@ -119,8 +120,8 @@ Datum info_record(FunctionCallInfo fcinfo, const char *function, const Datum *va
     constexpr int MAX_COLUMNS = 16;
     bool nulls[MAX_COLUMNS] = {};
     if (count > MAX_COLUMNS || count != desc->natts)
-        elog(ERROR, "kid: %s returns %d columns, the record has %d", function ? function : "an info function",
-             count, desc->natts);
+        elog(ERROR, "kid: %s returns %d columns, the record has %d",
+             function ? function : "an info function", count, desc->natts);
     return HeapTupleGetDatum(heap_form_tuple(desc, const_cast<Datum *>(values), nulls));
 }
 

@@ -96,7 +96,10 @@ static int key_cmp_datums(Datum x, Datum y, SortSupport) noexcept
     return key_cmp_texts(DatumGetTextPP(x), DatumGetTextPP(y));
 }
 
-KID_FUNCTION(codokey_cmp) { PG_RETURN_INT32(key_cmp(fcinfo)); }
+KID_FUNCTION(codokey_cmp)
+{
+    PG_RETURN_INT32(key_cmp(fcinfo));
+}
 
 /* Sorts and index builds compare directly, without a function call per comparison. */
 KID_FUNCTION(codokey_sortsupport)
@@ -115,12 +118,30 @@ KID_FUNCTION(codokey_larger)
 {
     return key_cmp(fcinfo) >= 0 ? PG_GETARG_DATUM(0) : PG_GETARG_DATUM(1);
 }
-KID_FUNCTION(codokey_lt) { PG_RETURN_BOOL(key_cmp(fcinfo) < 0); }
-KID_FUNCTION(codokey_le) { PG_RETURN_BOOL(key_cmp(fcinfo) <= 0); }
-KID_FUNCTION(codokey_eq) { PG_RETURN_BOOL(key_cmp(fcinfo) == 0); }
-KID_FUNCTION(codokey_ne) { PG_RETURN_BOOL(key_cmp(fcinfo) != 0); }
-KID_FUNCTION(codokey_ge) { PG_RETURN_BOOL(key_cmp(fcinfo) >= 0); }
-KID_FUNCTION(codokey_gt) { PG_RETURN_BOOL(key_cmp(fcinfo) > 0); }
+KID_FUNCTION(codokey_lt)
+{
+    PG_RETURN_BOOL(key_cmp(fcinfo) < 0);
+}
+KID_FUNCTION(codokey_le)
+{
+    PG_RETURN_BOOL(key_cmp(fcinfo) <= 0);
+}
+KID_FUNCTION(codokey_eq)
+{
+    PG_RETURN_BOOL(key_cmp(fcinfo) == 0);
+}
+KID_FUNCTION(codokey_ne)
+{
+    PG_RETURN_BOOL(key_cmp(fcinfo) != 0);
+}
+KID_FUNCTION(codokey_ge)
+{
+    PG_RETURN_BOOL(key_cmp(fcinfo) >= 0);
+}
+KID_FUNCTION(codokey_gt)
+{
+    PG_RETURN_BOOL(key_cmp(fcinfo) > 0);
+}
 
 KID_FUNCTION(codokey_hash)
 {
@@ -143,13 +164,15 @@ KID_FUNCTION(codokey_hash_extended)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("invalid codokey context: since %d, until %d, split max %lld",
                                ctx.since, ctx.until, static_cast<long long>(ctx.split_max)),
-                        errdetail("The split max must be 9, 99, 999, 9999, 99999 or 999999 (10^k - 1 for k = 1 to %d).",
+                        errdetail("The split max must be 9, 99, 999, 9999, 99999 or 999999 (10^k - "
+                                  "1 for k = 1 to %d).",
                                   kid::CODOKEY_SPLIT_DIGITS_MAX)));
-    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                    errmsg("invalid codokey context: since %d, until %d, split max %lld", ctx.since,
-                           ctx.until, static_cast<long long>(ctx.split_max)),
-                    errdetail("Since must not be after until, and both must lie between years %d and %d.",
-                              kid::CODOKEY_YEAR_MIN, kid::CODOKEY_YEAR_MAX)));
+    ereport(ERROR,
+            (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+             errmsg("invalid codokey context: since %d, until %d, split max %lld", ctx.since,
+                    ctx.until, static_cast<long long>(ctx.split_max)),
+             errdetail("Since must not be after until, and both must lie between years %d and %d.",
+                       kid::CODOKEY_YEAR_MIN, kid::CODOKEY_YEAR_MAX)));
     pg_unreachable();
 }
 
@@ -180,18 +203,18 @@ KID_FUNCTION(codokey_encode)
     int32 precision = PG_GETARG_INT32(1);
     kid::CodokeyContext ctx = context_args(fcinfo, 2);
     if (precision < kid::CODOKEY_PRECISION_YEAR || precision > kid::CODOKEY_PRECISION_SPLIT)
-        kid::pg::report_out_of_range(CODOKEY, "precision", precision,
-                                     kid::CODOKEY_PRECISION_YEAR, kid::CODOKEY_PRECISION_SPLIT);
+        kid::pg::report_out_of_range(CODOKEY, "precision", precision, kid::CODOKEY_PRECISION_YEAR,
+                                     kid::CODOKEY_PRECISION_SPLIT);
     int64_t unix_us = kid::pg::finite_unix_us(CODOKEY, t);
     char key[kid::CODOKEY_MAX_LEN];
     size_t len = 0;
     kid::CodokeyStatus st = kid::codokey_encode(ctx, unix_us, precision, key, &len);
     if (st == kid::CodokeyStatus::year_out_of_range)
-        ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-                        errmsg("timestamp %s is out of range for codokey context %d..%d",
-                               timestamptz_to_str(t), ctx.since, ctx.until),
-                        errdetail("Its year in UTC must lie between %d and %d.", ctx.since,
-                                  ctx.until)));
+        ereport(ERROR,
+                (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                 errmsg("timestamp %s is out of range for codokey context %d..%d",
+                        timestamptz_to_str(t), ctx.since, ctx.until),
+                 errdetail("Its year in UTC must lie between %d and %d.", ctx.since, ctx.until)));
     if (st != kid::CodokeyStatus::ok)
         ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
                         errmsg("cannot encode codokey: %s", kid::codokey_status_message(st))));
@@ -227,22 +250,25 @@ static kid::CodokeyFields decode_args(FunctionCallInfo fcinfo)
             n[i] = kid::codokey_length(ctx, i);
         ereport(ERROR,
                 (errcode(ERRCODE_INVALID_DATETIME_FORMAT),
-                 errmsg("codokey \"%.*s\" has a length that fits no precision of codokey context %d..%d, split max %lld",
+                 errmsg("codokey \"%.*s\" has a length that fits no precision of codokey context "
+                        "%d..%d, split max %lld",
                         shown, p, ctx.since, ctx.until, static_cast<long long>(ctx.split_max)),
-                 errdetail("Keys of this context have %d, %d, %d, %d, %d, %d or %d characters (precision 0 to 6); this one has %d.",
+                 errdetail("Keys of this context have %d, %d, %d, %d, %d, %d or %d characters "
+                           "(precision 0 to 6); this one has %d.",
                            n[0], n[1], n[2], n[3], n[4], n[5], n[6], shown)));
     }
     if (st == kid::CodokeyStatus::year_out_of_range)
         ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-                        errmsg("codokey \"%.*s\" is out of range for codokey context %d..%d",
-                               shown, p, ctx.since, ctx.until),
+                        errmsg("codokey \"%.*s\" is out of range for codokey context %d..%d", shown,
+                               p, ctx.since, ctx.until),
                         errdetail("Its year digits name a year before %d.", ctx.since)));
     if (st == kid::CodokeyStatus::field_out_of_range)
         ereport(ERROR,
                 (errcode(ERRCODE_DATETIME_FIELD_OVERFLOW),
                  errmsg("codokey \"%.*s\" has a field out of range in codokey context %d..%d",
                         shown, p, ctx.since, ctx.until),
-                 errdetail("Its month, day, hour, minute, second or split digits name a value the calendar does not have, such as a month 13 or a 31 February.")));
+                 errdetail("Its month, day, hour, minute, second or split digits name a value the "
+                           "calendar does not have, such as a month 13 or a 31 February.")));
     /* Context errors were reported by context_args. */
     ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
                     errmsg("cannot decode codokey: %s", kid::codokey_status_message(st))));
@@ -279,9 +305,9 @@ KID_FUNCTION(codokey_decode_info)
 {
     kid::CodokeyFields f = decode_args(fcinfo);
     Datum values[] = {
-        timestamp_of(fcinfo, f),  Int32GetDatum(f.precision), Int32GetDatum(f.year),
-        Int32GetDatum(f.month),   Int32GetDatum(f.day),       Int32GetDatum(f.hour),
-        Int32GetDatum(f.minute),  Int32GetDatum(f.second),    Int64GetDatum(f.split),
+        timestamp_of(fcinfo, f), Int32GetDatum(f.precision), Int32GetDatum(f.year),
+        Int32GetDatum(f.month),  Int32GetDatum(f.day),       Int32GetDatum(f.hour),
+        Int32GetDatum(f.minute), Int32GetDatum(f.second),    Int64GetDatum(f.split),
     };
     return kid::pg::info_record(fcinfo, "codokey_info", values, lengthof(values));
 }

@@ -105,8 +105,8 @@ template <size_t N> void fixed_bytes_sortsupport(SortSupport ssup)
 }
 
 /* A palloc'd copy of N bytes of binary input, once `validate` accepts them (else 22P03). */
-template <size_t N> Datum fixed_bytes_copy_valid(const uint8_t *p, const char *type_name,
-                                                 ValidateBytes validate)
+template <size_t N>
+Datum fixed_bytes_copy_valid(const uint8_t *p, const char *type_name, ValidateBytes validate)
 {
     if (validate) {
         const char *reason = validate(p);
@@ -118,8 +118,8 @@ template <size_t N> Datum fixed_bytes_copy_valid(const uint8_t *p, const char *t
     PG_RETURN_POINTER(result);
 }
 
-template <size_t N> Datum fixed_bytes_recv(FunctionCallInfo fcinfo, const char *type_name,
-                                           ValidateBytes validate)
+template <size_t N>
+Datum fixed_bytes_recv(FunctionCallInfo fcinfo, const char *type_name, ValidateBytes validate)
 {
     StringInfo buf = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
     int remaining = buf->len - buf->cursor;
@@ -146,8 +146,8 @@ template <size_t N> Datum fixed_bytes_to_bytea(FunctionCallInfo fcinfo)
     PG_RETURN_BYTEA_P(result);
 }
 
-template <size_t N> Datum fixed_bytes_from_bytea(FunctionCallInfo fcinfo, const char *type_name,
-                                                 ValidateBytes validate)
+template <size_t N>
+Datum fixed_bytes_from_bytea(FunctionCallInfo fcinfo, const char *type_name, ValidateBytes validate)
 {
     bytea *in = PG_GETARG_BYTEA_PP(0);
     size_t len = VARSIZE_ANY_EXHDR(in);
@@ -160,63 +160,64 @@ template <size_t N> Datum fixed_bytes_from_bytea(FunctionCallInfo fcinfo, const 
 
 } // namespace kid::pg
 
-#define KID_FIXED_BYTES_COMPARISON(prefix, size, op, test)                                   \
-    KID_FUNCTION(prefix##_##op)                                                               \
-    {                                                                                         \
-        int c = kid::pg::fixed_bytes_cmp<size>(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1));       \
-        PG_RETURN_BOOL(c test 0);                                                             \
+#define KID_FIXED_BYTES_COMPARISON(prefix, size, op, test)                                         \
+    KID_FUNCTION(prefix##_##op)                                                                    \
+    {                                                                                              \
+        int c = kid::pg::fixed_bytes_cmp<size>(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1));            \
+        PG_RETURN_BOOL(c test 0);                                                                  \
     }
 
-#define KID_FIXED_BYTES_TYPE(prefix, size, sqlname, validate)                                \
-    KID_FIXED_BYTES_COMPARISON(prefix, size, lt, <)                                           \
-    KID_FIXED_BYTES_COMPARISON(prefix, size, le, <=)                                          \
-    KID_FIXED_BYTES_COMPARISON(prefix, size, eq, ==)                                          \
-    KID_FIXED_BYTES_COMPARISON(prefix, size, ne, !=)                                          \
-    KID_FIXED_BYTES_COMPARISON(prefix, size, ge, >=)                                          \
-    KID_FIXED_BYTES_COMPARISON(prefix, size, gt, >)                                           \
-    KID_FUNCTION(prefix##_cmp)                                                                \
-    {                                                                                         \
-        PG_RETURN_INT32(kid::pg::fixed_bytes_cmp<size>(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1))); \
-    }                                                                                         \
-    KID_FUNCTION(prefix##_smaller)                                                            \
-    {                                                                                         \
-        Datum a = PG_GETARG_DATUM(0), b = PG_GETARG_DATUM(1);                                 \
-        return kid::pg::fixed_bytes_cmp<size>(a, b) <= 0 ? a : b;                             \
-    }                                                                                         \
-    KID_FUNCTION(prefix##_larger)                                                             \
-    {                                                                                         \
-        Datum a = PG_GETARG_DATUM(0), b = PG_GETARG_DATUM(1);                                 \
-        return kid::pg::fixed_bytes_cmp<size>(a, b) >= 0 ? a : b;                             \
-    }                                                                                         \
-    KID_FUNCTION(prefix##_hash)                                                               \
-    {                                                                                         \
-        return hash_any(reinterpret_cast<const unsigned char *>(PG_GETARG_POINTER(0)), size); \
-    }                                                                                         \
-    KID_FUNCTION(prefix##_hash_extended)                                                      \
-    {                                                                                         \
-        return hash_any_extended(reinterpret_cast<const unsigned char *>(PG_GETARG_POINTER(0)), \
-                                 size, PG_GETARG_INT64(1));                                   \
-    }                                                                                         \
-    KID_FUNCTION(prefix##_sortsupport)                                                        \
-    {                                                                                         \
-        kid::pg::fixed_bytes_sortsupport<size>(reinterpret_cast<SortSupport>(PG_GETARG_POINTER(0))); \
-        PG_RETURN_VOID();                                                                     \
-    }                                                                                         \
-    KID_FUNCTION(prefix##_send)                                                               \
-    {                                                                                         \
-        return kid::pg::fixed_bytes_send<size>(fcinfo);                                       \
-    }                                                                                         \
-    KID_FUNCTION(prefix##_recv)                                                               \
-    {                                                                                         \
-        return kid::pg::fixed_bytes_recv<size>(fcinfo, sqlname, validate);                    \
-    }                                                                                         \
-    KID_FUNCTION(prefix##_to_bytea)                                                           \
-    {                                                                                         \
-        return kid::pg::fixed_bytes_to_bytea<size>(fcinfo);                                   \
-    }                                                                                         \
-    KID_FUNCTION(prefix##_from_bytea)                                                         \
-    {                                                                                         \
-        return kid::pg::fixed_bytes_from_bytea<size>(fcinfo, sqlname, validate);              \
+#define KID_FIXED_BYTES_TYPE(prefix, size, sqlname, validate)                                      \
+    KID_FIXED_BYTES_COMPARISON(prefix, size, lt, <)                                                \
+    KID_FIXED_BYTES_COMPARISON(prefix, size, le, <=)                                               \
+    KID_FIXED_BYTES_COMPARISON(prefix, size, eq, ==)                                               \
+    KID_FIXED_BYTES_COMPARISON(prefix, size, ne, !=)                                               \
+    KID_FIXED_BYTES_COMPARISON(prefix, size, ge, >=)                                               \
+    KID_FIXED_BYTES_COMPARISON(prefix, size, gt, >)                                                \
+    KID_FUNCTION(prefix##_cmp)                                                                     \
+    {                                                                                              \
+        PG_RETURN_INT32(kid::pg::fixed_bytes_cmp<size>(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)));   \
+    }                                                                                              \
+    KID_FUNCTION(prefix##_smaller)                                                                 \
+    {                                                                                              \
+        Datum a = PG_GETARG_DATUM(0), b = PG_GETARG_DATUM(1);                                      \
+        return kid::pg::fixed_bytes_cmp<size>(a, b) <= 0 ? a : b;                                  \
+    }                                                                                              \
+    KID_FUNCTION(prefix##_larger)                                                                  \
+    {                                                                                              \
+        Datum a = PG_GETARG_DATUM(0), b = PG_GETARG_DATUM(1);                                      \
+        return kid::pg::fixed_bytes_cmp<size>(a, b) >= 0 ? a : b;                                  \
+    }                                                                                              \
+    KID_FUNCTION(prefix##_hash)                                                                    \
+    {                                                                                              \
+        return hash_any(reinterpret_cast<const unsigned char *>(PG_GETARG_POINTER(0)), size);      \
+    }                                                                                              \
+    KID_FUNCTION(prefix##_hash_extended)                                                           \
+    {                                                                                              \
+        return hash_any_extended(reinterpret_cast<const unsigned char *>(PG_GETARG_POINTER(0)),    \
+                                 size, PG_GETARG_INT64(1));                                        \
+    }                                                                                              \
+    KID_FUNCTION(prefix##_sortsupport)                                                             \
+    {                                                                                              \
+        kid::pg::fixed_bytes_sortsupport<size>(                                                    \
+            reinterpret_cast<SortSupport>(PG_GETARG_POINTER(0)));                                  \
+        PG_RETURN_VOID();                                                                          \
+    }                                                                                              \
+    KID_FUNCTION(prefix##_send)                                                                    \
+    {                                                                                              \
+        return kid::pg::fixed_bytes_send<size>(fcinfo);                                            \
+    }                                                                                              \
+    KID_FUNCTION(prefix##_recv)                                                                    \
+    {                                                                                              \
+        return kid::pg::fixed_bytes_recv<size>(fcinfo, sqlname, validate);                         \
+    }                                                                                              \
+    KID_FUNCTION(prefix##_to_bytea)                                                                \
+    {                                                                                              \
+        return kid::pg::fixed_bytes_to_bytea<size>(fcinfo);                                        \
+    }                                                                                              \
+    KID_FUNCTION(prefix##_from_bytea)                                                              \
+    {                                                                                              \
+        return kid::pg::fixed_bytes_from_bytea<size>(fcinfo, sqlname, validate);                   \
     }
 
 #endif

@@ -36,8 +36,14 @@ template <int N> struct ResultRow {
         values[column] = value;
         nulls[column] = false;
     }
-    void set_text(int column, const char *text) { set(column, CStringGetTextDatum(text)); }
-    void set_int64(int column, int64 value) { set(column, Int64GetDatum(value)); }
+    void set_text(int column, const char *text)
+    {
+        set(column, CStringGetTextDatum(text));
+    }
+    void set_int64(int column, int64 value)
+    {
+        set(column, Int64GetDatum(value));
+    }
     /* A time in Unix microseconds; 0 ("none") stays NULL. */
     void set_mark(int column, int64 unix_us)
     {
@@ -116,7 +122,12 @@ KID_FUNCTION(kid_generator_stats)
 }
 
 /* kid_lease(): the persisted high-water marks, one row per lease line, for monitoring and the fault tests. */
-enum LeaseColumn { LEASE_COL_LINE, LEASE_COL_COVERED_UNTIL, LEASE_COL_STARTUP_FLOOR, LEASE_COLUMNS };
+enum LeaseColumn {
+    LEASE_COL_LINE,
+    LEASE_COL_COVERED_UNTIL,
+    LEASE_COL_STARTUP_FLOOR,
+    LEASE_COLUMNS
+};
 
 KID_FUNCTION(kid_lease)
 {

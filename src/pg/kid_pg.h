@@ -157,15 +157,15 @@ Datum info_record(FunctionCallInfo fcinfo, const char *function, const Datum *va
  *
  *   KID_FUNCTION(sno_out) { ... return ...; }
  */
-#define KID_FUNCTION(name)                                                              \
-    extern "C" {                                                                        \
-    PG_FUNCTION_INFO_V1(name);                                                          \
-    }                                                                                   \
-    static Datum name##_body(FunctionCallInfo fcinfo);                                  \
-    Datum name(PG_FUNCTION_ARGS)                                                        \
-    {                                                                                   \
-        return kid::pg::call_guarded<name##_body>(fcinfo);                            \
-    }                                                                                   \
+#define KID_FUNCTION(name)                                                                         \
+    extern "C" {                                                                                   \
+    PG_FUNCTION_INFO_V1(name);                                                                     \
+    }                                                                                              \
+    static Datum name##_body(FunctionCallInfo fcinfo);                                             \
+    Datum name(PG_FUNCTION_ARGS)                                                                   \
+    {                                                                                              \
+        return kid::pg::call_guarded<name##_body>(fcinfo);                                         \
+    }                                                                                              \
     static Datum name##_body(FunctionCallInfo fcinfo)
 
 #endif

@@ -23,14 +23,16 @@ KID_UINT64_TYPE(koid, KOID, nullptr)
 
 KID_FUNCTION(koid_in)
 {
-    return UInt64GetDatum(kid::pg::decode_text<uint64_t>(
-        PG_GETARG_CSTRING(0), KOID, "A koid is 16 lowercase hexadecimal digits.", kid::koid_decode));
+    return UInt64GetDatum(
+        kid::pg::decode_text<uint64_t>(PG_GETARG_CSTRING(0), KOID,
+                                       "A koid is 16 lowercase hexadecimal digits.",
+                                       kid::koid_decode));
 }
 
 KID_FUNCTION(koid_out)
 {
-    PG_RETURN_CSTRING(
-        kid::pg::encode_text(kid::KOID_TEXT_LEN, kid::koid_encode, DatumGetUInt64(PG_GETARG_DATUM(0))));
+    PG_RETURN_CSTRING(kid::pg::encode_text(kid::KOID_TEXT_LEN, kid::koid_encode,
+                                           DatumGetUInt64(PG_GETARG_DATUM(0))));
 }
 
 static int64_t epoch_ms()
@@ -98,7 +100,8 @@ KID_TIME_COMPARISONS(koid, koid_cmp_time)
                            static_cast<long long>(now_ms_since_epoch))));
     ereport(ERROR,
             (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-             errmsg("the system clock is behind the last koid by more than kid.koid_max_clock_wait_ms (%d ms)",
+             errmsg("the system clock is behind the last koid by more than "
+                    "kid.koid_max_clock_wait_ms (%d ms)",
                     kid::pg::koid_max_clock_wait_ms),
              errdetail("The last koid was made at %lld ms after the epoch; the clock reads %lld.",
                        static_cast<long long>(kid::koid_state_ms(last)),
@@ -134,24 +137,26 @@ KID_FUNCTION(koid_new)
             continue; /* another backend moved the counter: retry with its value */
         }
         if (step == kid::KoidStep::out_of_range)
-            ereport(ERROR,
-                    (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-                     errmsg("the system clock is outside the time range of koid"),
-                     errdetail("A koid holds 42 bits of milliseconds since kid.koid_epoch_ms = %.0f.",
-                               kid::pg::koid_epoch_ms)));
+            ereport(
+                ERROR,
+                (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                 errmsg("the system clock is outside the time range of koid"),
+                 errdetail("A koid holds 42 bits of milliseconds since kid.koid_epoch_ms = %.0f.",
+                           kid::pg::koid_epoch_ms)));
         if (step == kid::KoidStep::overflow) {
             if (kid::pg::koid_overflow_error)
-                ereport(ERROR,
-                        (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-                         errmsg("more than 4096 koids in one millisecond"),
-                         errhint("Set kid.koid_overflow_error = off to wait for the next millisecond instead.")));
+                ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+                                errmsg("more than 4096 koids in one millisecond"),
+                                errhint("Set kid.koid_overflow_error = off to wait for the next "
+                                        "millisecond instead.")));
             pg_atomic_fetch_add_u64(&gen->stats.overflow_waits, 1);
         } else { /* clock_behind */
             if (!waiting_for_clock) {
                 waiting_for_clock = true;
                 waited_since_us = now_us;
             }
-            if (now_us - waited_since_us > static_cast<int64>(kid::pg::koid_max_clock_wait_ms) * 1000)
+            if (now_us - waited_since_us >
+                static_cast<int64>(kid::pg::koid_max_clock_wait_ms) * 1000)
                 report_koid_clock_behind(s, last, now_ms);
             pg_atomic_fetch_add_u64(&gen->stats.clock_waits, 1);
         }
@@ -160,7 +165,8 @@ KID_FUNCTION(koid_new)
         last = pg_atomic_read_u64(&gen->state);
     }
     pg_atomic_fetch_add_u64(&gen->stats.generated, 1);
-    kid::pg::lease_cover(s, kid::pg::LEASE_KOID, kid::koid_ms_end_unix_us(kid::koid_state_ms(next), epoch_ms()));
+    kid::pg::lease_cover(s, kid::pg::LEASE_KOID,
+                         kid::koid_ms_end_unix_us(kid::koid_state_ms(next), epoch_ms()));
     return UInt64GetDatum(kid::koid_from_state(next, generator));
 }
 
@@ -184,7 +190,8 @@ KID_FUNCTION(koid_info)
 {
     uint64_t koid = DatumGetUInt64(PG_GETARG_DATUM(0));
     Datum values[] = {
-        TimestampTzGetDatum(kid::pg::timestamptz_from_unix_us((kid::koid_ms(koid) + epoch_ms()) * 1000)),
+        TimestampTzGetDatum(
+            kid::pg::timestamptz_from_unix_us((kid::koid_ms(koid) + epoch_ms()) * 1000)),
         Int64GetDatum(kid::koid_ms(koid)),
         Int32GetDatum(static_cast<int32>(kid::koid_datacenter(koid))),
         Int32GetDatum(static_cast<int32>(kid::koid_worker(koid))),

@@ -221,7 +221,6 @@ void lease_finalize_floors(KidShared *s)
     LWLockRelease(s->lease_lock);
 }
 
-
 static bool file_exists(const char *name)
 {
     struct stat st;
@@ -341,8 +340,8 @@ void lease_start(KidShared *s)
         }
         lf.own[LEASE_KOID] = koid_mark_under_epoch(lf.own[LEASE_KOID], lf.koid_epoch_ms,
                                                    koid_epoch_whole_ms());
-        lf.replayed[LEASE_KOID] = koid_mark_under_epoch(
-            lf.replayed[LEASE_KOID], lf.koid_epoch_ms, koid_epoch_whole_ms());
+        lf.replayed[LEASE_KOID] = koid_mark_under_epoch(lf.replayed[LEASE_KOID], lf.koid_epoch_ms,
+                                                        koid_epoch_whole_ms());
         lf.koid_epoch_ms = koid_epoch_whole_ms();
     }
     /* Exact marks: a clean shutdown; the generators continue just above them. */
@@ -374,20 +373,21 @@ void lease_start(KidShared *s)
      * promotion may still add).
      */
     pg_atomic_init_u64(&s->uid_global_guard_us,
-                       static_cast<uint64>(lf.uid_global_guard_us > 0 ? lf.uid_global_guard_us : 0));
+                       static_cast<uint64>(lf.uid_global_guard_us > 0 ? lf.uid_global_guard_us
+                                                                      : 0));
     s->uid_guard_interval = lf.uid_guard_interval;
     raise_uid_guard(s, lf.own[LEASE_UID], lf.uid_interval);
     if (lf.uid_replayed_interval != 0)
         raise_uid_guard(s, lf.replayed[LEASE_UID] + LEASE_RENEW_US + PROMOTION_MARGIN_US,
                         lf.uid_replayed_interval);
     s->uid_replayed_interval = lf.uid_replayed_interval;
-    if (static_cast<int64>(pg_atomic_read_u64(&s->uid_global_guard_us)) >
-        lf.uid_global_guard_us)
-        ereport(LOG, (errmsg("kid: kid.uid_interval changed from %d to %d since uid ids were "
-                             "last made; uid_global_new() refuses until the next %d-second "
-                             "boundary above the uid mark",
-                             lf.uid_interval, uid_interval,
-                             1 << (lf.uid_interval > uid_interval ? lf.uid_interval : uid_interval))));
+    if (static_cast<int64>(pg_atomic_read_u64(&s->uid_global_guard_us)) > lf.uid_global_guard_us)
+        ereport(LOG,
+                (errmsg("kid: kid.uid_interval changed from %d to %d since uid ids were "
+                        "last made; uid_global_new() refuses until the next %d-second "
+                        "boundary above the uid mark",
+                        lf.uid_interval, uid_interval,
+                        1 << (lf.uid_interval > uid_interval ? lf.uid_interval : uid_interval))));
     pg_atomic_init_u32(&s->floor_epoch, 2);
     pg_atomic_init_u32(&s->floors_final, 0);
     s->replayed_writer.node_id = -1;

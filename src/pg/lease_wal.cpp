@@ -57,7 +57,8 @@ static void append_mark(StringInfo buf, const char *label, int64 unix_us)
     if (unix_us == 0)
         appendStringInfo(buf, "%s none", label);
     else
-        appendStringInfo(buf, "%s %s", label, timestamptz_to_str(timestamptz_from_unix_us(unix_us)));
+        appendStringInfo(buf, "%s %s", label,
+                         timestamptz_to_str(timestamptz_from_unix_us(unix_us)));
 }
 
 static void kid_rm_redo(XLogReaderState *record) noexcept
@@ -75,8 +76,7 @@ static void kid_rm_redo(XLogReaderState *record) noexcept
                         "(length %u, layout version %s; this kid reads version %u, %u bytes)",
                         static_cast<unsigned>(XLogRecGetDataLen(record)),
                         version == UINT32_MAX ? "unknown" : psprintf("%u", version),
-                        LEASE_WAL_VERSION,
-                        static_cast<unsigned>(sizeof(LeaseWalRecord))),
+                        LEASE_WAL_VERSION, static_cast<unsigned>(sizeof(LeaseWalRecord))),
                  errhint("Replay this WAL with the kid version that wrote it.")));
     lease_replay(rec);
 }
@@ -92,8 +92,7 @@ static void kid_rm_desc(StringInfo buf, XLogReaderState *record) noexcept
                      rec.koid_generator_id, rec.uid_node);
     for (int i = 0; i < LEASE_LINES; i++) {
         char label[64];
-        snprintf(label, sizeof(label), "%s%s until", i == 0 ? "" : ", ",
-                 LEASE_LINE_NAMES[i]);
+        snprintf(label, sizeof(label), "%s%s until", i == 0 ? "" : ", ", LEASE_LINE_NAMES[i]);
         append_mark(buf, label, rec.marks[i]);
     }
     appendStringInfo(buf, "; koid epoch %lld ms, uid interval %d",
@@ -110,14 +109,14 @@ static const char *kid_rm_identify(uint8 info) noexcept
 
 /* PostgreSQL keeps the pointer: static storage. */
 static RmgrData kid_rmgr = {
-    "kid",           /* rm_name */
+    "kid",                        /* rm_name */
     pg_callback(kid_rm_redo),     /* rm_redo */
     pg_callback(kid_rm_desc),     /* rm_desc */
     pg_callback(kid_rm_identify), /* rm_identify */
-    nullptr,         /* rm_startup */
-    nullptr,         /* rm_cleanup */
-    nullptr,         /* rm_mask */
-    nullptr,         /* rm_decode: nothing for logical decoding */
+    nullptr,                      /* rm_startup */
+    nullptr,                      /* rm_cleanup */
+    nullptr,                      /* rm_mask */
+    nullptr,                      /* rm_decode: nothing for logical decoding */
 };
 
 void lease_wal_register()

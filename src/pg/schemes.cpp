@@ -13,7 +13,7 @@
 namespace kid::pg {
 
 const char *const LEASE_LINE_NAMES[LEASE_LINES] = {"sno tick 0", "sno tick 1", "atproto_tid",
-                                                    "koid", "uid"};
+                                                   "koid", "uid"};
 
 static void raise_mark(int64 *mark, int64 v)
 {
@@ -168,8 +168,9 @@ static bool koid_newest(KidShared *s, NewestId *out)
     uint64 state = counter_state(s, COUNTER_KOID);
     out->end_us = kid::koid_ms_end_unix_us(kid::koid_state_ms(state), koid_epoch_whole_ms());
     out->has_text = true;
-    kid::koid_encode(
-        kid::koid_from_state(state, static_cast<unsigned>(effective_koid_generator_id())), out->text);
+    kid::koid_encode(kid::koid_from_state(state,
+                                          static_cast<unsigned>(effective_koid_generator_id())),
+                     out->text);
     out->text[kid::KOID_TEXT_LEN] = '\0';
     return true;
 }

@@ -55,14 +55,14 @@ struct GeneratorStats {
 
 /* A scheme's newest id, for kid_node_info. */
 struct NewestId {
-    int64 end_us;   /* the end of its time unit, as the lease counts it */
-    bool has_text;  /* false where one state does not make one id (sno: a slot per backend) */
-    char text[32];  /* its text form, NUL-terminated */
+    int64 end_us;  /* the end of its time unit, as the lease counts it */
+    bool has_text; /* false where one state does not make one id (sno: a slot per backend) */
+    char text[32]; /* its text form, NUL-terminated */
 };
 
 struct SchemeDef {
-    const char *name;      /* the SQL type name */
-    LeaseLine first_line;  /* its lease lines: first_line .. first_line + lines - 1 */
+    const char *name;     /* the SQL type name */
+    LeaseLine first_line; /* its lease lines: first_line .. first_line + lines - 1 */
     int lines;
     /* The node field it puts in each id: kid.node_id, the koid generator id, the uid node. */
     int64 (*node_field)();

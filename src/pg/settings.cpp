@@ -46,7 +46,14 @@ static char *uid_node_setting = nullptr;
  * after a reload read the new file, hence "change them with a restart".
  * The values taken at load are kept in fixed_values[], in this order.
  */
-enum FixedSetting { FIX_NODE_ID, FIX_KOID_EPOCH, FIX_KOID_GENERATOR, FIX_UID_INTERVAL, FIX_WAL_RMGR, FIX_COUNT };
+enum FixedSetting {
+    FIX_NODE_ID,
+    FIX_KOID_EPOCH,
+    FIX_KOID_GENERATOR,
+    FIX_UID_INTERVAL,
+    FIX_WAL_RMGR,
+    FIX_COUNT
+};
 static const char *const fixed_names[FIX_COUNT] = {"kid.node_id", "kid.koid_epoch_ms",
                                                    "kid.koid_generator_id", "kid.uid_interval",
                                                    "kid.wal_rmgr_id"};
@@ -107,7 +114,8 @@ static bool check_uid_node(char **newval, void **, GucSource source) noexcept
     if (!settings_fixed || source == PGC_S_DEFAULT || strcmp(v, fixed_uid_node) == 0)
         return true;
     GUC_check_errcode(ERRCODE_CANT_CHANGE_RUNTIME_PARAM);
-    GUC_check_errmsg("parameter \"kid.uid_node\" cannot be changed in a session that has loaded kid");
+    GUC_check_errmsg(
+        "parameter \"kid.uid_node\" cannot be changed in a session that has loaded kid");
     return false;
 }
 
@@ -162,10 +170,10 @@ static const SettingSpec setting_specs[] = {
     {"kid.koid_generator_id", Kind::integer, &koid_generator_id, -1, 1023, 0,
      "an integer from -1 to 1023"},
     {"kid.koid_overflow_error", Kind::boolean, &koid_overflow_error, 0, 0, 0, "a boolean"},
-    {"kid.koid_max_clock_wait_ms", Kind::integer, &koid_max_clock_wait_ms, 0, 3600000,
-     GUC_UNIT_MS, "a time from 0 to 3600000 ms"},
-    {"kid.uid_interval", Kind::integer, &uid_interval, kid::UID_INTERVAL_MIN,
-     kid::UID_INTERVAL_MAX, 0, "an integer from 5 to 10"},
+    {"kid.koid_max_clock_wait_ms", Kind::integer, &koid_max_clock_wait_ms, 0, 3600000, GUC_UNIT_MS,
+     "a time from 0 to 3600000 ms"},
+    {"kid.uid_interval", Kind::integer, &uid_interval, kid::UID_INTERVAL_MIN, kid::UID_INTERVAL_MAX,
+     0, "an integer from 5 to 10"},
     {"kid.uid_node", Kind::string, &uid_node_setting, 0, 0, 0,
      "empty or exactly 8 hexadecimal digits"},
     {"kid.wal_rmgr_id", Kind::integer, &wal_rmgr_id, RM_MIN_CUSTOM_ID, RM_MAX_CUSTOM_ID, 0,
@@ -213,10 +221,11 @@ static char settings_detail[512];
 
 [[noreturn]] static void report_settings_error()
 {
-    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("%s", settings_error),
-                    errdetail("%s", settings_detail),
-                    errhint("kid reads its settings from postgresql.conf (or the server command line) "
-                            "when the server starts; fix them there and restart.")));
+    ereport(ERROR,
+            (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("%s", settings_error),
+             errdetail("%s", settings_detail),
+             errhint("kid reads its settings from postgresql.conf (or the server command line) "
+                     "when the server starts; fix them there and restart.")));
     pg_unreachable();
 }
 
@@ -274,7 +283,8 @@ bool define_settings()
     char *raw[SETTING_COUNT];
     for (int i = 0; i < SETTING_COUNT; i++) {
         const char *name = setting_specs[i].name;
-        const char *v = GetConfigOption(name, true, false) ? GetConfigOptionResetString(name) : nullptr;
+        const char *v = GetConfigOption(name, true, false) ? GetConfigOptionResetString(name)
+                                                           : nullptr;
         raw[i] = v ? pstrdup(v) : nullptr;
     }
     bool unknown = find_unknown_setting();
@@ -297,42 +307,40 @@ bool define_settings()
         &standby_generation, false, PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
 
     DefineCustomRealVariable(
-        "kid.koid_epoch_ms",
-        "The epoch of koid timestamps, in milliseconds since 1970-01-01 UTC.",
+        "kid.koid_epoch_ms", "The epoch of koid timestamps, in milliseconds since 1970-01-01 UTC.",
         "Fixed while the server runs; must not be in the future. Decoders and range "
         "comparisons of koid use it too.",
         &koid_epoch_ms, 0, 0, 4398046511103.0, fixed, 0, pg_callback(check_koid_epoch), nullptr,
         pg_callback(show_koid_epoch));
-    DefineCustomIntVariable(
-        "kid.koid_generator_id",
-        "The 10-bit generator id (datacenter * 32 + worker) of koids made here; -1 uses kid.node_id.",
-        nullptr, &koid_generator_id, -1, -1, 1023, fixed, 0,
-        pg_callback(check_fixed_int<FIX_KOID_GENERATOR>), nullptr, nullptr);
+    DefineCustomIntVariable("kid.koid_generator_id",
+                            "The 10-bit generator id (datacenter * 32 + worker) of koids made "
+                            "here; -1 uses kid.node_id.",
+                            nullptr, &koid_generator_id, -1, -1, 1023, fixed, 0,
+                            pg_callback(check_fixed_int<FIX_KOID_GENERATOR>), nullptr, nullptr);
     DefineCustomBoolVariable(
         "kid.koid_overflow_error",
-        "Raise an error instead of waiting when 4096 koids were made in one millisecond.",
-        nullptr, &koid_overflow_error, false, PGC_SUSET, 0, nullptr, nullptr, nullptr);
+        "Raise an error instead of waiting when 4096 koids were made in one millisecond.", nullptr,
+        &koid_overflow_error, false, PGC_SUSET, 0, nullptr, nullptr, nullptr);
     DefineCustomIntVariable(
         "kid.koid_max_clock_wait_ms",
-        "How long koid_new() waits for a clock that went back before raising an error.",
-        nullptr, &koid_max_clock_wait_ms, 1000, 0, 3600000, PGC_SUSET, GUC_UNIT_MS,
-        nullptr, nullptr, nullptr);
+        "How long koid_new() waits for a clock that went back before raising an error.", nullptr,
+        &koid_max_clock_wait_ms, 1000, 0, 3600000, PGC_SUSET, GUC_UNIT_MS, nullptr, nullptr,
+        nullptr);
 
     DefineCustomIntVariable(
         "kid.uid_interval",
         "The neighbourhood interval I (5..10) of uid_global ids made and decoded here.",
-        "Within a 2^I-second window global ids sort by node first.",
-        &uid_interval, kid::UID_INTERVAL_DEFAULT, kid::UID_INTERVAL_MIN, kid::UID_INTERVAL_MAX,
-        fixed, 0, pg_callback(check_fixed_int<FIX_UID_INTERVAL>), nullptr, nullptr);
-    DefineCustomStringVariable(
-        "kid.uid_node",
-        "The 32-bit node fingerprint of uid_global ids, as 8 hex digits; empty derives it from kid.node_id.",
-        nullptr, &uid_node_setting, "", fixed, 0, pg_callback(check_uid_node),
-        pg_callback(assign_uid_node), nullptr);
+        "Within a 2^I-second window global ids sort by node first.", &uid_interval,
+        kid::UID_INTERVAL_DEFAULT, kid::UID_INTERVAL_MIN, kid::UID_INTERVAL_MAX, fixed, 0,
+        pg_callback(check_fixed_int<FIX_UID_INTERVAL>), nullptr, nullptr);
+    DefineCustomStringVariable("kid.uid_node",
+                               "The 32-bit node fingerprint of uid_global ids, as 8 hex digits; "
+                               "empty derives it from kid.node_id.",
+                               nullptr, &uid_node_setting, "", fixed, 0,
+                               pg_callback(check_uid_node), pg_callback(assign_uid_node), nullptr);
 
     DefineCustomIntVariable(
-        "kid.wal_rmgr_id",
-        "The id of kid's custom WAL resource manager (lease records).",
+        "kid.wal_rmgr_id", "The id of kid's custom WAL resource manager (lease records).",
         "Must be the same on a primary and every server that replays its WAL, and must not be "
         "used by another extension. 128 is PostgreSQL's id for extensions in development.",
         &wal_rmgr_id, RM_EXPERIMENTAL_ID, RM_MIN_CUSTOM_ID, RM_MAX_CUSTOM_ID, fixed, 0,

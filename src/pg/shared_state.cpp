@@ -91,9 +91,9 @@ void install_shmem_hooks()
 static bool shares_primary_identity(const KidShared *s)
 {
     const ReplayedWriter &w = s->replayed_writer;
-    return w.node_id >= 0 && (w.node_id == node_id ||
-                              w.koid_generator_id == effective_koid_generator_id() ||
-                              w.uid_node == uid_node);
+    return w.node_id >= 0 &&
+           (w.node_id == node_id || w.koid_generator_id == effective_koid_generator_id() ||
+            w.uid_node == uid_node);
 }
 
 const char *generation_refusal()
@@ -113,11 +113,10 @@ KidShared *shared_for_generation(const char *type_name)
 {
     KidShared *s = shared;
     if (s == nullptr)
-        ereport(ERROR,
-                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                 errmsg("kid must be loaded at server start to generate %s ids", type_name),
-                 errhint("Add kid to shared_preload_libraries in postgresql.conf, e.g. "
-                         "shared_preload_libraries = 'kid', and restart the server.")));
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("kid must be loaded at server start to generate %s ids", type_name),
+                        errhint("Add kid to shared_preload_libraries in postgresql.conf, e.g. "
+                                "shared_preload_libraries = 'kid', and restart the server.")));
     if (likely(pg_atomic_read_u32(&s->floors_final) != 0)) {
         /*
          * Pairs with the full barrier lease_finalize_floors puts before
@@ -147,8 +146,8 @@ KidShared *shared_for_generation(const char *type_name)
                                "generator id %d and uid node %08x; this server has %d, %d and "
                                "%08x.",
                                s->replayed_writer.node_id, s->replayed_writer.koid_generator_id,
-                               s->replayed_writer.uid_node, node_id,
-                               effective_koid_generator_id(), uid_node),
+                               s->replayed_writer.uid_node, node_id, effective_koid_generator_id(),
+                               uid_node),
                      errhint("Give this standby its own kid.node_id (and kid.koid_generator_id "
                              "and kid.uid_node if set), or set kid.standby_generation = off.")));
         return s;
@@ -157,6 +156,5 @@ KidShared *shared_for_generation(const char *type_name)
     lease_finalize_floors(s);
     return s;
 }
-
 
 } // namespace kid::pg

@@ -57,8 +57,9 @@ inline int64_t counter_clock(CounterGenerator *g, int64_t *high_out, bool *regre
     int64_t now = now_unix_us();
     *regressed = now < static_cast<int64_t>(high);
     if (now > static_cast<int64_t>(high)) {
-        while (!pg_atomic_compare_exchange_u64(&g->clock_high_us, &high, static_cast<uint64>(now)) &&
-               static_cast<int64_t>(high) < now) {
+        while (
+            !pg_atomic_compare_exchange_u64(&g->clock_high_us, &high, static_cast<uint64>(now)) &&
+            static_cast<int64_t>(high) < now) {
         }
     }
     return now;
@@ -73,7 +74,7 @@ inline void atomic_raise(pg_atomic_uint64 *word, uint64 v)
 }
 
 struct SnoSlot {
-    int32 owner_pid;     /* 0 when free */
+    int32 owner_pid; /* 0 when free */
     /*
      * The next sequence sno_new_with_time() hands out on this partition.
      * Like gen it survives from one owner to the next, so a later session
@@ -84,7 +85,7 @@ struct SnoSlot {
      */
     uint16 backfill_sequence;
     uint16 pad_;
-    SnoGenerator gen;    /* survives from one owner to the next */
+    SnoGenerator gen; /* survives from one owner to the next */
 };
 
 /* What the last replayed lease record said about the server that wrote it. */
@@ -98,8 +99,8 @@ struct ReplayedWriter {
 };
 
 struct KidShared {
-    LWLock *slot_lock;   /* claiming and releasing sno slots */
-    LWLock *lease_lock;  /* serialises lease file writes and replay */
+    LWLock *slot_lock;  /* claiming and releasing sno slots */
+    LWLock *lease_lock; /* serialises lease file writes and replay */
     /*
      * Ids up to (not including) lease_us[line] are covered by the lease file
      * (and, on a primary, by a flushed WAL record).  After a clean restart it

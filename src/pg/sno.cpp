@@ -40,13 +40,14 @@ KID_FIXED_BYTES_TYPE(sno, kid::SNO_SIZE, SNO, nullptr)
 KID_FUNCTION(sno_in)
 {
     return sno_datum(kid::pg::decode_text<Sno>(
-        PG_GETARG_CSTRING(0), SNO, "An sno is 16 characters from \"23456789abcdefghijklmnopqrstuvwx\".",
-        kid::sno_decode));
+        PG_GETARG_CSTRING(0), SNO,
+        "An sno is 16 characters from \"23456789abcdefghijklmnopqrstuvwx\".", kid::sno_decode));
 }
 
 KID_FUNCTION(sno_out)
 {
-    PG_RETURN_CSTRING(kid::pg::encode_text(kid::SNO_TEXT_LEN, kid::sno_encode, *sno_arg(fcinfo, 0)));
+    PG_RETURN_CSTRING(
+        kid::pg::encode_text(kid::SNO_TEXT_LEN, kid::sno_encode, *sno_arg(fcinfo, 0)));
 }
 
 static uint8_t meta_arg(FunctionCallInfo fcinfo, int n)
@@ -94,7 +95,8 @@ KID_FUNCTION(sno_new)
     /* The id's unit is now hi[tick]: the lease must cover the whole unit. */
     int64_t unit_end_us = kid::sno_unit_end_us(g->hi[g->tick]);
     kid::pg::lease_cover(kid::pg::shared,
-                         g->tick ? kid::pg::LEASE_SNO_TICK1 : kid::pg::LEASE_SNO_TICK0, unit_end_us);
+                         g->tick ? kid::pg::LEASE_SNO_TICK1 : kid::pg::LEASE_SNO_TICK0,
+                         unit_end_us);
     return sno_datum(id);
 }
 

@@ -29,14 +29,15 @@ KID_FUNCTION(atproto_tid_in)
 {
     return UInt64GetDatum(kid::pg::decode_text<uint64_t>(
         PG_GETARG_CSTRING(0), TID,
-        "A tid is 13 characters of \"234567abcdefghijklmnopqrstuvwxyz\", the first one of 2-7 or a-j.",
+        "A tid is 13 characters of \"234567abcdefghijklmnopqrstuvwxyz\", "
+        "the first one of 2-7 or a-j.",
         kid::tid_decode));
 }
 
 KID_FUNCTION(atproto_tid_out)
 {
-    PG_RETURN_CSTRING(
-        kid::pg::encode_text(kid::TID_TEXT_LEN, kid::tid_encode, DatumGetUInt64(PG_GETARG_DATUM(0))));
+    PG_RETURN_CSTRING(kid::pg::encode_text(kid::TID_TEXT_LEN, kid::tid_encode,
+                                           DatumGetUInt64(PG_GETARG_DATUM(0))));
 }
 
 /* A tid against the smallest tid of t's microsecond (clock id 0, bit 63 clear). */
@@ -84,8 +85,9 @@ KID_FUNCTION(tid_new)
                 break;
             next = candidate;
             if (next > static_cast<uint64_t>(kid::TID_MAX_UNIX_US))
-                ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-                                errmsg("the atproto_tid generator is past the last time a tid can hold")));
+                ereport(ERROR,
+                        (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                         errmsg("the atproto_tid generator is past the last time a tid can hold")));
             /* On failure `last` is reloaded with the value another backend stored. */
             if (pg_atomic_compare_exchange_u64(&gen->state, &last, next))
                 break;
@@ -100,8 +102,8 @@ KID_FUNCTION(tid_new)
     if (regressed)
         pg_atomic_fetch_add_u64(&gen->stats.regressions, 1);
     kid::pg::lease_cover(s, kid::pg::LEASE_TID, static_cast<int64_t>(next));
-    return UInt64GetDatum(kid::tid_pack(static_cast<int64_t>(next),
-                                        static_cast<unsigned>(kid::pg::node_id)));
+    return UInt64GetDatum(
+        kid::tid_pack(static_cast<int64_t>(next), static_cast<unsigned>(kid::pg::node_id)));
 }
 
 KID_FUNCTION(tid_from_timestamp)

@@ -33,32 +33,32 @@
 /* id against a time in the family's order: -1 or 1, never 0 (see above). */
 #define KID_ID_VS_TIME(cmp, id, t) ((cmp((id), (t)) >= 0) ? 1 : -1)
 
-#define KID_TIME_COMPARISON(prefix, cmp, op, test)                                             \
-    KID_FUNCTION(prefix##_##op##_timestamptz)                                                  \
-    {                                                                                          \
-        int c = KID_ID_VS_TIME(cmp, PG_GETARG_DATUM(0), PG_GETARG_TIMESTAMPTZ(1));             \
-        PG_RETURN_BOOL(c test 0);                                                              \
-    }                                                                                          \
-    KID_FUNCTION(timestamptz_##op##_##prefix)                                                  \
-    {                                                                                          \
-        int c = -KID_ID_VS_TIME(cmp, PG_GETARG_DATUM(1), PG_GETARG_TIMESTAMPTZ(0));            \
-        PG_RETURN_BOOL(c test 0);                                                              \
+#define KID_TIME_COMPARISON(prefix, cmp, op, test)                                                 \
+    KID_FUNCTION(prefix##_##op##_timestamptz)                                                      \
+    {                                                                                              \
+        int c = KID_ID_VS_TIME(cmp, PG_GETARG_DATUM(0), PG_GETARG_TIMESTAMPTZ(1));                 \
+        PG_RETURN_BOOL(c test 0);                                                                  \
+    }                                                                                              \
+    KID_FUNCTION(timestamptz_##op##_##prefix)                                                      \
+    {                                                                                              \
+        int c = -KID_ID_VS_TIME(cmp, PG_GETARG_DATUM(1), PG_GETARG_TIMESTAMPTZ(0));                \
+        PG_RETURN_BOOL(c test 0);                                                                  \
     }
 
-#define KID_TIME_COMPARISONS(prefix, cmp)                                                      \
-    KID_TIME_COMPARISON(prefix, cmp, lt, <)                                                    \
-    KID_TIME_COMPARISON(prefix, cmp, le, <=)                                                   \
-    KID_TIME_COMPARISON(prefix, cmp, eq, ==)                                                   \
-    KID_TIME_COMPARISON(prefix, cmp, ne, !=)                                                   \
-    KID_TIME_COMPARISON(prefix, cmp, ge, >=)                                                   \
-    KID_TIME_COMPARISON(prefix, cmp, gt, >)                                                    \
-    KID_FUNCTION(prefix##_cmp_timestamptz)                                                     \
-    {                                                                                          \
-        PG_RETURN_INT32(KID_ID_VS_TIME(cmp, PG_GETARG_DATUM(0), PG_GETARG_TIMESTAMPTZ(1)));    \
-    }                                                                                          \
-    KID_FUNCTION(timestamptz_cmp_##prefix)                                                     \
-    {                                                                                          \
-        PG_RETURN_INT32(-KID_ID_VS_TIME(cmp, PG_GETARG_DATUM(1), PG_GETARG_TIMESTAMPTZ(0)));   \
+#define KID_TIME_COMPARISONS(prefix, cmp)                                                          \
+    KID_TIME_COMPARISON(prefix, cmp, lt, <)                                                        \
+    KID_TIME_COMPARISON(prefix, cmp, le, <=)                                                       \
+    KID_TIME_COMPARISON(prefix, cmp, eq, ==)                                                       \
+    KID_TIME_COMPARISON(prefix, cmp, ne, !=)                                                       \
+    KID_TIME_COMPARISON(prefix, cmp, ge, >=)                                                       \
+    KID_TIME_COMPARISON(prefix, cmp, gt, >)                                                        \
+    KID_FUNCTION(prefix##_cmp_timestamptz)                                                         \
+    {                                                                                              \
+        PG_RETURN_INT32(KID_ID_VS_TIME(cmp, PG_GETARG_DATUM(0), PG_GETARG_TIMESTAMPTZ(1)));        \
+    }                                                                                              \
+    KID_FUNCTION(timestamptz_cmp_##prefix)                                                         \
+    {                                                                                              \
+        PG_RETURN_INT32(-KID_ID_VS_TIME(cmp, PG_GETARG_DATUM(1), PG_GETARG_TIMESTAMPTZ(0)));       \
     }
 
 namespace kid::pg {
@@ -69,8 +69,7 @@ namespace kid::pg {
  * -infinity), +1 after it (or infinity), 0 inside, with *unix_us set.
  * min_unix_us must be at least INT64_MIN + POSTGRES_EPOCH_UNIX_US.
  */
-inline int time_in_range(TimestampTz t, int64_t min_unix_us, int64_t max_unix_us,
-                         int64_t *unix_us)
+inline int time_in_range(TimestampTz t, int64_t min_unix_us, int64_t max_unix_us, int64_t *unix_us)
 {
     if (TIMESTAMP_IS_NOBEGIN(t))
         return -1;

@@ -50,11 +50,14 @@ static inline Datum global_datum(const UidGlobal &g)
 }
 
 static const char LOCAL_FORM[] =
-    "A uid is 11 characters of \".0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz\" "
+    "A uid is 11 characters of "
+    "\".0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz\" "
     "with zero tail bits, seconds at most 999999 and a step at most 976.";
 static const char GLOBAL_FORM[] =
-    "A uid_global is 16 characters of \".0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz\" "
-    "with zero tail bits, seconds at most 999999 (their top 10 bits at most 976) and a step at most 976.";
+    "A uid_global is 16 characters of "
+    "\".0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz\" "
+    "with zero tail bits, seconds at most 999999 (their top 10 bits at most 976) and a step at "
+    "most 976.";
 
 /* A literal that decodes and holds valid fields. */
 static bool local_decode_valid(const char *text, size_t len, uint64_t *id)
@@ -81,14 +84,14 @@ KID_FUNCTION(uid_out)
 
 KID_FUNCTION(uid_global_in)
 {
-    return global_datum(
-        kid::pg::decode_text<UidGlobal>(PG_GETARG_CSTRING(0), UID_GLOBAL, GLOBAL_FORM, global_decode_valid));
+    return global_datum(kid::pg::decode_text<UidGlobal>(PG_GETARG_CSTRING(0), UID_GLOBAL,
+                                                        GLOBAL_FORM, global_decode_valid));
 }
 
 KID_FUNCTION(uid_global_out)
 {
-    PG_RETURN_CSTRING(
-        kid::pg::encode_text(kid::UID_GLOBAL_TEXT_LEN, kid::uid_global_encode, *global_arg(fcinfo, 0)));
+    PG_RETURN_CSTRING(kid::pg::encode_text(kid::UID_GLOBAL_TEXT_LEN, kid::uid_global_encode,
+                                           *global_arg(fcinfo, 0)));
 }
 
 /* The fields of the 1.024 ms step holding t; ERROR outside 1970.. (A's 20 bits). */
@@ -175,7 +178,8 @@ static int uid_global_cmp_time(Datum id, TimestampTz t)
         return -where;
     if (!last_global_bound.valid || last_global_bound.t != t ||
         last_global_bound.interval != kid::pg::uid_interval) {
-        last_global_bound.bound = kid::uid_global_pack(bound_fields(unix_us), kid::pg::uid_interval);
+        last_global_bound.bound = kid::uid_global_pack(bound_fields(unix_us),
+                                                       kid::pg::uid_interval);
         last_global_bound.t = t;
         last_global_bound.interval = kid::pg::uid_interval;
         last_global_bound.valid = true;
@@ -218,7 +222,8 @@ static UidFields next_uid_fields(const char *type_name)
         kid::UidStep step;
         for (;;) {
             step = kid::uid_step(last, now, trusted, &next);
-            if (step == kid::UidStep::wait || pg_atomic_compare_exchange_u64(&gen->state, &last, next))
+            if (step == kid::UidStep::wait ||
+                pg_atomic_compare_exchange_u64(&gen->state, &last, next))
                 break;
         }
         if (step != kid::UidStep::wait)
@@ -260,20 +265,21 @@ static void check_uid_interval_guard(kid::pg::KidShared *s)
         return;
     pg_read_barrier(); /* pairs with raise_uid_guard: the interval is written before the guard */
     int old_interval = s->uid_guard_interval;
-    ereport(ERROR,
-            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-             errmsg("cannot generate uid_global ids until %s: kid.uid_interval changed from %d to %d",
-                    timestamptz_to_str(kid::pg::timestamptz_from_unix_us(guard)), old_interval,
-                    kid::pg::uid_interval),
-             errdetail("The interval decides where the node fingerprint sits in a uid_global, so "
-                       "an id made under %d within the same 2^%d-second block as ids made under "
-                       "%d can have the same 96 bits as one of them.",
-                       kid::pg::uid_interval,
-                       old_interval > kid::pg::uid_interval ? old_interval : kid::pg::uid_interval,
-                       old_interval),
-             errhint("Wait until then, or set kid.uid_interval back to %d. uid_new() is not "
-                     "affected.",
-                     old_interval)));
+    ereport(
+        ERROR,
+        (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+         errmsg("cannot generate uid_global ids until %s: kid.uid_interval changed from %d to %d",
+                timestamptz_to_str(kid::pg::timestamptz_from_unix_us(guard)), old_interval,
+                kid::pg::uid_interval),
+         errdetail("The interval decides where the node fingerprint sits in a uid_global, so "
+                   "an id made under %d within the same 2^%d-second block as ids made under "
+                   "%d can have the same 96 bits as one of them.",
+                   kid::pg::uid_interval,
+                   old_interval > kid::pg::uid_interval ? old_interval : kid::pg::uid_interval,
+                   old_interval),
+         errhint("Wait until then, or set kid.uid_interval back to %d. uid_new() is not "
+                 "affected.",
+                 old_interval)));
 }
 
 KID_FUNCTION(uid_global_new)
@@ -325,11 +331,12 @@ static UidFields global_fields(FunctionCallInfo fcinfo, int n)
         char text[kid::UID_GLOBAL_TEXT_LEN + 1];
         kid::uid_global_encode(*global_arg(fcinfo, 0), text);
         text[kid::UID_GLOBAL_TEXT_LEN] = '\0';
-        ereport(ERROR, (errcode(ERRCODE_DATETIME_FIELD_OVERFLOW),
-                        errmsg("uid_global %s has no time with neighbourhood interval %d", text, interval),
-                        errdetail("Its seconds field read with that interval is %u, above 999999: "
-                                  "it was made with another interval.",
-                                  f.sec)));
+        ereport(ERROR,
+                (errcode(ERRCODE_DATETIME_FIELD_OVERFLOW),
+                 errmsg("uid_global %s has no time with neighbourhood interval %d", text, interval),
+                 errdetail("Its seconds field read with that interval is %u, above 999999: "
+                           "it was made with another interval.",
+                           f.sec)));
     }
     return f;
 }
@@ -390,9 +397,10 @@ static bool global_decode_base64url_valid(const char *text, size_t len, UidGloba
 KID_FUNCTION(uid_from_base64url)
 {
     text *t = PG_GETARG_TEXT_PP(0);
-    return UInt64GetDatum(kid::pg::decode_text<uint64_t>(
-        VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), UID, "Expected 11 base64url characters of a valid uid.",
-        local_decode_base64url_valid));
+    return UInt64GetDatum(
+        kid::pg::decode_text<uint64_t>(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), UID,
+                                       "Expected 11 base64url characters of a valid uid.",
+                                       local_decode_base64url_valid));
 }
 
 KID_FUNCTION(uid_global_to_base64url)
@@ -405,7 +413,8 @@ KID_FUNCTION(uid_global_to_base64url)
 KID_FUNCTION(uid_global_from_base64url)
 {
     text *t = PG_GETARG_TEXT_PP(0);
-    return global_datum(kid::pg::decode_text<UidGlobal>(
-        VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), UID_GLOBAL,
-        "Expected 16 base64url characters of a valid uid_global.", global_decode_base64url_valid));
+    return global_datum(
+        kid::pg::decode_text<UidGlobal>(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), UID_GLOBAL,
+                                        "Expected 16 base64url characters of a valid uid_global.",
+                                        global_decode_base64url_valid));
 }

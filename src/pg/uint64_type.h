@@ -75,8 +75,8 @@ inline Datum uint64_recv(FunctionCallInfo fcinfo, const char *type_name, Validat
     StringInfo buf = reinterpret_cast<StringInfo>(PG_GETARG_POINTER(0));
     int remaining = buf->len - buf->cursor;
     if (remaining != 8)
-        report_invalid_binary(type_name,
-                              psprintf("Type %s takes exactly 8 bytes, not %d.", type_name, remaining));
+        report_invalid_binary(type_name, psprintf("Type %s takes exactly 8 bytes, not %d.",
+                                                  type_name, remaining));
     return uint64_checked(static_cast<uint64_t>(pq_getmsgint64(buf)), type_name, validate);
 }
 
@@ -115,76 +115,76 @@ inline Datum uint64_from_bytea(FunctionCallInfo fcinfo, const char *type_name,
 
 } // namespace kid::pg
 
-#define KID_UINT64_COMPARISON(prefix, op, test)                                                \
-    KID_FUNCTION(prefix##_##op)                                                                \
-    {                                                                                          \
-        PG_RETURN_BOOL(kid::pg::uint64_cmp(DatumGetUInt64(PG_GETARG_DATUM(0)),                 \
-                                           DatumGetUInt64(PG_GETARG_DATUM(1))) test 0);        \
+#define KID_UINT64_COMPARISON(prefix, op, test)                                                    \
+    KID_FUNCTION(prefix##_##op)                                                                    \
+    {                                                                                              \
+        PG_RETURN_BOOL(kid::pg::uint64_cmp(DatumGetUInt64(PG_GETARG_DATUM(0)),                     \
+                                           DatumGetUInt64(PG_GETARG_DATUM(1))) test 0);            \
     }
 
-#define KID_UINT64_TYPE(prefix, sqlname, validate)                                             \
-    KID_UINT64_COMPARISON(prefix, lt, <)                                                       \
-    KID_UINT64_COMPARISON(prefix, le, <=)                                                      \
-    KID_UINT64_COMPARISON(prefix, eq, ==)                                                      \
-    KID_UINT64_COMPARISON(prefix, ne, !=)                                                      \
-    KID_UINT64_COMPARISON(prefix, ge, >=)                                                      \
-    KID_UINT64_COMPARISON(prefix, gt, >)                                                       \
-    KID_FUNCTION(prefix##_cmp)                                                                 \
-    {                                                                                          \
-        PG_RETURN_INT32(kid::pg::uint64_cmp(DatumGetUInt64(PG_GETARG_DATUM(0)),                \
-                                            DatumGetUInt64(PG_GETARG_DATUM(1))));              \
-    }                                                                                          \
-    KID_FUNCTION(prefix##_smaller)                                                             \
-    {                                                                                          \
-        uint64_t a = DatumGetUInt64(PG_GETARG_DATUM(0)), b = DatumGetUInt64(PG_GETARG_DATUM(1)); \
-        return UInt64GetDatum(a <= b ? a : b);                                                 \
-    }                                                                                          \
-    KID_FUNCTION(prefix##_larger)                                                              \
-    {                                                                                          \
-        uint64_t a = DatumGetUInt64(PG_GETARG_DATUM(0)), b = DatumGetUInt64(PG_GETARG_DATUM(1)); \
-        return UInt64GetDatum(a >= b ? a : b);                                                 \
-    }                                                                                          \
-    KID_FUNCTION(prefix##_hash)                                                                \
-    {                                                                                          \
-        uint64_t v = DatumGetUInt64(PG_GETARG_DATUM(0));                                       \
-        return hash_uint32(static_cast<uint32>(v) ^ static_cast<uint32>(v >> 32));             \
-    }                                                                                          \
-    KID_FUNCTION(prefix##_hash_extended)                                                       \
-    {                                                                                          \
-        uint64_t v = DatumGetUInt64(PG_GETARG_DATUM(0));                                       \
-        return hash_uint32_extended(static_cast<uint32>(v) ^ static_cast<uint32>(v >> 32),     \
-                                    PG_GETARG_INT64(1));                                       \
-    }                                                                                          \
-    KID_FUNCTION(prefix##_sortsupport)                                                         \
-    {                                                                                          \
-        /* The datum is the id itself: compare it unsigned, no abbreviation needed. */         \
+#define KID_UINT64_TYPE(prefix, sqlname, validate)                                                 \
+    KID_UINT64_COMPARISON(prefix, lt, <)                                                           \
+    KID_UINT64_COMPARISON(prefix, le, <=)                                                          \
+    KID_UINT64_COMPARISON(prefix, eq, ==)                                                          \
+    KID_UINT64_COMPARISON(prefix, ne, !=)                                                          \
+    KID_UINT64_COMPARISON(prefix, ge, >=)                                                          \
+    KID_UINT64_COMPARISON(prefix, gt, >)                                                           \
+    KID_FUNCTION(prefix##_cmp)                                                                     \
+    {                                                                                              \
+        PG_RETURN_INT32(kid::pg::uint64_cmp(DatumGetUInt64(PG_GETARG_DATUM(0)),                    \
+                                            DatumGetUInt64(PG_GETARG_DATUM(1))));                  \
+    }                                                                                              \
+    KID_FUNCTION(prefix##_smaller)                                                                 \
+    {                                                                                              \
+        uint64_t a = DatumGetUInt64(PG_GETARG_DATUM(0)), b = DatumGetUInt64(PG_GETARG_DATUM(1));   \
+        return UInt64GetDatum(a <= b ? a : b);                                                     \
+    }                                                                                              \
+    KID_FUNCTION(prefix##_larger)                                                                  \
+    {                                                                                              \
+        uint64_t a = DatumGetUInt64(PG_GETARG_DATUM(0)), b = DatumGetUInt64(PG_GETARG_DATUM(1));   \
+        return UInt64GetDatum(a >= b ? a : b);                                                     \
+    }                                                                                              \
+    KID_FUNCTION(prefix##_hash)                                                                    \
+    {                                                                                              \
+        uint64_t v = DatumGetUInt64(PG_GETARG_DATUM(0));                                           \
+        return hash_uint32(static_cast<uint32>(v) ^ static_cast<uint32>(v >> 32));                 \
+    }                                                                                              \
+    KID_FUNCTION(prefix##_hash_extended)                                                           \
+    {                                                                                              \
+        uint64_t v = DatumGetUInt64(PG_GETARG_DATUM(0));                                           \
+        return hash_uint32_extended(static_cast<uint32>(v) ^ static_cast<uint32>(v >> 32),         \
+                                    PG_GETARG_INT64(1));                                           \
+    }                                                                                              \
+    KID_FUNCTION(prefix##_sortsupport)                                                             \
+    {                                                                                              \
+        /* The datum is the id itself: compare it unsigned, no abbreviation needed. */             \
         reinterpret_cast<SortSupport>(PG_GETARG_POINTER(0))->comparator = ssup_datum_unsigned_cmp; \
-        PG_RETURN_VOID();                                                                      \
-    }                                                                                          \
-    KID_FUNCTION(prefix##_send)                                                                \
-    {                                                                                          \
-        return kid::pg::uint64_send(fcinfo);                                                   \
-    }                                                                                          \
-    KID_FUNCTION(prefix##_recv)                                                                \
-    {                                                                                          \
-        return kid::pg::uint64_recv(fcinfo, sqlname, validate);                                \
-    }                                                                                          \
-    KID_FUNCTION(prefix##_to_bytea)                                                            \
-    {                                                                                          \
-        return kid::pg::uint64_to_bytea(fcinfo);                                               \
-    }                                                                                          \
-    KID_FUNCTION(prefix##_from_bytea)                                                          \
-    {                                                                                          \
-        return kid::pg::uint64_from_bytea(fcinfo, sqlname, validate);                          \
-    }                                                                                          \
-    KID_FUNCTION(prefix##_to_bigint)                                                           \
-    {                                                                                          \
-        /* The same 64 bits; ids with the top bit set become negative bigints. */              \
-        PG_RETURN_INT64(static_cast<int64>(DatumGetUInt64(PG_GETARG_DATUM(0))));               \
-    }                                                                                          \
-    KID_FUNCTION(prefix##_from_bigint)                                                         \
-    {                                                                                          \
-        return kid::pg::uint64_from_int64(PG_GETARG_INT64(0), sqlname, validate);              \
+        PG_RETURN_VOID();                                                                          \
+    }                                                                                              \
+    KID_FUNCTION(prefix##_send)                                                                    \
+    {                                                                                              \
+        return kid::pg::uint64_send(fcinfo);                                                       \
+    }                                                                                              \
+    KID_FUNCTION(prefix##_recv)                                                                    \
+    {                                                                                              \
+        return kid::pg::uint64_recv(fcinfo, sqlname, validate);                                    \
+    }                                                                                              \
+    KID_FUNCTION(prefix##_to_bytea)                                                                \
+    {                                                                                              \
+        return kid::pg::uint64_to_bytea(fcinfo);                                                   \
+    }                                                                                              \
+    KID_FUNCTION(prefix##_from_bytea)                                                              \
+    {                                                                                              \
+        return kid::pg::uint64_from_bytea(fcinfo, sqlname, validate);                              \
+    }                                                                                              \
+    KID_FUNCTION(prefix##_to_bigint)                                                               \
+    {                                                                                              \
+        /* The same 64 bits; ids with the top bit set become negative bigints. */                  \
+        PG_RETURN_INT64(static_cast<int64>(DatumGetUInt64(PG_GETARG_DATUM(0))));                   \
+    }                                                                                              \
+    KID_FUNCTION(prefix##_from_bigint)                                                             \
+    {                                                                                              \
+        return kid::pg::uint64_from_int64(PG_GETARG_INT64(0), sqlname, validate);                  \
     }
 
 #endif
