@@ -5,6 +5,7 @@
 #                   on a throwaway cluster         (README: set-up command 1)
 #   make test       install everything needed and run every test
 #                   (README: set-up command 2; .ci/run calls exactly this)
+#   make dist       the PGXN archive kid-VERSION.zip, from git (HEAD)
 # The test, demo and benchmark targets are in test/test.mk.
 
 EXTENSION  = kid
@@ -65,5 +66,16 @@ $(KID_SQL): $(wildcard src/sql/*)
 check-install-script:
 	@perl src/sql/build-install-script.pl | diff -u $(KID_SQL) - || \
 		{ echo "$(KID_SQL) is out of date: run make and commit it"; exit 1; }
+
+# make dist: the PGXN archive kid-VERSION.zip of the committed tree (HEAD),
+# every file under kid-VERSION/; what .gitattributes marks export-ignore
+# (CI configuration, git's own files) is left out, and so is everything
+# git ignores (build output, test results).  Uncommitted changes are not in it.
+DIST = $(EXTENSION)-$(EXTVERSION)
+DIST_ZIP ?= $(DIST).zip
+.PHONY: dist
+dist:
+	@git diff --quiet HEAD -- 2>/dev/null || echo "warning: uncommitted changes are not in $(DIST_ZIP)"
+	git archive --format=zip --prefix=$(DIST)/ -o $(DIST_ZIP) HEAD
 
 include test/test.mk
