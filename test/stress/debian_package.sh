@@ -76,7 +76,7 @@ fi
 
 deb_regress() {
     local port=54390
-    PG_BIN=$DEB_ROOT/usr/lib/postgresql/$DEB_PG/bin
+    local PG_BIN=$DEB_ROOT/usr/lib/postgresql/$DEB_PG/bin   # this function's servers only
     cluster_init pkg $port && cluster_start pkg || return 1
     kpsql $port -d postgres -c "SELECT 1 FROM pg_available_extensions WHERE name = 'kid' AND default_version = '$DEB_VERSION'" |
         grep -qx 1 || { echo "kid $DEB_VERSION not available"; return 1; }
