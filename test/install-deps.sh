@@ -19,8 +19,11 @@ packages=(
     clang-14 libclang-rt-14-dev valgrind
     # make format-check: clang-format 14 (Debian 12's).
     clang-format-14
-    # test/stress/debian_package.sh: dpkg-buildpackage with pg_buildext.
-    dpkg-dev debhelper fakeroot postgresql-server-dev-all
+    # test/stress/debian_package.sh: dpkg-buildpackage with pg_buildext
+    # (build-essential is a build dependency of every Debian package).
+    build-essential dpkg-dev debhelper fakeroot postgresql-server-dev-all
+    # test/stress/dist.sh: make dist archives the checkout with git.
+    git
 )
 # Node.js and npm run the reference implementations of the cross-checks;
 # a machine that already has a node (e.g. from nodesource) keeps it.
