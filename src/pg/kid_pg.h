@@ -25,6 +25,10 @@ extern "C" {
 
 #include "fmgr.h"
 #include "utils/timestamp.h"
+#if PG_VERSION_NUM >= 160000
+/* 16 moved SET_VARSIZE, VARDATA and the other varlena macros out of postgres.h. */
+#include "varatt.h"
+#endif
 }
 
 namespace kid::pg {
