@@ -46,8 +46,10 @@ KID_FUNCTION(codokey_in)
 {
     const char *s = PG_GETARG_CSTRING(0);
     size_t len = strlen(s);
-    if (!key_chars_valid(s, len))
-        kid::pg::report_invalid_text(CODOKEY, s, len, KEY_FORM);
+    if (!key_chars_valid(s, len)) {
+        kid::pg::save_invalid_text(fcinfo->context, CODOKEY, s, len, KEY_FORM);
+        return (Datum)0;
+    }
     return key_datum(s, len);
 }
 
