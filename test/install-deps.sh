@@ -19,6 +19,10 @@ packages=(
     clang-14 libclang-rt-14-dev valgrind
     # make format-check: clang-format 14 (Debian 12's).
     clang-format-14
+    # PostgreSQL 18 built from the vendored tarball (test/pg18.sh): the
+    # release tarball has no generated parser files; OpenSSL for uuidv7's
+    # random numbers and the TLS code, zlib for pg_dump and base backups.
+    bison flex libssl-dev zlib1g-dev
 )
 # Node.js and npm run the reference implementations of the cross-checks;
 # a machine that already has a node (e.g. from nodesource) keeps it.
