@@ -38,7 +38,7 @@ sm_second() {
     # otherwise quiet: with a step that shares a factor with 256, simply
     # retrying would never reach some slots).  The session that gets the slot
     # makes ids for the same time and meta.
-    local out pid prev= step=3 burn
+    local out pid prev= step=3 burn=0
     for _ in $(seq 300); do
         out=$(smq <<SQL 2>&1
 SELECT sno_partition(sno_new_with_time('2024-01-01', 9)) = $sm_part1 AS same, pg_backend_pid() AS pid \gset
@@ -53,8 +53,10 @@ SQL
         [ "$out" = 'second session done' ] && return 0
         pid=$out
         [[ "$pid" =~ ^[0-9]+$ ]] || { echo "$out" | head -3; return 1; }
-        [ -z "$prev" ] || [ $((pid - prev)) -le 0 ] || [ $((pid - prev)) -ge 64 ] || step=$((pid - prev - burn))
-        [ "$step" -ge 1 ] || step=3
+        # The step: the PIDs the last try took besides the ones burnt.
+        if [ -n "$prev" ] && [ $((pid - prev - burn)) -ge 1 ] && [ $((pid - prev - burn)) -le 16 ]; then
+            step=$((pid - prev - burn))
+        fi
         burn=$(( ((sm_part1 - pid - step) % 256 + 512) % 256 ))
         for _ in $(seq "$burn"); do /bin/true; done
         prev=$pid
