@@ -43,7 +43,7 @@ case "$libdir" in
     ;;
 *)
     # A source build's one prefix (test/pg18.sh): bin, lib, include, share.
-    cp -a "$libdir" "$PRIV/prefix" || fail "cannot copy PostgreSQL"
+    mkdir -p "$PRIV" && cp -a "$libdir" "$PRIV/prefix" || fail "cannot copy PostgreSQL"
     copy_bin="$PRIV/prefix/bin"
     ;;
 esac
