@@ -1830,14 +1830,13 @@ COMMENT ON AGGREGATE min(codokey) IS 'the smallest codokey: the newest, in one c
 COMMENT ON AGGREGATE max(codokey) IS 'the largest codokey: the oldest, in one context';
 
 -- Pattern matching on the key's characters (no implicit cast to text does
--- it for us).  Inlined into text LIKE; a prefix is better written as a
--- range that the btree serves: key >= 'yj0' AND key < 'yj1'.
+-- it for us).  text LIKE in C (src/pg/codokey.cpp says why not inlined SQL);
+-- a prefix is better written as a range that the btree serves:
+-- key >= 'yj0' AND key < 'yj1'.
 CREATE FUNCTION codokey_like(codokey, text) RETURNS boolean
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-RETURN $1::text OPERATOR(pg_catalog.~~) $2;
+AS 'MODULE_PATHNAME', 'codokey_like' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION codokey_not_like(codokey, text) RETURNS boolean
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-RETURN $1::text OPERATOR(pg_catalog.!~~) $2;
+AS 'MODULE_PATHNAME', 'codokey_not_like' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION codokey_like(codokey, text) IS 'implementation of LIKE for codokey';
 COMMENT ON FUNCTION codokey_not_like(codokey, text) IS 'implementation of NOT LIKE for codokey';
 CREATE OPERATOR ~~ (LEFTARG = codokey, RIGHTARG = text, FUNCTION = codokey_like,

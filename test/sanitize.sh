@@ -28,18 +28,28 @@ PORT=${SANITIZE_PORT:-54339}
 fail() { echo "sanitize: $*"; exit 1; }
 
 echo "-- private PostgreSQL and source copy in $KID_TMP"
-# Debian's layout: <root>/usr/lib/postgresql/15, <root>/usr/share/postgresql/15,
-# <root>/usr/include/postgresql; pg_config finds the rest relative to itself.
 libdir=$(cd "$SRC_PG_BIN/.." && pwd)
-ver=$(basename "$libdir")
-mkdir -p "$PRIV/usr/lib/postgresql" "$PRIV/usr/share/postgresql" "$PRIV/usr/include"
-cp -a "$libdir" "$PRIV/usr/lib/postgresql/" &&
-    cp -a "$($PG_CONFIG --sharedir)" "$PRIV/usr/share/postgresql/$ver" &&
-    cp -a "$($PG_CONFIG --includedir)" "$PRIV/usr/include/postgresql" ||
-    fail "cannot copy PostgreSQL"
-PG_CONFIG="$PRIV/usr/lib/postgresql/$ver/bin/pg_config"
+case "$libdir" in
+*/usr/lib/postgresql/*)
+    # Debian's layout: <root>/usr/lib/postgresql/15, <root>/usr/share/postgresql/15,
+    # <root>/usr/include/postgresql; pg_config finds the rest relative to itself.
+    ver=$(basename "$libdir")
+    mkdir -p "$PRIV/usr/lib/postgresql" "$PRIV/usr/share/postgresql" "$PRIV/usr/include"
+    cp -a "$libdir" "$PRIV/usr/lib/postgresql/" &&
+        cp -a "$($PG_CONFIG --sharedir)" "$PRIV/usr/share/postgresql/$ver" &&
+        cp -a "$($PG_CONFIG --includedir)" "$PRIV/usr/include/postgresql" ||
+        fail "cannot copy PostgreSQL"
+    copy_bin="$PRIV/usr/lib/postgresql/$ver/bin"
+    ;;
+*)
+    # A source build's one prefix (test/pg18.sh): bin, lib, include, share.
+    mkdir -p "$PRIV" && cp -a "$libdir" "$PRIV/prefix" || fail "cannot copy PostgreSQL"
+    copy_bin="$PRIV/prefix/bin"
+    ;;
+esac
+PG_CONFIG="$copy_bin/pg_config"
 PG_BIN=$($PG_CONFIG --bindir)
-[ "$PG_BIN" == "$PRIV/usr/lib/postgresql/$ver/bin" ] || fail "the PostgreSQL copy is not relocatable: $PG_BIN"
+[ "$PG_BIN" == "$copy_bin" ] || fail "the PostgreSQL copy is not relocatable: $PG_BIN"
 
 mkdir -p "$SRC"
 tar -c --exclude=.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=node_modules \

@@ -1,7 +1,8 @@
 # test/test.mk - kid's test, demo and benchmark targets (included at the end
 # of the Makefile, after PGXS; pg_regress itself is PGXS's installcheck).
 #
-#   make test       install everything needed and run every test (test/run-all.sh)
+#   make test       install everything needed and run every test on PostgreSQL 15
+#                   and 18 (test/run-majors.sh: test/run-all.sh on each)
 #   make demo       install everything needed, build, install, and run a demo
 #   make bench      the benchmark
 #   make unit       C++ unit tests of src/core
@@ -84,7 +85,7 @@ deps:
 	test/install-deps.sh
 
 test: deps
-	test/run-all.sh
+	test/run-majors.sh
 
 demo: deps
 	test/demo.sh

@@ -28,6 +28,13 @@ void report_cpp_exception(bool out_of_memory, const char *message)
 
 void report_invalid_text(const char *type_name, const char *text, size_t len, const char *detail)
 {
+    save_invalid_text(nullptr, type_name, text, len, detail);
+    pg_unreachable();
+}
+
+void save_invalid_text(Node *escontext, const char *type_name, const char *text, size_t len,
+                       const char *detail)
+{
     /*
      * Show at most SHOWN_INPUT_MAX bytes of hostile input, cut on a character
      * boundary of the database encoding: half a character would make the
@@ -42,6 +49,19 @@ void report_invalid_text(const char *type_name, const char *text, size_t len, co
         shown = pg_mbcliplen(text, static_cast<int>(len > INT_MAX ? INT_MAX : len),
                              SHOWN_INPUT_MAX);
     const char *more = static_cast<size_t>(shown) < len ? "..." : "";
+#if PG_VERSION_NUM >= 160000
+    /* An ERROR unless escontext is an ErrorSaveContext (pg_input_is_valid and the like). */
+    if (detail)
+        errsave(escontext, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                            errmsg("invalid input syntax for type %s: \"%.*s%s\"", type_name, shown,
+                                   text, more),
+                            errdetail("%s", detail)));
+    else
+        errsave(escontext, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                            errmsg("invalid input syntax for type %s: \"%.*s%s\"", type_name, shown,
+                                   text, more)));
+#else
+    (void)escontext;
     if (detail)
         ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
                         errmsg("invalid input syntax for type %s: \"%.*s%s\"", type_name, shown,
@@ -50,7 +70,7 @@ void report_invalid_text(const char *type_name, const char *text, size_t len, co
     ereport(ERROR,
             (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
              errmsg("invalid input syntax for type %s: \"%.*s%s\"", type_name, shown, text, more)));
-    pg_unreachable();
+#endif
 }
 
 void report_invalid_binary(const char *type_name, const char *detail)

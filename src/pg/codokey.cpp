@@ -12,6 +12,7 @@
 extern "C" {
 #include "funcapi.h"
 #include "access/htup_details.h"
+#include "catalog/pg_collation.h"
 #include "common/hashfn.h"
 #include "common/int.h"
 #include "libpq/pqformat.h"
@@ -45,8 +46,10 @@ KID_FUNCTION(codokey_in)
 {
     const char *s = PG_GETARG_CSTRING(0);
     size_t len = strlen(s);
-    if (!key_chars_valid(s, len))
-        kid::pg::report_invalid_text(CODOKEY, s, len, KEY_FORM);
+    if (!key_chars_valid(s, len)) {
+        kid::pg::save_invalid_text(fcinfo->context, CODOKEY, s, len, KEY_FORM);
+        return (Datum)0;
+    }
     return key_datum(s, len);
 }
 
@@ -117,6 +120,26 @@ KID_FUNCTION(codokey_smaller)
 KID_FUNCTION(codokey_larger)
 {
     return key_cmp(fcinfo) >= 0 ? PG_GETARG_DATUM(0) : PG_GETARG_DATUM(1);
+}
+
+/*
+ * LIKE and NOT LIKE on the key's characters: text LIKE on the same bytes (a
+ * codokey is text in the varlena, and its characters are ASCII, so the C
+ * collation matches as any deterministic one would).  C functions, not SQL
+ * ones inlined into `key::text LIKE p`: PostgreSQL 18's LIKE planning would
+ * take that relabelled key for a text index column and fail on the codokey
+ * index's collation 0 ("cache lookup failed for collation 0").
+ */
+KID_FUNCTION(codokey_like)
+{
+    return DirectFunctionCall2Coll(textlike, C_COLLATION_OID, PG_GETARG_DATUM(0),
+                                   PG_GETARG_DATUM(1));
+}
+
+KID_FUNCTION(codokey_not_like)
+{
+    return DirectFunctionCall2Coll(textnlike, C_COLLATION_OID, PG_GETARG_DATUM(0),
+                                   PG_GETARG_DATUM(1));
 }
 KID_FUNCTION(codokey_lt)
 {

@@ -25,6 +25,10 @@ extern "C" {
 
 #include "fmgr.h"
 #include "utils/timestamp.h"
+#if PG_VERSION_NUM >= 160000
+/* 16 moved SET_VARSIZE, VARDATA and the other varlena macros out of postgres.h. */
+#include "varatt.h"
+#endif
 }
 
 namespace kid::pg {
@@ -79,6 +83,15 @@ constexpr int SHOWN_INPUT_MAX = 200;
 [[noreturn]] void report_invalid_text(const char *type_name, const char *text, size_t len,
                                       const char *detail = nullptr);
 
+/*
+ * The same as a soft error (PostgreSQL 16+): saved into escontext when it is
+ * an ErrorSaveContext (pg_input_is_valid, pg_input_error_info, COPY ... ON_ERROR),
+ * else an ERROR, as always on 15.  Returns after a saved error: the type's
+ * input function then returns (Datum) 0.
+ */
+void save_invalid_text(Node *escontext, const char *type_name, const char *text, size_t len,
+                       const char *detail);
+
 /* 22P03 for binary or bytea input of the wrong size or with invalid fields. */
 [[noreturn]] void report_invalid_binary(const char *type_name, const char *detail);
 
@@ -132,6 +145,22 @@ template <class T, class Decode>
 inline T decode_text(const char *cstring, const char *type_name, const char *detail, Decode decode)
 {
     return decode_text<T>(cstring, strlen(cstring), type_name, detail, decode);
+}
+
+/*
+ * A type's text input function: decode_text, but a syntax error is soft
+ * where the caller asked for that (fcinfo->context, PostgreSQL 16+): false,
+ * and the input function returns (Datum) 0.
+ */
+template <class T, class Decode>
+inline bool decode_input(FunctionCallInfo fcinfo, const char *cstring, const char *type_name,
+                         const char *detail, Decode decode, T *value)
+{
+    size_t len = strlen(cstring);
+    if (decode(cstring, len, value))
+        return true;
+    save_invalid_text(fcinfo->context, type_name, cstring, len, detail);
+    return false;
 }
 
 /* A type's text output: the `len` characters `encode(value, out)` writes, NUL-terminated, palloc'd. */

@@ -23,10 +23,12 @@ KID_UINT64_TYPE(koid, KOID, nullptr)
 
 KID_FUNCTION(koid_in)
 {
-    return UInt64GetDatum(
-        kid::pg::decode_text<uint64_t>(PG_GETARG_CSTRING(0), KOID,
-                                       "A koid is 16 lowercase hexadecimal digits.",
-                                       kid::koid_decode));
+    uint64_t value;
+    if (!kid::pg::decode_input(fcinfo, PG_GETARG_CSTRING(0), KOID,
+                               "A koid is 16 lowercase hexadecimal digits.", kid::koid_decode,
+                               &value))
+        return (Datum)0;
+    return UInt64GetDatum(value);
 }
 
 KID_FUNCTION(koid_out)

@@ -237,8 +237,13 @@ static char settings_detail[512];
  */
 static bool find_unknown_setting()
 {
+#if PG_VERSION_NUM >= 160000
+    int n = 0;
+    struct config_generic **vars = get_guc_variables(&n);
+#else
     struct config_generic **vars = get_guc_variables();
     int n = GetNumConfigOptions();
+#endif
     for (int i = 0; i < n; i++) {
         const config_generic *g = vars[i];
         if (!(g->flags & GUC_CUSTOM_PLACEHOLDER) || strncmp(g->name, "kid.", 4) != 0)

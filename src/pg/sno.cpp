@@ -39,9 +39,12 @@ KID_FIXED_BYTES_TYPE(sno, kid::SNO_SIZE, SNO, nullptr)
 
 KID_FUNCTION(sno_in)
 {
-    return sno_datum(kid::pg::decode_text<Sno>(
-        PG_GETARG_CSTRING(0), SNO,
-        "An sno is 16 characters from \"23456789abcdefghijklmnopqrstuvwx\".", kid::sno_decode));
+    Sno value;
+    if (!kid::pg::decode_input(fcinfo, PG_GETARG_CSTRING(0), SNO,
+                               "An sno is 16 characters from \"23456789abcdefghijklmnopqrstuvwx\".",
+                               kid::sno_decode, &value))
+        return (Datum)0;
+    return sno_datum(value);
 }
 
 KID_FUNCTION(sno_out)

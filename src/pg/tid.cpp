@@ -27,11 +27,13 @@ KID_UINT64_TYPE(atproto_tid, TID, nullptr)
 
 KID_FUNCTION(atproto_tid_in)
 {
-    return UInt64GetDatum(kid::pg::decode_text<uint64_t>(
-        PG_GETARG_CSTRING(0), TID,
-        "A tid is 13 characters of \"234567abcdefghijklmnopqrstuvwxyz\", "
-        "the first one of 2-7 or a-j.",
-        kid::tid_decode));
+    uint64_t value;
+    if (!kid::pg::decode_input(fcinfo, PG_GETARG_CSTRING(0), TID,
+                               "A tid is 13 characters of \"234567abcdefghijklmnopqrstuvwxyz\", "
+                               "the first one of 2-7 or a-j.",
+                               kid::tid_decode, &value))
+        return (Datum)0;
+    return UInt64GetDatum(value);
 }
 
 KID_FUNCTION(atproto_tid_out)

@@ -72,8 +72,11 @@ static bool global_decode_valid(const char *text, size_t len, UidGlobal *g)
 
 KID_FUNCTION(uid_in)
 {
-    return UInt64GetDatum(
-        kid::pg::decode_text<uint64_t>(PG_GETARG_CSTRING(0), UID, LOCAL_FORM, local_decode_valid));
+    uint64_t value;
+    if (!kid::pg::decode_input(fcinfo, PG_GETARG_CSTRING(0), UID, LOCAL_FORM, local_decode_valid,
+                               &value))
+        return (Datum)0;
+    return UInt64GetDatum(value);
 }
 
 KID_FUNCTION(uid_out)
@@ -84,8 +87,11 @@ KID_FUNCTION(uid_out)
 
 KID_FUNCTION(uid_global_in)
 {
-    return global_datum(kid::pg::decode_text<UidGlobal>(PG_GETARG_CSTRING(0), UID_GLOBAL,
-                                                        GLOBAL_FORM, global_decode_valid));
+    UidGlobal value;
+    if (!kid::pg::decode_input(fcinfo, PG_GETARG_CSTRING(0), UID_GLOBAL, GLOBAL_FORM,
+                               global_decode_valid, &value))
+        return (Datum)0;
+    return global_datum(value);
 }
 
 KID_FUNCTION(uid_global_out)

@@ -282,11 +282,13 @@ lr_both=$(kpsql $LR_A -d $LR_DB -F ' ' -c "SELECT count(*) FILTER (WHERE scheme 
 lr_both_total=$(awk '{print $1 + $2 + $3 + $4 + $5}' <<<"$lr_both")
 lr_errors=$(( $(kpsql $LR_C -d $LR_DB -c "SELECT sum(apply_error_count) FROM pg_stat_subscription_stats") - lr_errors_before ))
 lr_disabled=$(kpsql $LR_C -d $LR_DB -c "SELECT coalesce(string_agg(subname, ',' ORDER BY subname), '-') FROM pg_subscription WHERE NOT subenabled")
-lr_conflicts=$(grep -c 'duplicate key value violates unique constraint' "$KID_TMP/lr_c/server.log")
+# The unique-key error as PostgreSQL 15 to 17 log it, and as 18 does.
+lr_conflict_re='duplicate key value violates unique constraint|conflict=insert_exists'
+lr_conflicts=$(grep -cE "$lr_conflict_re" "$KID_TMP/lr_c/server.log")
 echo "   same node id on A and B: ids made by both (sno tid koid uid uid_global): $lr_both;" \
     "apply errors on C: $lr_errors; disabled: $lr_disabled;" \
     "B's sno ids on tick timeline 1: $(kpsql $LR_B -d $LR_DB -c "SELECT count(*) FROM lr_sno WHERE sno_tick(id) = 1")"
-grep -m1 -A1 'duplicate key value violates unique constraint' "$KID_TMP/lr_c/server.log" | sed 's/^/   C log: /'
+grep -m1 -A1 -E "$lr_conflict_re" "$KID_TMP/lr_c/server.log" | sed 's/^/   C log: /'
 expect_eq "misconfig: C never holds a duplicate id" \
     "$(kpsql $LR_C -d $LR_DB -c "SELECT (SELECT count(*) - count(DISTINCT id) FROM lr_sno) + (SELECT count(*) - count(DISTINCT id) FROM lr_tid)
         + (SELECT count(*) - count(DISTINCT id) FROM lr_koid) + (SELECT count(*) - count(DISTINCT id) FROM lr_uid_global)")" 0

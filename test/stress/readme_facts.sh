@@ -38,7 +38,9 @@ expect_eq "README: every function called in inline code exists" \
                WHERE NOT EXISTS (SELECT FROM pg_proc WHERE proname = n)
                  AND n NOT IN ('uuidv7', 'uuid_generate_v1', 'uuid_generate_v4',  -- benchmark's comparisons
                                'typename', 'send', 'recv', 'f',                  -- placeholders
-                               'floor_div')                                      -- a C++ helper")" none
+                               'floor_div',                                      -- a C++ helper
+                               'pg_input_is_valid', 'pg_input_error_info',       -- PostgreSQL 16+
+                               'pg_get_loaded_modules')                          -- PostgreSQL 18")" none
 
 # Every file of the tree named in README.md and CONTRIBUTING.md exists
 # (the install script and fuzz artifacts are made by the build and runs).

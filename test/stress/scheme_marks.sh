@@ -31,19 +31,35 @@ sm_backfill() { # session: the partition it got
 sm_part1=$(sm_backfill 1)
 sm_second() {
     # New backends claim the slot at their PID modulo 256, or the next free
-    # one: the slot session 1 freed comes back within 256 connections.  The
-    # session that gets it makes ids for the same time and meta.
-    local out
-    for _ in $(seq 600); do
+    # one: the slot session 1 freed comes back to a backend whose PID is
+    # that slot modulo 256.  Each failed try says its backend's PID; the
+    # script then starts short processes until the next backend's PID should
+    # be such a one (PIDs advance by a fixed step per try when the machine is
+    # otherwise quiet: with a step that shares a factor with 256, simply
+    # retrying would never reach some slots).  The session that gets the slot
+    # makes ids for the same time and meta.
+    local out pid prev= step=3 burn=0
+    for _ in $(seq 300); do
         out=$(smq <<SQL 2>&1
-SELECT sno_partition(sno_new_with_time('2024-01-01', 9)) = $sm_part1 AS same \gset
+SELECT sno_partition(sno_new_with_time('2024-01-01', 9)) = $sm_part1 AS same, pg_backend_pid() AS pid \gset
 \if :same
 INSERT INTO sm_backfill SELECT sno_new_with_time('2024-01-01 00:00:00+00', 7), 2 FROM generate_series(1, 1000);
 SELECT 'second session done';
+\else
+SELECT :pid;
 \endif
 SQL
         ) || { echo "$out" | head -3; return 1; }
         [ "$out" = 'second session done' ] && return 0
+        pid=$out
+        [[ "$pid" =~ ^[0-9]+$ ]] || { echo "$out" | head -3; return 1; }
+        # The step: the PIDs the last try took besides the ones burnt.
+        if [ -n "$prev" ] && [ $((pid - prev - burn)) -ge 1 ] && [ $((pid - prev - burn)) -le 16 ]; then
+            step=$((pid - prev - burn))
+        fi
+        burn=$(( ((sm_part1 - pid - step) % 256 + 512) % 256 ))
+        for _ in $(seq "$burn"); do /bin/true; done
+        prev=$pid
     done
     return 1
 }

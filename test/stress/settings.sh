@@ -128,7 +128,12 @@ expect_eq "not preloaded: a parallel worker decodes with the same settings" \
 CREATE TABLE IF NOT EXISTS par (k koid, g uid_global);
 TRUNCATE par;
 INSERT INTO par VALUES ('0123456789abcdef', uid_global_from_timestamp('2026-01-01 00:00:00.5+00'));
+SELECT current_setting('server_version_num')::integer >= 160000 AS pg16 \gset
+\if :pg16
+SET debug_parallel_query = on;
+\else
 SET force_parallel_mode = on;
+\endif
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SELECT koid_to_timestamp(k) = '2011-06-18 07:24:08.039+00', uid_global_to_timestamp(g) = '2026-01-01 00:00:00.499712+00',
