@@ -32,13 +32,16 @@ sm_part1=$(sm_backfill 1)
 sm_second() {
     # New backends claim the slot at their PID modulo 256, or the next free
     # one: the slot session 1 freed comes back to a backend whose PID is
-    # that slot modulo 256.  Each failed try says its backend's PID; the
-    # script then starts short processes until the next backend's PID should
-    # be such a one (PIDs advance by a fixed step per try when the machine is
-    # otherwise quiet: with a step that shares a factor with 256, simply
-    # retrying would never reach some slots).  The session that gets the slot
-    # makes ids for the same time and meta.
-    local out pid prev= step=3 burn=0
+    # that slot modulo 256.  Each failed try says its backend's PID.  As
+    # root, the next PID is set through /proc/sys/kernel/ns_last_pid: the
+    # first try shows how many PIDs the shell and psql take before the
+    # backend, the next ones aim at a PID of the right residue, and a
+    # stray process of the machine only costs a retry.  Elsewhere, short
+    # processes are started until the next backend's PID should be such a
+    # one (PIDs advance by a fixed step per try when the machine is quiet).
+    # The session that gets the slot makes ids for the same time and meta.
+    local out pid prev= step=3 burn=0 set= offset=3 target pid_max
+    pid_max=$(cat /proc/sys/kernel/pid_max 2>/dev/null || echo 32768)
     for _ in $(seq 300); do
         out=$(smq <<SQL 2>&1
 SELECT sno_partition(sno_new_with_time('2024-01-01', 9)) = $sm_part1 AS same, pg_backend_pid() AS pid \gset
@@ -53,6 +56,16 @@ SQL
         [ "$out" = 'second session done' ] && return 0
         pid=$out
         [[ "$pid" =~ ^[0-9]+$ ]] || { echo "$out" | head -3; return 1; }
+        if [ -w /proc/sys/kernel/ns_last_pid ]; then
+            if [ -n "$set" ] && [ $((pid - set)) -ge 1 ] && [ $((pid - set)) -le 16 ]; then
+                offset=$((pid - set))
+            fi
+            target=$((pid + 300))
+            [ $((target + 600)) -lt "$pid_max" ] || target=1000
+            target=$((target + ((sm_part1 - target) % 256 + 256) % 256))
+            set=$((target - offset))
+            echo "$set" > /proc/sys/kernel/ns_last_pid && continue
+        fi
         # The step: the PIDs the last try took besides the ones burnt.
         if [ -n "$prev" ] && [ $((pid - prev - burn)) -ge 1 ] && [ $((pid - prev - burn)) -le 16 ]; then
             step=$((pid - prev - burn))
