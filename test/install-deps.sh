@@ -27,7 +27,7 @@ packages=(
     # PostgreSQL 18 built from the vendored tarball (test/pg18.sh): the
     # release tarball has no generated parser files; OpenSSL for uuidv7's
     # random numbers and the TLS code, zlib for pg_dump and base backups.
-    bison flex libssl-dev zlib1g-dev
+    bison flex libssl-dev zlib1g-dev bzip2
 )
 # Node.js and npm run the reference implementations of the cross-checks;
 # a machine that already has a node (e.g. from nodesource) keeps it.

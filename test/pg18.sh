@@ -41,6 +41,10 @@ if [ ! -x "$prefix/bin/pg_config" ]; then
     for tool in bison flex; do
         command -v $tool >/dev/null || fail "$tool not found (test/install-deps.sh installs it)"
     done
+    # Called from make test, the environment says MAKELEVEL=1: PostgreSQL's
+    # top-level make would then take itself for a sub-make and skip
+    # generating its headers (utils/errcodes.h …), and a fresh build fails.
+    unset MAKELEVEL MAKEFLAGS MFLAGS
     start=$SECONDS
     work=$(mktemp -d "$KID_PG_CACHE/.build.XXXXXX")
     trap 'rm -rf "$work"' EXIT
