@@ -6,7 +6,8 @@
 #   1. per-call cost of each generator in
 #        SELECT count(f()) FROM generate_series(1, N)
 #      next to the floor (count(g) over the same series), nextval(),
-#      clock_timestamp(), gen_random_uuid(), uuid-ossp and a UUIDv7 function;
+#      clock_timestamp(), gen_random_uuid(), uuid-ossp, a UUIDv7 function in
+#      SQL and, on PostgreSQL 18, the built-in uuidv7();
 #      timed on the server (clock_timestamp() around EXECUTE), rounds
 #      interleaved, the best of ROUNDS rounds kept.
 #   2. per-row cost of each decoder (*_to_timestamp) in
@@ -27,6 +28,8 @@
 # range scans, a few ms each, default 30) tune it; BENCH_SECTIONS (default
 # "calls decode insert range") runs only the sections named, e.g.
 #   BENCH_SECTIONS=range BENCH_ROUNDS=3 test/bench.sh
+# It runs on PG_CONFIG's PostgreSQL; "make bench18" on PostgreSQL 18, e.g.
+#   PG_CONFIG=$(test/pg18.sh) test/bench.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source test/lib.sh

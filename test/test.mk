@@ -97,4 +97,4 @@ bench: deps
 	test/bench.sh
 
 bench18: deps
-	PG_CONFIG="$${KID_PG18_CONFIG:-$$(test/pg18.sh | tail -1)}" test/bench.sh
+	config="$${KID_PG18_CONFIG:-$$(test/pg18.sh)}" && [ -x "$$config" ] && PG_CONFIG="$$config" test/bench.sh
