@@ -6,13 +6,18 @@
 #   1. per-call cost of each generator in
 #        SELECT count(f()) FROM generate_series(1, N)
 #      next to the floor (count(g) over the same series), nextval(),
-#      clock_timestamp(), gen_random_uuid(), uuid-ossp and a UUIDv7 function;
+#      clock_timestamp(), gen_random_uuid(), uuid-ossp, a UUIDv7 function in
+#      SQL and, on PostgreSQL 18, the built-in uuidv7();
 #      timed on the server (clock_timestamp() around EXECUTE), rounds
 #      interleaved, the best of ROUNDS rounds kept.
-#   2. single-row INSERT throughput (pgbench, 2 clients) into a table whose
+#   2. per-row cost of each decoder (*_to_timestamp) in
+#        SELECT count(f(col)) FROM bench_decode
+#      over N precomputed ids, next to its floor (count(col) over the same
+#      table), and on PostgreSQL 18 uuid_extract_timestamp() over uuidv7()s.
+#   3. single-row INSERT throughput (pgbench, 2 clients) into a table whose
 #      primary key has each generator as DEFAULT, next to bigserial and
 #      uuid DEFAULT gen_random_uuid(), rounds interleaved, median kept.
-#   3. range scans by time: the newest 1% of BENCH_ROWS rows through
+#   4. range scans by time: the newest 1% of BENCH_ROWS rows through
 #      (a) id >= timestamptz, (b) id >= *_from_timestamp(), (c) decoding in
 #      WHERE, against (d) a bigserial table by id; shared buffers and
 #      execution time from EXPLAIN (ANALYZE, BUFFERS), best of rounds.
@@ -21,8 +26,10 @@
 # BENCH_SECONDS (pgbench seconds per round, default 5), BENCH_ROWS (rows per
 # range-scan table, default 2000000), BENCH_RANGE_ROUNDS (rounds of the
 # range scans, a few ms each, default 30) tune it; BENCH_SECTIONS (default
-# "calls insert range") runs only the sections named, e.g.
+# "calls decode insert range") runs only the sections named, e.g.
 #   BENCH_SECTIONS=range BENCH_ROUNDS=3 test/bench.sh
+# It runs on PG_CONFIG's PostgreSQL; "make bench18" on PostgreSQL 18, e.g.
+#   PG_CONFIG=$(test/pg18.sh) test/bench.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source test/lib.sh
@@ -30,22 +37,39 @@ source test/lib.sh
 N=${BENCH_N:-1000000}
 ROUNDS=${BENCH_ROUNDS:-5}
 SECONDS_PER_ROUND=${BENCH_SECONDS:-5}
-SECTIONS=" ${BENCH_SECTIONS:-calls insert range} "
+SECTIONS=" ${BENCH_SECTIONS:-calls decode insert range} "
 section() { [[ $SECTIONS == *" $1 "* ]]; }
 
+# Objects built against another PostgreSQL (another PG_CONFIG) are rebuilt,
+# as test/run-all.sh does.
+built_for=$(realpath "$(command -v "$PG_CONFIG")")
+if [ "$(cat .kid-built-for 2>/dev/null)" != "$built_for" ]; then
+    make -s clean >/dev/null
+    echo "$built_for" > .kid-built-for
+fi
 make -s -j2 >/dev/null
 make -s install >/dev/null
 PORT=54332
 cluster_init bench $PORT "shared_buffers = 256MB" "synchronous_commit = off" "max_wal_size = 4GB" "checkpoint_timeout = 30min"
 cluster_start bench
 
+# PostgreSQL 18 has uuidv7() and uuid_extract_timestamp() built in: they get
+# rows of their own.  uuid-ossp is compared where it is installed (a source
+# build without --with-uuid has none).
+server_version_num=$(kpsql $PORT -d postgres -c "SHOW server_version_num")
+pg18=$([ "$server_version_num" -ge 180000 ] && echo yes || echo)
+ossp=$(kpsql $PORT -d postgres -c "SELECT 'yes' FROM pg_available_extensions WHERE name = 'uuid-ossp'")
+echo "PostgreSQL $(kpsql $PORT -d postgres -c "SHOW server_version")"
+[ -n "$ossp" ] || echo "(uuid-ossp is not installed on this server: its rows are left out)"
+
+[ -z "$ossp" ] || kpsql $PORT -d postgres -c 'CREATE EXTENSION "uuid-ossp"'
 kpsql $PORT -d postgres <<'SQL'
 CREATE EXTENSION kid;
-CREATE EXTENSION "uuid-ossp";
 CREATE SEQUENCE bench_seq;
 -- A UUIDv7 as users write it on PostgreSQL 15 (no built-in): 48-bit Unix ms
--- over the bytes of a random v4 UUID, version and variant bits set.
-CREATE FUNCTION uuidv7() RETURNS uuid LANGUAGE sql VOLATILE AS $$
+-- over the bytes of a random v4 UUID, version and variant bits set.  Not
+-- named uuidv7: on PostgreSQL 18 pg_catalog.uuidv7() would hide it.
+CREATE FUNCTION uuidv7_sql() RETURNS uuid LANGUAGE sql VOLATILE AS $$
     SELECT encode(
         set_bit(set_bit(
             overlay(uuid_send(gen_random_uuid())
@@ -79,10 +103,13 @@ calls=(
     "nextval()|nextval('bench_seq')"
     "clock_timestamp()|clock_timestamp()"
     "gen_random_uuid()|gen_random_uuid()"
+    "uuidv7() (SQL function)|uuidv7_sql()"
+)
+[ -z "$ossp" ] || calls+=(
     "uuid_generate_v1() (uuid-ossp)|uuid_generate_v1()"
     "uuid_generate_v4() (uuid-ossp)|uuid_generate_v4()"
-    "uuidv7() (SQL function)|uuidv7()"
 )
+[ -z "$pg18" ] || calls+=("uuidv7() (built in, 18)|uuidv7()")
 for extra in ${BENCH_EXTRA_CALLS:-}; do calls+=("$extra"); done
 
 # Warm-up, then interleaved rounds.
@@ -112,12 +139,76 @@ SELECT rpad(label, 32) AS \"function\",
 FROM best ORDER BY ms" | sed '1i function                         |    ms    | ns/call over floor | x floor | x nextval()'
 fi
 
+# ---------------------------------------------------------------- decoders
+# Per-row cost of each decoder over N precomputed ids: one table holds one id
+# of each kind per row (one row every ms from 2026-01-01; on PostgreSQL 18 a
+# uuidv7() column too), so every query scans the same heap:
+#   SELECT count(decoder(col)) FROM bench_decode
+# next to its floor, the same query without the decoder, count(col) (the
+# floor differs by column: deforming the row up to a later column costs a
+# few ns more).  No parallel workers; the table is VACUUM ANALYZEd and read
+# once before timing; best of ROUNDS interleaved rounds, timed on the server
+# as above.
+if section decode; then
+decode_uuid_col=$([ -z "$pg18" ] || echo "u7 uuid NOT NULL,")
+decode_uuid_val=$([ -z "$pg18" ] || echo "uuidv7(),")
+kpsql $PORT -d postgres <<SQL
+CREATE TABLE bench_decode (s sno NOT NULL, t atproto_tid NOT NULL, k koid NOT NULL, u uid NOT NULL,
+                           ug uid_global NOT NULL, $decode_uuid_col g int NOT NULL);
+INSERT INTO bench_decode
+SELECT sno_new_with_time(at), tid_from_timestamp(at), koid_from_timestamp(at), uid_from_timestamp(at),
+       uid_to_global(uid_from_timestamp(at), 0, 8), $decode_uuid_val i
+FROM generate_series(1, $N) i, LATERAL (SELECT timestamptz '2026-01-01' + i * interval '1 ms' AS at) a;
+VACUUM ANALYZE bench_decode;
+CREATE TABLE decode_results (label text, col text, round int, ms double precision);
+SQL
+# label|column|decoder
+decoders=(
+    "sno_to_timestamp()|s|sno_to_timestamp"
+    "tid_to_timestamp()|t|tid_to_timestamp"
+    "koid_to_timestamp()|k|koid_to_timestamp"
+    "uid_to_timestamp()|u|uid_to_timestamp"
+    "uid_global_to_timestamp()|ug|uid_global_to_timestamp"
+)
+[ -z "$pg18" ] || decoders+=("uuid_extract_timestamp() (18)|u7|uuid_extract_timestamp")
+# Each decoder and its floor, as label|column|expression.
+decode_queries=()
+for d in "${decoders[@]}"; do
+    IFS='|' read -r label col fn <<<"$d"
+    decode_queries+=("floor|$col|$col" "$label|$col|$fn($col)")
+done
+for q in "${decode_queries[@]}"; do
+    IFS='|' read -r label col expr <<<"$q"
+    kpsql $PORT -d postgres -c "SET max_parallel_workers_per_gather = 0" -c "SELECT count($expr) FROM bench_decode" >/dev/null
+done
+for r in $(seq "$ROUNDS"); do
+    for q in "${decode_queries[@]}"; do
+        IFS='|' read -r label col expr <<<"$q"
+        kpsql $PORT -d postgres -c "SET max_parallel_workers_per_gather = 0" \
+            -c "INSERT INTO decode_results SELECT \$l\$$label\$l\$, '$col', $r, bench_ms(\$q\$SELECT count($expr) FROM bench_decode\$q\$)"
+    done
+done
+
+echo
+echo "Decoders: SELECT count(f(col)) FROM bench_decode ($N precomputed rows) next to its floor count(col), best of $ROUNDS interleaved rounds"
+kpsql $PORT -d postgres -P footer=off -P format=aligned -t -c "
+WITH best AS (SELECT label, col, min(ms) AS ms FROM decode_results GROUP BY label, col)
+SELECT rpad(d.label, 32) AS \"function\",
+       to_char(d.ms, '99990.0') AS \"ms\",
+       to_char(f.ms, '99990.0') AS \"floor ms\",
+       to_char((d.ms - f.ms) * 1e6 / $N, '99990.0') AS \"ns/row over floor\",
+       to_char(d.ms / f.ms, '990.00') AS \"x floor\"
+FROM best d JOIN best f ON f.col = d.col AND f.label = 'floor'
+WHERE d.label <> 'floor' ORDER BY d.ms - f.ms" |
+    sed '1i function                         |    ms    | floor ms | ns/row over floor | x floor'
+fi
+
 # ---------------------------------------------------------------- INSERT throughput
 if section insert; then
 kpsql $PORT -d postgres <<'SQL'
 CREATE TABLE ins_bigserial (id bigserial PRIMARY KEY, v int);
 CREATE TABLE ins_uuid4 (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), v int);
-CREATE TABLE ins_uuid7 (id uuid PRIMARY KEY DEFAULT uuidv7(), v int);
+CREATE TABLE ins_uuid7 (id uuid PRIMARY KEY DEFAULT uuidv7_sql(), v int);
 CREATE TABLE ins_sno (id sno PRIMARY KEY DEFAULT sno_new(), v int);
 CREATE TABLE ins_tid (id atproto_tid PRIMARY KEY DEFAULT tid_new(), v int);
 CREATE TABLE ins_koid (id koid PRIMARY KEY DEFAULT koid_new(), v int);
@@ -125,6 +216,10 @@ CREATE TABLE ins_uid (id uid PRIMARY KEY DEFAULT uid_new(), v int);
 CREATE TABLE tps_results (label text, round int, tps double precision);
 SQL
 tables=(ins_bigserial ins_uuid4 ins_uuid7 ins_sno ins_tid ins_koid ins_uid)
+if [ -n "$pg18" ]; then
+    kpsql $PORT -d postgres -c "CREATE TABLE ins_uuidv7_builtin (id uuid PRIMARY KEY DEFAULT uuidv7(), v int)"
+    tables+=(ins_uuidv7_builtin)
+fi
 for extra in ${BENCH_EXTRA_TABLES:-}; do tables+=("$extra"); done
 
 for r in $(seq "$ROUNDS"); do

@@ -4,7 +4,10 @@
 #   make test       install everything needed and run every test on PostgreSQL 15
 #                   and 18 (test/run-majors.sh: test/run-all.sh on each)
 #   make demo       install everything needed, build, install, and run a demo
-#   make bench      the benchmark
+#   make bench      the benchmark (on PG_CONFIG's PostgreSQL, 15 by default)
+#   make bench18    the benchmark on PostgreSQL 18 (KID_PG18_CONFIG, or the
+#                   one test/pg18.sh builds and caches), with uuidv7() and
+#                   uuid_extract_timestamp() beside kid's functions
 #   make unit       C++ unit tests of src/core
 #   make fuzz       libFuzzer on every decoder of src/core, FUZZ_SECONDS (15) each
 #   make unit-valgrind   the unit tests under valgrind's memcheck
@@ -80,7 +83,7 @@ format:
 	$(CLANG_FORMAT) -i $(FORMAT_FILES)
 
 # ---------------------------------------------------------------- everything
-.PHONY: unit unit-valgrind unit-sanitize fuzz fuzz-build sanitize-check format-check format test demo bench deps
+.PHONY: unit unit-valgrind unit-sanitize fuzz fuzz-build sanitize-check format-check format test demo bench bench18 deps
 deps:
 	test/install-deps.sh
 
@@ -92,3 +95,6 @@ demo: deps
 
 bench: deps
 	test/bench.sh
+
+bench18: deps
+	config="$${KID_PG18_CONFIG:-$$(test/pg18.sh)}" && [ -x "$$config" ] && PG_CONFIG="$$config" test/bench.sh

@@ -40,6 +40,7 @@ expect_eq "README: every function called in inline code exists" \
                                'typename', 'send', 'recv', 'f',                  -- placeholders
                                'floor_div',                                      -- a C++ helper
                                'pg_input_is_valid', 'pg_input_error_info',       -- PostgreSQL 16+
+                               'uuid_extract_timestamp',                         -- PostgreSQL 17+ (benchmark on 18)
                                'pg_get_loaded_modules')                          -- PostgreSQL 18")" none
 
 # Every file of the tree named in README.md and CONTRIBUTING.md exists
