@@ -47,10 +47,16 @@ check "dpkg-buildpackage -us -uc -b builds postgresql-$DEB_PG-kid $DEB_VERSION" 
 deb_contents() {
     local files
     files=$(dpkg-deb -c "$DEB_FILE" | awk '{ print $6 }' | grep -v '/$' | grep -v '^./usr/share/doc/' | LC_ALL=C sort) || return 1
-    expect_eq "the package holds kid.so, kid.control and the install script, nothing else" "$files" \
-        "./usr/lib/postgresql/$DEB_PG/lib/kid.so
+    local want f
+    want="./usr/lib/postgresql/$DEB_PG/lib/kid.so
 ./usr/share/postgresql/$DEB_PG/extension/kid--$DEB_VERSION.sql
 ./usr/share/postgresql/$DEB_PG/extension/kid.control"
+    for f in sql/kid--*--*.sql; do
+        want="$want
+./usr/share/postgresql/$DEB_PG/extension/${f#sql/}"
+    done
+    expect_eq "the package holds kid.so, kid.control, the install script and the upgrade scripts, nothing else" "$files" \
+        "$(LC_ALL=C sort <<< "$want")"
     expect_eq "the package's name and version" "$(dpkg-deb -f "$DEB_FILE" Package Version | tr '\n' ' ')" \
         "Package: postgresql-$DEB_PG-kid Version: $DEB_VERSION "
 }
