@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what building and testing kid needs on Debian 12, as root.
 # Idempotent and quick when everything is there: apt-get runs only for
-# packages that are missing.
+# packages that are missing, and waits for another apt (DPkg::Lock::Timeout).
 set -euo pipefail
 
 packages=(
@@ -28,6 +28,12 @@ packages=(
     # release tarball has no generated parser files; OpenSSL for uuidv7's
     # random numbers and the TLS code, zlib for pg_dump and base backups.
     bison flex libssl-dev zlib1g-dev bzip2
+    # Citus built from the vendored tarballs (test/citus-build.sh) for
+    # test/stress/citus.sh: lz4 and zstd for its columnar storage (configure
+    # requires them), Kerberos's headers because Debian's PostgreSQL server
+    # headers include gssapi.h.  No libcurl: Citus is built without it, so
+    # that the test servers send no usage statistics.
+    liblz4-dev libzstd-dev libkrb5-dev
 )
 # Node.js and npm run the reference implementations of the cross-checks;
 # a machine that already has a node (e.g. from nodesource) keeps it.
@@ -50,7 +56,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "checked: ${packages[*]}"
     echo "installing: ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
+    apt-get -o DPkg::Lock::Timeout=600 update -qq
     # Debian's postgresql-common creates a "main" cluster with the server
     # package; kid's scripts use throwaway clusters of their own instead.
     mkdir -p /etc/postgresql-common
@@ -58,7 +64,7 @@ if [ ${#missing[@]} -gt 0 ]; then
         ! grep -q '^create_main_cluster' /etc/postgresql-common/createcluster.conf; then
         echo 'create_main_cluster = false' >> /etc/postgresql-common/createcluster.conf
     fi
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 # The throwaway servers run as this user: PostgreSQL refuses to run as root.
