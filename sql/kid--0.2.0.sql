@@ -2071,3 +2071,134 @@ LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 
 COMMENT ON FUNCTION kid_node_info() IS
 'One row per scheme (sno, atproto_tid, koid, uid): kid.node_id and the node field the scheme puts in its ids (sno partition high byte and tid clock id = node id, koid generator id, uid_global node fingerprint), the system identifier, whether generation is allowed here or why not, ids generated since start-up with the first and last time made and the last id (counter schemes), the floor every generator started above (startup_mark: exact when a clean shutdown wrote it as the exact high-water mark, ahead when it is a lease written ahead, after a crash or an immediate shutdown; NULL without a lease file) and is above now, the lease mark written here (covered_until) and the one replayed from WAL with the node id that wrote it, and counts of lease file writes, lease WAL records written and replayed. Two servers reporting the same node_id with overlapping first_made..last_made may generate the same ids.';
+
+-- ---------------------------------------------------------------------------
+-- A Citus cluster's node identities, checked from its coordinator
+-- ---------------------------------------------------------------------------
+
+-- Citus generates ids on the coordinator (INSERT ... VALUES, COPY) and on the
+-- workers (INSERT ... SELECT, column defaults), and a unique index holds per
+-- shard only: two nodes with one node field make colliding ids that nothing
+-- reports (docs/citus.md).  kid does not depend on Citus: its functions are
+-- reached through dynamic SQL, and without Citus this says so.  Each node
+-- answers with its settings and the node field kid_node_info() says each
+-- scheme puts in its ids; every name the remote query uses is qualified, so
+-- no search_path of the remote session changes it.
+CREATE FUNCTION kid_cluster_check(
+    OUT nodeid integer,
+    OUT nodename text,
+    OUT nodeport integer,
+    OUT groupid integer,
+    OUT node_id integer,
+    OUT koid_generator_id integer,
+    OUT uid_node text,
+    OUT koid_epoch_ms text,
+    OUT uid_interval integer)
+RETURNS SETOF record
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    remote text;
+    r record;
+    answer json;
+    label text;
+    labels text[] := '{}';
+    node_ids integer[] := '{}';
+    koid_ids integer[] := '{}';
+    uid_nodes text[] := '{}';
+    epochs text[] := '{}';
+    intervals integer[] := '{}';
+    clash record;
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
+        RAISE EXCEPTION 'kid_cluster_check() needs Citus, and the citus extension is not installed in this database'
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'Call it on a Citus coordinator; on a single server kid_node_info() shows its node identity.';
+    END IF;
+    remote := format($r$SELECT pg_catalog.json_build_object(
+        'node_id', pg_catalog.current_setting('kid.node_id', true),
+        'epoch', pg_catalog.current_setting('kid.koid_epoch_ms', true),
+        'interval', pg_catalog.current_setting('kid.uid_interval', true),
+        'generation', (SELECT pg_catalog.string_agg(DISTINCT generation, '; ') FROM %1$s.kid_node_info()),
+        'fields', (SELECT pg_catalog.json_object_agg(scheme, node_field) FROM %1$s.kid_node_info()))$r$,
+        (SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+         WHERE e.extname = 'kid'));
+    -- run_command_on_all_nodes answers for the coordinator too, with nodeid
+    -- 0 when it is not in pg_dist_node.
+    FOR r IN EXECUTE $q$
+        SELECT c.nodeid, c.success, c.result,
+               coalesce(n.nodename, pg_catalog.current_setting('citus.local_hostname')) AS nodename,
+               coalesce(n.nodeport, pg_catalog.current_setting('port')::integer) AS nodeport,
+               coalesce(n.groupid, 0) AS groupid
+        FROM pg_catalog.run_command_on_all_nodes($1) c
+        LEFT JOIN pg_catalog.pg_dist_node n ON n.nodeid = c.nodeid
+        ORDER BY 6, 1$q$ USING remote
+    LOOP
+        label := format('%s:%s', r.nodename, r.nodeport);
+        IF NOT r.success THEN
+            RAISE EXCEPTION 'kid_cluster_check() could not read kid''s settings on node %: %', label, r.result
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      HINT = 'Every node needs kid in shared_preload_libraries and the kid extension.';
+        END IF;
+        answer := r.result::json;
+        IF answer->>'generation' IS DISTINCT FROM 'allowed' THEN
+            RAISE EXCEPTION 'kid cannot generate ids on node %: %', label, coalesce(answer->>'generation', 'no answer')
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      HINT = 'Citus makes ids on every node: each needs kid in shared_preload_libraries.';
+        END IF;
+        nodeid := r.nodeid;
+        nodename := r.nodename;
+        nodeport := r.nodeport;
+        groupid := r.groupid;
+        node_id := (answer->>'node_id')::integer;
+        koid_generator_id := (answer->'fields'->>'koid')::integer;
+        uid_node := lpad(to_hex((answer->'fields'->>'uid')::bigint), 8, '0');
+        koid_epoch_ms := answer->>'epoch';
+        uid_interval := (answer->>'interval')::integer;
+        labels := labels || label;
+        node_ids := node_ids || node_id;
+        koid_ids := koid_ids || koid_generator_id;
+        uid_nodes := uid_nodes || uid_node;
+        epochs := epochs || koid_epoch_ms;
+        intervals := intervals || uid_interval;
+        RETURN NEXT;
+    END LOOP;
+
+    -- Every generating node needs its own node field in every scheme.
+    FOR clash IN
+        SELECT s.setting, s.value, s.schemes, string_agg(s.label, ', ' ORDER BY s.ord) AS nodes
+        FROM (SELECT 'kid.node_id' AS setting, v.value::text AS value, 'sno and atproto_tid' AS schemes, v.label, v.ord, 1 AS pos
+              FROM unnest(node_ids, labels) WITH ORDINALITY AS v(value, label, ord)
+              UNION ALL
+              SELECT 'koid generator id (kid.koid_generator_id, else kid.node_id)', v.value::text, 'koid', v.label, v.ord, 2
+              FROM unnest(koid_ids, labels) WITH ORDINALITY AS v(value, label, ord)
+              UNION ALL
+              SELECT 'uid_global node fingerprint (kid.uid_node, else from kid.node_id)', v.value, 'uid_global', v.label, v.ord, 3
+              FROM unnest(uid_nodes, labels) WITH ORDINALITY AS v(value, label, ord)) s
+        GROUP BY s.setting, s.value, s.schemes, s.pos
+        HAVING count(*) > 1
+        ORDER BY s.pos, min(s.ord)
+    LOOP
+        RAISE EXCEPTION '% % is shared by nodes %', clash.setting, clash.value, clash.nodes
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('Their %s ids can collide, and Citus checks uniqueness per shard only.', clash.schemes),
+                  HINT = 'Give every node its own kid.node_id (for instance its Citus group id) and restart it.';
+    END LOOP;
+    -- Decoding and range scans read these settings on whichever node runs them.
+    IF (SELECT count(DISTINCT e) FROM unnest(epochs) e) > 1 THEN
+        RAISE EXCEPTION 'kid.koid_epoch_ms differs between nodes: %',
+                (SELECT string_agg(format('%s on %s', e, l), ', ' ORDER BY o) FROM unnest(epochs, labels) WITH ORDINALITY AS v(e, l, o))
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'A koid decodes to another time, and a time range selects other koids, on each of them.',
+                  HINT = 'Set the same kid.koid_epoch_ms on every node.';
+    END IF;
+    IF (SELECT count(DISTINCT i) FROM unnest(intervals) i) > 1 THEN
+        RAISE EXCEPTION 'kid.uid_interval differs between nodes: %',
+                (SELECT string_agg(format('%s on %s', i, l), ', ' ORDER BY o) FROM unnest(intervals, labels) WITH ORDINALITY AS v(i, l, o))
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'A uid_global decodes to another time, and a time range selects other ids, on each of them.',
+                  HINT = 'Set the same kid.uid_interval on every node.';
+    END IF;
+END $$;
+
+COMMENT ON FUNCTION kid_cluster_check() IS
+'On a Citus coordinator: every node''s kid.node_id, koid generator id, uid_global node fingerprint, kid.koid_epoch_ms and kid.uid_interval, one row per node (the coordinator included: it generates for INSERT ... VALUES and COPY); ERROR 22023 naming the nodes when two of them share a node field or these settings differ, ERROR 55000 when a node cannot generate or Citus is not installed.';
