@@ -34,8 +34,8 @@ cd "$(dirname "$0")/.."
 fail() { echo "citus-build.sh: $*" >&2; exit 1; }
 
 [ $# -eq 1 ] || fail "usage: test/citus-build.sh PG_CONFIG"
-pg_config=$1
-[ -x "$pg_config" ] || fail "$pg_config is not an executable pg_config"
+pg_config=$(command -v "$1") || fail "$1 not found"
+[ -x "$pg_config" ] || fail "$1 is not an executable pg_config"
 KID_VENDOR=${KID_VENDOR:-$(realpath -m ../shared/vendor)}
 KID_PG_CACHE=${KID_PG_CACHE:-/var/cache/kid}
 
