@@ -182,4 +182,141 @@ q -c "INSERT INTO events (tenant, id, s, t, g, how) SELECT tenant, koid_new(), s
 expect_eq "INSERT ... SELECT x_new() FROM a distributed table: made on the worker of each shard" \
     "$(gen_where select_calls)" "select_calls:worker of the shard"
 
+# --- Concurrent clients on all three nodes (Citus syncs its metadata to the
+# workers, so a worker takes distributed INSERTs too), plus INSERT ... SELECT
+# from the coordinator: no id repeats anywhere in the cluster.  (A plain uid
+# has no node field: it is unique per server only, so it is not used here.)
+CLIENTS=2 ROUNDS=10 ROWS=200
+for n in $NODES; do
+    for c in $(seq $CLIENTS); do
+        (for r in $(seq $ROUNDS); do
+            echo "INSERT INTO events (tenant, how) SELECT 1 + (g % 8), 'concurrent' FROM generate_series(1, $ROWS) g;"
+            echo "INSERT INTO events (tenant, id, s, t, g, how) VALUES (($r % 8) + 1, koid_new(), sno_new(), tid_new(), uid_global_new(), 'concurrent');"
+        done | on "$n" >/dev/null) &
+    done
+done
+(for r in $(seq $ROUNDS); do
+    echo "INSERT INTO events (tenant, how) SELECT tenant, 'concurrent' FROM sources;"
+done | q >/dev/null) &
+wait
+concurrent_rows=$((3 * CLIENTS * ROUNDS * (ROWS + 1) + ROUNDS * 400))
+expect_eq "concurrent writers on 3 nodes: $concurrent_rows rows, zero duplicate koid, sno, atproto_tid, uid_global" \
+    "$(q -c "SELECT format('%s rows, duplicates: %s %s %s %s', count(*), count(*) - count(DISTINCT id), count(*) - count(DISTINCT s),
+                count(*) - count(DISTINCT t), count(*) - count(DISTINCT g)) FROM events WHERE how = 'concurrent'")" \
+    "$concurrent_rows rows, duplicates: 0 0 0 0"
+expect_eq "the whole table: no id of any generated type twice over the cluster" \
+    "$(q -c "SELECT count(*) - count(DISTINCT id) + count(*) - count(DISTINCT s) + count(*) - count(DISTINCT t) + count(*) - count(DISTINCT g) FROM events")" 0
+echo "(events: $(q -c "SELECT count(*) FROM events") rows over 3 nodes)"
+
+# --- Routing, pruning and indexes.
+k=$(q -c "SELECT id FROM by_koid WHERE n = 1 LIMIT 1")
+plan=$(q -c "EXPLAIN (COSTS OFF) SELECT * FROM by_koid WHERE id = '$k'")
+check "a lookup by id: one task, through the shard's primary key" \
+    grep -q "Task Count: 1" <<<"$plan"
+check "... an index scan on the one shard" grep -q "Index Scan using by_koid_pkey_" <<<"$plan"
+q -c "INSERT INTO by_koid SELECT koid_new(), 2 FROM generate_series(1, 2000)" -c "ANALYZE by_koid" >/dev/null
+plan=$(q -c "SET citus.explain_all_tasks = on" -c "EXPLAIN (COSTS OFF) SELECT count(*) FROM by_koid WHERE id >= now() + interval '1 day'")
+expect_eq "a time range id >= timestamptz: 4 tasks, each through its shard's index" \
+    "$(grep -c "Task Count: 4" <<<"$plan") $(grep -Ec "Index (Only )?Scan using by_koid_pkey_" <<<"$plan")" "1 4"
+
+# Range partitioning by id inside a table distributed by tenant: the
+# partitions of a month each, pruned by a time range on the id.
+q <<'SQL' >/dev/null
+CREATE TABLE readings (tenant int NOT NULL, id sno NOT NULL DEFAULT sno_new(), v int, PRIMARY KEY (tenant, id))
+    PARTITION BY RANGE (id);
+CREATE TABLE readings_2024_01 PARTITION OF readings FOR VALUES FROM (sno_from_timestamp('2024-01-01 00:00+00')) TO (sno_from_timestamp('2024-02-01 00:00+00'));
+CREATE TABLE readings_2024_02 PARTITION OF readings FOR VALUES FROM (sno_from_timestamp('2024-02-01 00:00+00')) TO (sno_from_timestamp('2024-03-01 00:00+00'));
+CREATE TABLE readings_2024_03 PARTITION OF readings FOR VALUES FROM (sno_from_timestamp('2024-03-01 00:00+00')) TO (sno_from_timestamp('2024-04-01 00:00+00'));
+SELECT create_distributed_table('readings', 'tenant', colocate_with := 'events');
+INSERT INTO readings (tenant, id, v)
+SELECT t, sno_new_with_time(timestamptz '2024-01-01 00:00+00' + h * interval '1 hour'), h
+FROM generate_series(1, 8) t, generate_series(0, 24 * 90 - 1) h;
+SQL
+expect_eq "readings: rows per month partition" \
+    "$(q -c "SELECT string_agg(format('%s=%s', p, c), ' ' ORDER BY p) FROM (SELECT regexp_replace(tableoid::regclass::text, '_[0-9]+$', '') AS p, count(*) AS c FROM readings GROUP BY 1) s")" \
+    "readings_2024_01=5952 readings_2024_02=5568 readings_2024_03=5760"
+# A time compares below every id of its time unit, so a lower bound given as
+# a timestamptz cannot prune the partition that ends there (its index scan
+# finds nothing); the same bound as an id, sno_from_timestamp(t), does.
+months() { grep -oE " on readings_2024_0[0-9]_[0-9]+" | sed 's/^ on //; s/_[0-9]*$//' | sort | uniq -c | tr -s ' ' | tr '\n' ' '; }
+plan=$(q -c "EXPLAIN (COSTS OFF) SELECT count(*) FROM readings WHERE tenant = 3 AND id >= sno_from_timestamp('2024-02-01 00:00+00') AND id < sno_from_timestamp('2024-03-01 00:00+00')")
+expect_eq "one tenant, one month by sno bounds: one task, only February's partition" \
+    "$(grep -c "Task Count: 1" <<<"$plan") $(months <<<"$plan")" "1  1 readings_2024_02 "
+plan=$(q -c "EXPLAIN (COSTS OFF) SELECT count(*) FROM readings WHERE tenant = 3 AND id >= timestamptz '2024-02-01 00:00+00' AND id < timestamptz '2024-03-01 00:00+00'")
+expect_eq "one tenant, one month by timestamptz: March pruned, January's end scanned by its index" \
+    "$(grep -c "Task Count: 1" <<<"$plan") $(months <<<"$plan") $(grep -c "Index Only Scan using readings_2024_01" <<<"$plan")" "1  1 readings_2024_01  1 readings_2024_02  1"
+plan=$(q -c "SET citus.explain_all_tasks = on" -c "EXPLAIN (COSTS OFF) SELECT count(*) FROM readings WHERE id >= sno_from_timestamp('2024-02-01 00:00+00') AND id < sno_from_timestamp('2024-03-01 00:00+00')")
+expect_eq "every tenant, one month: 4 tasks, each scanning only February" \
+    "$(grep -c "Task Count: 4" <<<"$plan") $(months <<<"$plan")" "1  4 readings_2024_02 "
+expect_eq "... and count it right" \
+    "$(q -c "SELECT count(*) FROM readings WHERE id >= timestamptz '2024-02-01 00:00+00' AND id < timestamptz '2024-03-01 00:00+00'")" 5568
+
+# --- Colocated joins on a kid column, and a reference table.
+q <<'SQL' >/dev/null
+CREATE TABLE koid_notes (id koid PRIMARY KEY, note text);
+SELECT create_distributed_table('koid_notes', 'id', colocate_with := 'by_koid');
+INSERT INTO koid_notes SELECT id, 'note ' || n FROM by_koid;
+CREATE TABLE kinds (id koid PRIMARY KEY, name text);
+SELECT create_reference_table('kinds');
+INSERT INTO kinds SELECT id, 'kind' FROM by_koid WHERE n = 1;
+SQL
+plan=$(q -c "EXPLAIN (COSTS OFF) SELECT count(*) FROM by_koid b JOIN koid_notes n ON n.id = b.id")
+expect_eq "a colocated join on a koid column: 4 tasks, no repartitioning" \
+    "$(grep -c "Task Count: 4" <<<"$plan") $(grep -ci "repartition\|MapMergeJob" <<<"$plan")" "1 0"
+expect_eq "... joins every row" \
+    "$(q -c "SELECT count(*) FROM by_koid b JOIN koid_notes n ON n.id = b.id AND n.note = 'note ' || b.n")" \
+    "$(q -c "SELECT count(*) FROM by_koid")"
+expect_eq "a join with a reference table on a koid column" \
+    "$(q -c "SELECT count(*) FROM by_koid b JOIN kinds k ON k.id = b.id")" 2
+
+# --- A shard move keeps every row (block_writes: no logical replication needed).
+before=$(q -c "SELECT count(*), md5(string_agg(id::text || s::text || t::text || g::text, ',' ORDER BY id)) FROM events")
+shard=$(q -c "SELECT get_shard_id_for_distribution_column('events', 1)")
+from=$(q -c "SELECT nodeport FROM citus_shards WHERE shardid = $shard")
+to=$([ "$from" = "$W1" ] && echo "$W2" || echo "$W1")
+q -c "SELECT citus_move_shard_placement($shard, '127.0.0.1', $from, '127.0.0.1', $to, shard_transfer_mode := 'block_writes')" >/dev/null
+expect_eq "shard move: the shard of tenant 1 now on the other worker" "$(q -c "SELECT nodeport FROM citus_shards WHERE shardid = $shard")" "$to"
+expect_eq "shard move: every row of events kept, unchanged" \
+    "$(q -c "SELECT count(*), md5(string_agg(id::text || s::text || t::text || g::text, ',' ORDER BY id)) FROM events")" "$before"
+expect_eq "shard move: tenant 1 rows still reached through the index" \
+    "$(q -c "SELECT count(*) FROM events WHERE tenant = 1 AND id >= timestamptz '2000-01-01 00:00+00'")" \
+    "$(q -c "SELECT count(*) FROM events WHERE tenant = 1")"
+
+# --- UPDATE ... SET x = sno_new() is refused on a distributed table (Citus
+# cannot say on which node a volatile function in an UPDATE runs); run the
+# UPDATE on every shard instead, where the worker holding it makes the ids.
+expect_eq "UPDATE ... SET s = sno_new() on a distributed table: refused" \
+    "$(q -v ON_ERROR_STOP=0 -c "UPDATE events SET s = sno_new() WHERE how = 'values'" -c '\echo :LAST_ERROR_SQLSTATE :LAST_ERROR_MESSAGE' 2>/dev/null)" \
+    "0A000 functions used in UPDATE queries on distributed tables must not be VOLATILE"
+old=$(q -c "SELECT string_agg(s::text, ',' ORDER BY tenant) FROM events WHERE how = 'values'")
+expect_eq "... run on every shard instead: 2 rows updated" \
+    "$(q -c "SELECT sum(result::int) FROM run_command_on_shards('events', \$\$WITH u AS (UPDATE %s SET s = sno_new() WHERE how = 'values' RETURNING 1) SELECT count(*) FROM u\$\$)")" 2
+expect_eq "... each with its new sno, from the node of its shard" \
+    "$(q -c "WITH e AS MATERIALIZED (SELECT tenant, s FROM events WHERE how = 'values')
+             SELECT string_agg(format('%s', s::text <> ALL (string_to_array('$old', ',')) AND
+                    sno_partition(s) >> 8 = (SELECT groupid FROM pg_dist_placement WHERE shardid = get_shard_id_for_distribution_column('events', tenant))), ' ' ORDER BY tenant) FROM e")" "t t"
+
+# --- kid_cluster_check on misconfigured clusters.
+# restart_w2 SETTING VALUE: worker 2 restarted with one setting changed (ALTER SYSTEM).
+restart_w2() {
+    on w2 -c "ALTER SYSTEM SET $1 = '$2'" && cluster_stop w2 && cluster_start w2
+}
+cluster_check_error() {
+    q -v ON_ERROR_STOP=0 -c "SELECT count(*) FROM kid_cluster_check()" -c '\echo :LAST_ERROR_SQLSTATE :LAST_ERROR_MESSAGE' 2>/dev/null
+}
+restart_w2 kid.node_id 1
+expect_eq "two workers on kid.node_id 1: kid_cluster_check raises, naming both" "$(cluster_check_error)" \
+    "22023 kid.node_id 1 is shared by nodes 127.0.0.1:$W1, 127.0.0.1:$W2"
+# What the misconfiguration does: the two workers make the same ids.
+q -c "CREATE TABLE twins (tenant int, id koid DEFAULT koid_new(), g uid_global DEFAULT uid_global_new())" \
+    -c "SELECT create_distributed_table('twins', 'tenant', colocate_with := 'events')" >/dev/null
+for _ in $(seq 20); do echo "INSERT INTO twins (tenant) SELECT tenant FROM sources, generate_series(1, 20);"; done | q >/dev/null
+echo "(two workers on one node id: $(q -c "SELECT format('%s rows, %s duplicate koids, %s duplicate uid_globals', count(*), count(*) - count(DISTINCT id), count(*) - count(DISTINCT g)) FROM twins"))"
+restart_w2 kid.node_id 2
+restart_w2 kid.koid_epoch_ms 1288834974657
+expect_eq "a worker with another kid.koid_epoch_ms: kid_cluster_check raises, naming the values" "$(cluster_check_error)" \
+    "22023 kid.koid_epoch_ms differs between nodes: 0 on 127.0.0.1:$C, 0 on 127.0.0.1:$W1, 1288834974657 on 127.0.0.1:$W2"
+on w2 -c "ALTER SYSTEM RESET kid.koid_epoch_ms" && on w2 -c "ALTER SYSTEM RESET kid.node_id" && cluster_stop w2 && cluster_start w2
+expect_eq "corrected again: kid_cluster_check passes, one row per node" "$(q -c "SELECT count(*) FROM kid_cluster_check()")" 3
+
 kid_finish
