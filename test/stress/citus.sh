@@ -319,4 +319,30 @@ expect_eq "a worker with another kid.koid_epoch_ms: kid_cluster_check raises, na
 on w2 -c "ALTER SYSTEM RESET kid.koid_epoch_ms" && on w2 -c "ALTER SYSTEM RESET kid.node_id" && cluster_stop w2 && cluster_start w2
 expect_eq "corrected again: kid_cluster_check passes, one row per node" "$(q -c "SELECT count(*) FROM kid_cluster_check()")" 3
 
+# --- docs/citus.md: every ```sql example, run with psql (aligned output, as a
+# reader would) on the coordinator in order, its output (errors without
+# psql's file:line prefix) compared with the ```text block right after it;
+# trailing blanks are ignored on both sides.
+DOC=docs/citus.md
+expect_eq "$DOC says it runs on the citus cluster" "$(head -1 $DOC)" "<!-- examples: citus -->"
+mkdir -p "$KID_TMP/doc"
+awk -v dir="$KID_TMP/doc" '
+    /^```sql$/ { n++; mode = "sql"; next }
+    /^```text$/ && prev == "```" && last == "sql" { mode = "text"; next }
+    /^```$/ { if (mode == "sql") { last = "sql" } else { last = "" }; mode = ""; prev = $0; next }
+    mode == "sql" { print > (dir "/" n ".sql") }
+    mode == "text" { print > (dir "/" n ".out") }
+    { prev = $0; if (mode == "") last = "" }
+' "$DOC"
+examples=$(ls "$KID_TMP/doc" | grep -c '\.sql$')
+check "$DOC has examples, each followed by its output" \
+    test "$examples" -gt 0 -a "$examples" = "$(ls "$KID_TMP/doc" | grep -c '\.out$')"
+for i in $(seq "$examples"); do
+    got=$("$PG_BIN/psql" -h "$KID_TMP" -p "$C" -U postgres -d $DB -X -q -f "$KID_TMP/doc/$i.sql" 2>&1 |
+        sed -E 's/^psql:[^ ]*:[0-9]+: //; s/[[:space:]]+$//')
+    want=$(sed -E 's/[[:space:]]+$//' "$KID_TMP/doc/$i.out" 2>/dev/null)
+    expect_eq "$DOC example $i: $(head -1 "$KID_TMP/doc/$i.sql" | cut -c1-60)" "$got" "$want"
+done
+echo "(citus.sh: $((SECONDS - start)) s)"
+
 kid_finish
