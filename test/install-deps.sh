@@ -34,8 +34,12 @@ packages=(
     # headers include gssapi.h.  No libcurl: Citus is built without it, so
     # that the test servers send no usage statistics.
     liblz4-dev libzstd-dev libkrb5-dev
+    # test/stress/client_python.sh: the Python client libraries, psycopg 3
+    # and psycopg2, as Debian packages them (for Debian's /usr/bin/python3).
+    python3-psycopg python3-psycopg2
 )
-# Node.js and npm run the reference implementations of the cross-checks;
+# Node.js and npm run the reference implementations of the cross-checks and
+# node-postgres (test/stress/client_node.sh);
 # a machine that already has a node (e.g. from nodesource) keeps it.
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 # npm reaches its registry over TLS: the CA certificates (a minimal image has none).
