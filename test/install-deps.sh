@@ -24,6 +24,12 @@ packages=(
     build-essential dpkg-dev debhelper fakeroot postgresql-server-dev-all
     # test/stress/dist.sh: make dist archives the checkout with git.
     git
+    # test/stress/client_jdbc.sh: pgJDBC and a JDK to compile and run its
+    # test program (big: the headless JDK is about 265 MB installed).
+    libpostgresql-jdbc-java default-jdk-headless
+    # test/stress/client_pgx.sh: Go and pgx v4 with its dependencies as
+    # Debian's Go library sources, built offline in GOPATH mode (about 340 MB).
+    golang-go golang-github-jackc-pgx-v4-dev
     # PostgreSQL 18 built from the vendored tarball (test/pg18.sh): the
     # release tarball has no generated parser files; OpenSSL for uuidv7's
     # random numbers and the TLS code, zlib for pg_dump and base backups.
@@ -50,7 +56,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "checked: ${packages[*]}"
     echo "installing: ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
+    apt-get -o DPkg::Lock::Timeout=600 update -qq
     # Debian's postgresql-common creates a "main" cluster with the server
     # package; kid's scripts use throwaway clusters of their own instead.
     mkdir -p /etc/postgresql-common
@@ -58,7 +64,7 @@ if [ ${#missing[@]} -gt 0 ]; then
         ! grep -q '^create_main_cluster' /etc/postgresql-common/createcluster.conf; then
         echo 'create_main_cluster = false' >> /etc/postgresql-common/createcluster.conf
     fi
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 # The throwaway servers run as this user: PostgreSQL refuses to run as root.
