@@ -258,6 +258,13 @@ func run(conn *pgx.Conn) {
 	_, err = column(conn, "SELECT name FROM account WHERE id = $1", koidInt)
 	expectPgError("koid: int64 with WHERE id = $1 is read as koid text: 22P02", err, "22P02",
 		fmt.Sprintf(`invalid input syntax for type koid: "%d"`, koidInt), "")
+	// Worse, an int64 of exactly 16 decimal digits is a valid koid text,
+	// read as hexadecimal: another id, silently.  Hence $1::bigint.
+	var misread string
+	if expectNoError("koid: a 16-digit int64 as $1::koid is read as hexadecimal",
+		conn.QueryRow(ctx, "SELECT $1::koid::bigint::text", int64(1234567890123456)).Scan(&misread)) {
+		expectEq("koid: a 16-digit int64 as $1::koid is read as hexadecimal", misread, fmt.Sprint(0x1234567890123456))
+	}
 	got, err = column(conn, "SELECT name FROM account WHERE id = $1", koidText)
 	if expectNoError("koid: string with WHERE id = $1", err) {
 		expectEq("koid: string with WHERE id = $1", got, []string{"ann"})

@@ -25,6 +25,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Timestamp;
+import java.sql.Types;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -185,6 +186,12 @@ public class KidJdbcTest {
             try (PreparedStatement ps = conn.prepareStatement("SELECT body FROM event WHERE id = ?")) {
                 ps.setObject(1, id);
                 expectEq("setObject(String) id, default URL: WHERE id = ?", strings(ps), List.of("first"));
+            }
+        });
+        attempt("setObject(String, Types.OTHER) id, default URL: WHERE id = ?", () -> {
+            try (PreparedStatement ps = conn.prepareStatement("SELECT body FROM event WHERE id = ?")) {
+                ps.setObject(1, id, Types.OTHER);
+                expectEq("setObject(String, Types.OTHER) id, default URL: WHERE id = ?", strings(ps), List.of("first"));
             }
         });
         attempt("setString id, stringtype=unspecified: WHERE id = ?", () -> {
