@@ -124,26 +124,17 @@ xcheck_install() {
 # run_client_test NAME DB COMMAND...: a client library's test program
 # (test/clients/) on a fresh database DB of the main cluster, reached over its
 # Unix socket through libpq's environment variables (PGHOST, PGPORT, PGUSER,
-# PGDATABASE), which node-postgres reads too.  Each "ok: ..." or "FAILED: ..."
-# line it prints counts as a check here; its last line must be "end: ...", or
-# it stopped early, which is a failure too.
+# PGDATABASE), which node-postgres reads too; its checks are counted by
+# count_program_checks (below).
 run_client_test() {
-    local name=$1 db=$2 out="$KID_TMP/client-$2.out" line rc
+    local name=$1 db=$2 out="$KID_TMP/client-$2.out"
     shift 2
     if ! main_db "$db"; then
         check "$name: a database with kid" false
         return
     fi
     PGHOST=$KID_MAIN_SOCK PGPORT=$KID_MAIN_PORT PGUSER=postgres PGDATABASE=$db "$@" >"$out" 2>&1
-    rc=$?
-    while IFS= read -r line; do
-        case $line in
-        "ok: "*) check "${line#ok: }" true ;;
-        "FAILED: "*) check "${line#FAILED: }" false ;;
-        *) echo "$line" ;;
-        esac
-    done <"$out"
-    check "$name: the test program ran to its end (exit status $rc)" grep -q '^end: ' "$out"
+    count_program_checks "$name" "$out" $?
     kpsql "$KID_MAIN_PORT" -d postgres -c "DROP DATABASE $db"
 }
 
@@ -187,6 +178,22 @@ expect_eq() {
         KID_FAILED=$((KID_FAILED + 1))
         echo "FAILED: $1: got '$2', expected '$3'"
     fi
+}
+
+# count_program_checks NAME OUTPUT EXIT_STATUS: the checks a client test
+# program (test/clients/) printed to OUTPUT, one "ok: ..." or "FAILED: ..."
+# line each, counted here under NAME; a program that did not reach its last
+# line, "end: ...", stopped early, which is a failure too.
+count_program_checks() {
+    local name=$1 out=$2 rc=$3 line
+    while IFS= read -r line; do
+        case $line in
+        "ok: "*) check "$name: ${line#ok: }" true ;;
+        "FAILED: "*) check "$name: ${line#FAILED: }" false ;;
+        *) echo "$line" ;;
+        esac
+    done <"$out"
+    check "$name: the test program ran to its end (exit status $rc)" grep -q '^end: ' "$out"
 }
 
 # kid_finish: a stress script's last line.  Run as a program of its own
