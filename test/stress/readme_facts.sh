@@ -77,6 +77,10 @@ expect_eq "README: the Settings table's defaults and contexts are the server's" 
     "$(perl -ne 'if ((/^## Settings/ .. /^## FAQ/) && /^\| `(kid\.\w+)` \| ([^|]*?) \| (\w+)/) { my ($n, $d, $c) = ($1, $2, $3); $d =~ s/ \(.*//; $d = "" if $d eq "empty"; print "$n=$d/$c\n" }' README.md | LC_ALL=C sort | tr '\n' ' ')" \
     "$(rf_sql "SELECT name || '=' || boot_val || '/' || context FROM pg_settings WHERE name LIKE 'kid.%'" | LC_ALL=C sort | tr '\n' ' ')"
 
+expect_eq "docs/settings.md: the settings table's defaults and contexts are the server's" \
+    "$(perl -ne 'if ((/^## The settings/ .. /^## Privileges/) && /^\| `(kid\.\w+)` \| ([^|]*?) \| (\w+)/) { my ($n, $d, $c) = ($1, $2, $3); $d =~ s/ \(.*//; $d = "" if $d eq "empty"; print "$n=$d/$c\n" }' docs/settings.md | LC_ALL=C sort | tr '\n' ' ')" \
+    "$(rf_sql "SELECT name || '=' || boot_val || '/' || context FROM pg_settings WHERE name LIKE 'kid.%'" | LC_ALL=C sort | tr '\n' ' ')"
+
 # The set-up is the two commands the Makefile has, word for word.
 expect_eq "README: the set-up commands are exactly make demo and make test, targets of the Makefile" \
     "$(perl -ne 'print "$1\n" if (/^```sh/ ... /^```/) && /^(make \w+)\s+#/' README.md | head -2 | tr '\n' ' ')" "make demo make test "
