@@ -3,13 +3,17 @@
  */
 #include "kid_pg.h"
 
+#include <cctype>
 #include <climits>
+#include <cstdio>
 #include <ctime>
 
 extern "C" {
 #include "funcapi.h"
 #include "access/htup_details.h"
 #include "mb/pg_wchar.h"
+#include "pgtime.h"
+#include "utils/datetime.h"
 }
 
 namespace kid::pg {
@@ -26,14 +30,77 @@ void report_cpp_exception(bool out_of_memory, const char *message)
     pg_unreachable();
 }
 
-void report_invalid_text(const char *type_name, const char *text, size_t len, const char *detail)
+void report_invalid_text(const char *type_name, const char *text, size_t len, const char *detail,
+                         TimeHint hint)
 {
-    save_invalid_text(nullptr, type_name, text, len, detail);
+    save_invalid_text(nullptr, type_name, text, len, detail, hint);
     pg_unreachable();
 }
 
+bool text_reads_as_time(const char *text, size_t len)
+{
+    /* Longer text is no time: timestamptz_in's own buffer is this size. */
+    char copy[MAXDATELEN + 1];
+    if (len > MAXDATELEN)
+        return false;
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    char workbuf[MAXDATELEN + MAXDATEFIELDS];
+    char *field[MAXDATEFIELDS];
+    int ftype[MAXDATEFIELDS];
+    int nf;
+    if (ParseDateTime(copy, workbuf, sizeof(workbuf), field, ftype, MAXDATEFIELDS, &nf) != 0)
+        return false;
+#if PG_VERSION_NUM < 160000
+    /*
+     * PostgreSQL 15's DecodeDateTime raises "time zone not recognized" for
+     * a date field that starts with a letter and names no time zone
+     * (16 returns DTERR_BAD_TIMEZONE instead).  Look such a field up first
+     * (pg_tzset returns NULL, it never raises) and call the text no time
+     * when it names none: the message must stay 22P02.  The cost: on 15 a
+     * text month joined to its day by '-', '/' or '.' (Nov-23-2026) gets
+     * no hint.
+     */
+    for (int i = 0; i < nf; i++)
+        if (ftype[i] == DTK_DATE && !isdigit(static_cast<unsigned char>(field[i][0])) &&
+            pg_tzset(field[i]) == nullptr)
+            return false;
+#endif
+    int dtype;
+    struct pg_tm tm;
+    fsec_t fsec;
+    int tz;
+#if PG_VERSION_NUM >= 160000
+    DateTimeErrorExtra extra;
+    return DecodeDateTime(field, ftype, nf, &dtype, &tm, &fsec, &tz, &extra) == 0;
+#else
+    return DecodeDateTime(field, ftype, nf, &dtype, &tm, &fsec, &tz) == 0;
+#endif
+}
+
+/*
+ * The HINT for text that reads as a time where a value of type_name was
+ * expected; nullptr when there is none.  Written into buf.
+ */
+static const char *time_hint(TimeHint hint, const char *type_name, const char *text, size_t len,
+                             char *buf, size_t size)
+{
+    if (hint == TimeHint::none || !text_reads_as_time(text, len))
+        return nullptr;
+    if (hint == TimeHint::codokey)
+        snprintf(buf, size,
+                 "To get the codokey of a time, call codokey(): codokey('2026-11-01'::timestamptz, "
+                 "2) (a parameter: codokey($1::timestamptz, 2)).");
+    else
+        snprintf(buf, size,
+                 "To compare %s ids with a time, give the time as timestamptz: id >= "
+                 "'2026-11-01'::timestamptz (a parameter: $1::timestamptz).",
+                 type_name);
+    return buf;
+}
+
 void save_invalid_text(Node *escontext, const char *type_name, const char *text, size_t len,
-                       const char *detail)
+                       const char *detail, TimeHint hint)
 {
     /*
      * Show at most SHOWN_INPUT_MAX bytes of hostile input, cut on a character
@@ -49,27 +116,20 @@ void save_invalid_text(Node *escontext, const char *type_name, const char *text,
         shown = pg_mbcliplen(text, static_cast<int>(len > INT_MAX ? INT_MAX : len),
                              SHOWN_INPUT_MAX);
     const char *more = static_cast<size_t>(shown) < len ? "..." : "";
+    char hint_buf[256];
+    const char *hint_text = time_hint(hint, type_name, text, len, hint_buf, sizeof(hint_buf));
 #if PG_VERSION_NUM >= 160000
     /* An ERROR unless escontext is an ErrorSaveContext (pg_input_is_valid and the like). */
-    if (detail)
-        errsave(escontext, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-                            errmsg("invalid input syntax for type %s: \"%.*s%s\"", type_name, shown,
-                                   text, more),
-                            errdetail("%s", detail)));
-    else
-        errsave(escontext, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-                            errmsg("invalid input syntax for type %s: \"%.*s%s\"", type_name, shown,
-                                   text, more)));
+    errsave(escontext,
+            (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+             errmsg("invalid input syntax for type %s: \"%.*s%s\"", type_name, shown, text, more),
+             detail ? errdetail("%s", detail) : 0, hint_text ? errhint("%s", hint_text) : 0));
 #else
     (void)escontext;
-    if (detail)
-        ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-                        errmsg("invalid input syntax for type %s: \"%.*s%s\"", type_name, shown,
-                               text, more),
-                        errdetail("%s", detail)));
     ereport(ERROR,
             (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-             errmsg("invalid input syntax for type %s: \"%.*s%s\"", type_name, shown, text, more)));
+             errmsg("invalid input syntax for type %s: \"%.*s%s\"", type_name, shown, text, more),
+             detail ? errdetail("%s", detail) : 0, hint_text ? errhint("%s", hint_text) : 0));
 #endif
 }
 

@@ -47,7 +47,8 @@ KID_FUNCTION(codokey_in)
     const char *s = PG_GETARG_CSTRING(0);
     size_t len = strlen(s);
     if (!key_chars_valid(s, len)) {
-        kid::pg::save_invalid_text(fcinfo->context, CODOKEY, s, len, KEY_FORM);
+        kid::pg::save_invalid_text(fcinfo->context, CODOKEY, s, len, KEY_FORM,
+                                   kid::pg::TimeHint::codokey);
         return (Datum)0;
     }
     return key_datum(s, len);
@@ -266,7 +267,7 @@ static kid::CodokeyFields decode_args(FunctionCallInfo fcinfo)
      */
     int shown = static_cast<int>(len);
     if (st == kid::CodokeyStatus::bad_character)
-        kid::pg::report_invalid_text(CODOKEY, p, len, KEY_FORM);
+        kid::pg::report_invalid_text(CODOKEY, p, len, KEY_FORM, kid::pg::TimeHint::codokey);
     if (st == kid::CodokeyStatus::bad_length) {
         int n[7];
         for (int i = 0; i < 7; i++)

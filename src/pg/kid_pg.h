@@ -80,17 +80,38 @@ template <Datum (*Body)(FunctionCallInfo)> inline Datum call_guarded(FunctionCal
  * user input goes through here, or quotes text already checked to be ASCII.
  */
 constexpr int SHOWN_INPUT_MAX = 200;
+
+/*
+ * What the message adds when the rejected text reads as a date or time
+ * (PostgreSQL's own datetime parser decides).  An untyped literal or
+ * parameter next to an id (WHERE id >= '2026-11-01', or $1 from a driver
+ * that sends its time values untyped) is resolved as the id type, and its
+ * input fails: the HINT says how to write the time so that the id/timestamptz
+ * operators apply.  No single id can stand for a time under every operator
+ * (a time sorts just below the smallest id of its unit, so id >= t and
+ * id > t agree and id = t is never true), so the input does not guess one.
+ */
+enum class TimeHint {
+    none,            /* not a type a time is written for (base64url decoders) */
+    compare_as_time, /* an id type with the timestamptz operators */
+    codokey,         /* codokey: made from a time by codokey(t, precision, context) */
+};
+
 [[noreturn]] void report_invalid_text(const char *type_name, const char *text, size_t len,
-                                      const char *detail = nullptr);
+                                      const char *detail = nullptr, TimeHint hint = TimeHint::none);
 
 /*
  * The same as a soft error (PostgreSQL 16+): saved into escontext when it is
  * an ErrorSaveContext (pg_input_is_valid, pg_input_error_info, COPY ... ON_ERROR),
  * else an ERROR, as always on 15.  Returns after a saved error: the type's
- * input function then returns (Datum) 0.
+ * input function then returns (Datum) 0.  The one place that builds the
+ * message, its DETAIL and its HINT.
  */
 void save_invalid_text(Node *escontext, const char *type_name, const char *text, size_t len,
-                       const char *detail);
+                       const char *detail, TimeHint hint = TimeHint::none);
+
+/* Whether PostgreSQL's datetime parser reads the text as a timestamptz; never raises. */
+bool text_reads_as_time(const char *text, size_t len);
 
 /* 22P03 for binary or bytea input of the wrong size or with invalid fields. */
 [[noreturn]] void report_invalid_binary(const char *type_name, const char *detail);
@@ -148,9 +169,10 @@ inline T decode_text(const char *cstring, const char *type_name, const char *det
 }
 
 /*
- * A type's text input function: decode_text, but a syntax error is soft
+ * An id type's text input function: decode_text, but a syntax error is soft
  * where the caller asked for that (fcinfo->context, PostgreSQL 16+): false,
- * and the input function returns (Datum) 0.
+ * and the input function returns (Datum) 0.  Text that reads as a time gets
+ * the HINT of TimeHint::compare_as_time.
  */
 template <class T, class Decode>
 inline bool decode_input(FunctionCallInfo fcinfo, const char *cstring, const char *type_name,
@@ -159,7 +181,7 @@ inline bool decode_input(FunctionCallInfo fcinfo, const char *cstring, const cha
     size_t len = strlen(cstring);
     if (decode(cstring, len, value))
         return true;
-    save_invalid_text(fcinfo->context, type_name, cstring, len, detail);
+    save_invalid_text(fcinfo->context, type_name, cstring, len, detail, TimeHint::compare_as_time);
     return false;
 }
 
