@@ -28,8 +28,12 @@ packages=(
     # release tarball has no generated parser files; OpenSSL for uuidv7's
     # random numbers and the TLS code, zlib for pg_dump and base backups.
     bison flex libssl-dev zlib1g-dev bzip2
+    # test/stress/client_python.sh: the Python client libraries, psycopg 3
+    # and psycopg2, as Debian packages them (for Debian's /usr/bin/python3).
+    python3-psycopg python3-psycopg2
 )
-# Node.js and npm run the reference implementations of the cross-checks;
+# Node.js and npm run the reference implementations of the cross-checks and
+# node-postgres (test/stress/client_node.sh);
 # a machine that already has a node (e.g. from nodesource) keeps it.
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 # npm reaches its registry over TLS: the CA certificates (a minimal image has none).
@@ -50,7 +54,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "checked: ${packages[*]}"
     echo "installing: ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
+    apt-get -o DPkg::Lock::Timeout=600 update -qq
     # Debian's postgresql-common creates a "main" cluster with the server
     # package; kid's scripts use throwaway clusters of their own instead.
     mkdir -p /etc/postgresql-common
@@ -58,7 +62,7 @@ if [ ${#missing[@]} -gt 0 ]; then
         ! grep -q '^create_main_cluster' /etc/postgresql-common/createcluster.conf; then
         echo 'create_main_cluster = false' >> /etc/postgresql-common/createcluster.conf
     fi
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 # The throwaway servers run as this user: PostgreSQL refuses to run as root.

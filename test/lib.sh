@@ -101,19 +101,50 @@ main_db() {
         kpsql "$KID_MAIN_PORT" -d "$1" -c "CREATE EXTENSION kid"
 }
 
-# xcheck_install: the reference packages of test/xcheck/package.json for the
-# cross-checks, installed once into test/xcheck/node_modules (gitignored) and
-# reused by every later run and script; reinstalled when package.json changes.
-xcheck_install() {
-    local dir=test/xcheck stamp=test/xcheck/node_modules/.kid-installed
+# npm_install_once DIR: the packages of DIR/package.json (pinned versions),
+# installed once into DIR/node_modules (gitignored) and reused by every later
+# run and script; reinstalled when package.json changes.
+npm_install_once() {
+    local dir=$1 stamp=$1/node_modules/.kid-installed
     [ -f "$stamp" ] && [ "$stamp" -nt "$dir/package.json" ] && return 0
-    echo "installing the cross-check reference packages (npm) into $dir/node_modules"
+    echo "installing the npm packages of $dir/package.json into $dir/node_modules"
     if (cd "$dir" && flock package.json npm install --no-audit --no-fund --silent) >"$KID_TMP/npm.log" 2>&1; then
         touch "$stamp"
     else
         tail -5 "$KID_TMP/npm.log"
         return 1
     fi
+}
+
+# xcheck_install: the reference packages the cross-checks compare kid with.
+xcheck_install() {
+    npm_install_once test/xcheck
+}
+
+# run_client_test NAME DB COMMAND...: a client library's test program
+# (test/clients/) on a fresh database DB of the main cluster, reached over its
+# Unix socket through libpq's environment variables (PGHOST, PGPORT, PGUSER,
+# PGDATABASE), which node-postgres reads too.  Each "ok: ..." or "FAILED: ..."
+# line it prints counts as a check here; its last line must be "end: ...", or
+# it stopped early, which is a failure too.
+run_client_test() {
+    local name=$1 db=$2 out="$KID_TMP/client-$2.out" line rc
+    shift 2
+    if ! main_db "$db"; then
+        check "$name: a database with kid" false
+        return
+    fi
+    PGHOST=$KID_MAIN_SOCK PGPORT=$KID_MAIN_PORT PGUSER=postgres PGDATABASE=$db "$@" >"$out" 2>&1
+    rc=$?
+    while IFS= read -r line; do
+        case $line in
+        "ok: "*) check "${line#ok: }" true ;;
+        "FAILED: "*) check "${line#FAILED: }" false ;;
+        *) echo "$line" ;;
+        esac
+    done <"$out"
+    check "$name: the test program ran to its end (exit status $rc)" grep -q '^end: ' "$out"
+    kpsql "$KID_MAIN_PORT" -d postgres -c "DROP DATABASE $db"
 }
 
 kid_cleanup() {
