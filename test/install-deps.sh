@@ -24,6 +24,12 @@ packages=(
     build-essential dpkg-dev debhelper fakeroot postgresql-server-dev-all
     # test/stress/dist.sh: make dist archives the checkout with git.
     git
+    # test/stress/client_jdbc.sh: pgJDBC and a JDK to compile and run its
+    # test program (big: the headless JDK is about 265 MB installed).
+    libpostgresql-jdbc-java default-jdk-headless
+    # test/stress/client_pgx.sh: Go and pgx v4 with its dependencies as
+    # Debian's Go library sources, built offline in GOPATH mode (about 340 MB).
+    golang-go golang-github-jackc-pgx-v4-dev
     # PostgreSQL 18 built from the vendored tarball (test/pg18.sh): the
     # release tarball has no generated parser files; OpenSSL for uuidv7's
     # random numbers and the TLS code, zlib for pg_dump and base backups.

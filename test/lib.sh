@@ -189,6 +189,22 @@ expect_eq() {
     fi
 }
 
+# count_program_checks NAME OUTPUT EXIT_STATUS: the checks a client test
+# program (test/clients/) printed to OUTPUT, one "ok: ..." or "FAILED: ..."
+# line each, counted here under NAME; a program that did not reach its last
+# line, "end: ...", stopped early, which is a failure too.
+count_program_checks() {
+    local name=$1 out=$2 rc=$3 line
+    while IFS= read -r line; do
+        case $line in
+        "ok: "*) check "$name: ${line#ok: }" true ;;
+        "FAILED: "*) check "$name: ${line#FAILED: }" false ;;
+        *) echo "$line" ;;
+        esac
+    done <"$out"
+    check "$name: the test program ran to its end (exit status $rc)" grep -q '^end: ' "$out"
+}
+
 # kid_finish: a stress script's last line.  Run as a program of its own
 # (test/stress/NAME.sh, or by run-all.sh) it prints the script's counts and
 # fails on any failure; sourced into a shell that counts for it, nothing.
