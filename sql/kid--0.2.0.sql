@@ -23,7 +23,7 @@
 -- Generation, decoding and the range-scan boundary.
 -- ---------------------------------------------------------------------------
 
--- (from src/sql/id_type.sql.in for [sno] of src/sql/id_types.conf, line 22)
+-- (from src/sql/id_type.sql.in for [sno] of src/sql/id_types.conf, line 24)
 -- ---------------------------------------------------------------------------
 -- sno: the type, its I/O, casts, comparison, operator classes, range scans by time
 -- ---------------------------------------------------------------------------
@@ -66,6 +66,31 @@ COMMENT ON FUNCTION sno_to_bytea(sno) IS 'the 10 big-endian bytes of a sno';
 COMMENT ON FUNCTION sno_from_bytea(bytea) IS 'a sno from exactly 10 big-endian bytes';
 COMMENT ON CAST (sno AS bytea) IS 'the 10 big-endian bytes of a sno';
 COMMENT ON CAST (bytea AS sno) IS 'a sno from exactly 10 big-endian bytes';
+
+-- Casts with timestamptz.  To it, explicitly: id::timestamptz decodes the
+-- time an id was made in (created in the scheme's part, after its decoder:
+-- the same function as <scheme>_to_timestamp).  Never from it: a time is not
+-- an id.  A time stands for a whole unit of ids, and which id is meant
+-- depends on the use: <scheme>_from_timestamp gives the lower bound of a
+-- range scan, <scheme>_new_with_time (where it exists) makes a new id, and
+-- the comparison operators below compare a time with ids directly.  A cast
+-- would pick one of them silently, and t::sno = id would look like a
+-- lookup while it finds at most the one id that happens to be the bound.
+
+-- Casts from text and varchar, implicit: drivers send strings typed (pgJDBC's
+-- setString as varchar, psycopg2's list of str as text[]), and
+-- WHERE id = $1, id = ANY($1) and INSERT then read them as sno text,
+-- as an untyped literal is read.  Safe for ordinary string expressions:
+-- text is the preferred type of the string category, so text = text,
+-- varchar = 'x', LIKE and the like resolve to text exactly as without kid
+-- (test/sql/string_casts.sql).  A string next to a timestamptz, which has no
+-- operator, now fails with "operator is not unique" instead of "does not
+-- exist".  There is no implicit cast back to text: a sno never turns
+-- into a string comparison that no sno index serves.
+CREATE CAST (text AS sno) WITH INOUT AS IMPLICIT;
+CREATE CAST (varchar AS sno) WITH INOUT AS IMPLICIT;
+COMMENT ON CAST (text AS sno) IS 'a sno from its text form (implicit: string parameters of drivers)';
+COMMENT ON CAST (varchar AS sno) IS 'a sno from its text form (implicit: pgJDBC setString sends varchar)';
 
 -- Comparison: the order of the big-endian bytes, which is time order.
 CREATE FUNCTION sno_lt(sno, sno) RETURNS boolean
@@ -201,7 +226,7 @@ COMMENT ON OPERATOR ~=~ (timestamptz, timestamptz) IS 'timestamptz = in the btre
 COMMENT ON OPERATOR ~>=~ (timestamptz, timestamptz) IS 'timestamptz >= in the btree order of kid''s id types (operator family members)';
 COMMENT ON OPERATOR ~>~ (timestamptz, timestamptz) IS 'timestamptz > in the btree order of kid''s id types (operator family members)';
 
--- (from src/sql/id_type.sql.in for [sno] of src/sql/id_types.conf, line 22)
+-- (from src/sql/id_type.sql.in for [sno] of src/sql/id_types.conf, line 24)
 -- Range scans by time.  Comparison operators between sno and timestamptz,
 -- in sno's btree operator family, so that WHERE id >= now() - interval '1 hour'
 -- is an index range scan (and prunes range partitions).  In the family's
@@ -374,6 +399,9 @@ COMMENT ON FUNCTION sno_partition(sno) IS 'the partition of an sno: node id * 25
 COMMENT ON FUNCTION sno_sequence(sno) IS 'the sequence of an sno within its 4 ms unit and partition';
 COMMENT ON FUNCTION sno_tick(sno) IS 'the tick-tock bit of an sno: 1 on the timeline taken after a clock regression';
 COMMENT ON FUNCTION sno_info(sno) IS 'every field of an sno';
+-- id::timestamptz (explicit): what sno_to_timestamp gives.
+CREATE CAST (sno AS timestamptz) WITH FUNCTION sno_to_timestamp(sno);
+COMMENT ON CAST (sno AS timestamptz) IS 'the start of the 4 ms unit an sno was made in (sno_to_timestamp)';
 
 -- Range-scan boundary.
 CREATE FUNCTION sno_from_timestamp(timestamptz) RETURNS sno
@@ -390,7 +418,7 @@ COMMENT ON FUNCTION sno_from_timestamp(timestamptz) IS
 -- bigint, and the protocol's record-key syntax.
 -- ---------------------------------------------------------------------------
 
--- (from src/sql/id_type.sql.in for [atproto_tid] of src/sql/id_types.conf, line 31)
+-- (from src/sql/id_type.sql.in for [atproto_tid] of src/sql/id_types.conf, line 33)
 -- ---------------------------------------------------------------------------
 -- atproto_tid: the type, its I/O, casts, comparison, operator classes, range scans by time
 -- ---------------------------------------------------------------------------
@@ -435,6 +463,31 @@ COMMENT ON FUNCTION atproto_tid_from_bytea(bytea) IS 'a atproto_tid from exactly
 COMMENT ON CAST (atproto_tid AS bytea) IS 'the 8 big-endian bytes of a atproto_tid';
 COMMENT ON CAST (bytea AS atproto_tid) IS 'a atproto_tid from exactly 8 big-endian bytes';
 
+-- Casts with timestamptz.  To it, explicitly: id::timestamptz decodes the
+-- time an id was made in (created in the scheme's part, after its decoder:
+-- the same function as <scheme>_to_timestamp).  Never from it: a time is not
+-- an id.  A time stands for a whole unit of ids, and which id is meant
+-- depends on the use: <scheme>_from_timestamp gives the lower bound of a
+-- range scan, <scheme>_new_with_time (where it exists) makes a new id, and
+-- the comparison operators below compare a time with ids directly.  A cast
+-- would pick one of them silently, and t::atproto_tid = id would look like a
+-- lookup while it finds at most the one id that happens to be the bound.
+
+-- Casts from text and varchar, implicit: drivers send strings typed (pgJDBC's
+-- setString as varchar, psycopg2's list of str as text[]), and
+-- WHERE id = $1, id = ANY($1) and INSERT then read them as atproto_tid text,
+-- as an untyped literal is read.  Safe for ordinary string expressions:
+-- text is the preferred type of the string category, so text = text,
+-- varchar = 'x', LIKE and the like resolve to text exactly as without kid
+-- (test/sql/string_casts.sql).  A string next to a timestamptz, which has no
+-- operator, now fails with "operator is not unique" instead of "does not
+-- exist".  There is no implicit cast back to text: a atproto_tid never turns
+-- into a string comparison that no atproto_tid index serves.
+CREATE CAST (text AS atproto_tid) WITH INOUT AS IMPLICIT;
+CREATE CAST (varchar AS atproto_tid) WITH INOUT AS IMPLICIT;
+COMMENT ON CAST (text AS atproto_tid) IS 'a atproto_tid from its text form (implicit: string parameters of drivers)';
+COMMENT ON CAST (varchar AS atproto_tid) IS 'a atproto_tid from its text form (implicit: pgJDBC setString sends varchar)';
+
 -- Casts to and from bigint: the same 64 bits; tids with bit 63 set (first character c..j)
 -- become negative bigints (atproto_tid itself compares unsigned, so its order stays
 -- time order).
@@ -443,10 +496,10 @@ AS 'MODULE_PATHNAME', 'atproto_tid_to_bigint' LANGUAGE C IMMUTABLE STRICT LEAKPR
 CREATE FUNCTION atproto_tid_from_bigint(bigint) RETURNS atproto_tid
 AS 'MODULE_PATHNAME', 'atproto_tid_from_bigint' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
 CREATE CAST (atproto_tid AS bigint) WITH FUNCTION atproto_tid_to_bigint(atproto_tid);
-CREATE CAST (bigint AS atproto_tid) WITH FUNCTION atproto_tid_from_bigint(bigint);
 COMMENT ON FUNCTION atproto_tid_to_bigint(atproto_tid) IS 'the 64 bits of a tid as a bigint';
 COMMENT ON FUNCTION atproto_tid_from_bigint(bigint) IS 'a tid from the 64 bits of a bigint';
 COMMENT ON CAST (atproto_tid AS bigint) IS 'the 64 bits of a tid as a bigint';
+CREATE CAST (bigint AS atproto_tid) WITH FUNCTION atproto_tid_from_bigint(bigint);
 COMMENT ON CAST (bigint AS atproto_tid) IS 'a tid from the 64 bits of a bigint';
 
 -- Comparison: the order of the big-endian bytes, which is time order.
@@ -701,6 +754,9 @@ AS 'MODULE_PATHNAME', 'tid_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION tid_to_timestamp(atproto_tid) IS 'the microsecond a tid was made in (bits 62..10)';
 COMMENT ON FUNCTION tid_clock_id(atproto_tid) IS 'the clock id of a tid (0..1023)';
 COMMENT ON FUNCTION tid_info(atproto_tid) IS 'every field of a tid, and whether bit 63 is set';
+-- id::timestamptz (explicit): what tid_to_timestamp gives.
+CREATE CAST (atproto_tid AS timestamptz) WITH FUNCTION tid_to_timestamp(atproto_tid);
+COMMENT ON CAST (atproto_tid AS timestamptz) IS 'the microsecond a tid was made in (tid_to_timestamp)';
 
 -- Range-scan boundary.
 CREATE FUNCTION tid_from_timestamp(timestamptz) RETURNS atproto_tid
@@ -724,7 +780,7 @@ COMMENT ON DOMAIN atproto_rkey IS 'an AT Protocol record key (text checked by at
 -- 12-bit counter.  Generation, decoding, casts to bigint.
 -- ---------------------------------------------------------------------------
 
--- (from src/sql/id_type.sql.in for [koid] of src/sql/id_types.conf, line 45)
+-- (from src/sql/id_type.sql.in for [koid] of src/sql/id_types.conf, line 48)
 -- ---------------------------------------------------------------------------
 -- koid: the type, its I/O, casts, comparison, operator classes, range scans by time
 -- ---------------------------------------------------------------------------
@@ -769,6 +825,31 @@ COMMENT ON FUNCTION koid_from_bytea(bytea) IS 'a koid from exactly 8 big-endian 
 COMMENT ON CAST (koid AS bytea) IS 'the 8 big-endian bytes of a koid';
 COMMENT ON CAST (bytea AS koid) IS 'a koid from exactly 8 big-endian bytes';
 
+-- Casts with timestamptz.  To it, explicitly: id::timestamptz decodes the
+-- time an id was made in (created in the scheme's part, after its decoder:
+-- the same function as <scheme>_to_timestamp).  Never from it: a time is not
+-- an id.  A time stands for a whole unit of ids, and which id is meant
+-- depends on the use: <scheme>_from_timestamp gives the lower bound of a
+-- range scan, <scheme>_new_with_time (where it exists) makes a new id, and
+-- the comparison operators below compare a time with ids directly.  A cast
+-- would pick one of them silently, and t::koid = id would look like a
+-- lookup while it finds at most the one id that happens to be the bound.
+
+-- Casts from text and varchar, implicit: drivers send strings typed (pgJDBC's
+-- setString as varchar, psycopg2's list of str as text[]), and
+-- WHERE id = $1, id = ANY($1) and INSERT then read them as koid text,
+-- as an untyped literal is read.  Safe for ordinary string expressions:
+-- text is the preferred type of the string category, so text = text,
+-- varchar = 'x', LIKE and the like resolve to text exactly as without kid
+-- (test/sql/string_casts.sql).  A string next to a timestamptz, which has no
+-- operator, now fails with "operator is not unique" instead of "does not
+-- exist".  There is no implicit cast back to text: a koid never turns
+-- into a string comparison that no koid index serves.
+CREATE CAST (text AS koid) WITH INOUT AS IMPLICIT;
+CREATE CAST (varchar AS koid) WITH INOUT AS IMPLICIT;
+COMMENT ON CAST (text AS koid) IS 'a koid from its text form (implicit: string parameters of drivers)';
+COMMENT ON CAST (varchar AS koid) IS 'a koid from its text form (implicit: pgJDBC setString sends varchar)';
+
 -- Casts to and from bigint: the same 64 bits; with the 1970 epoch, koids made from 2039-09-07T15:47:35.552Z on
 -- become negative bigints (koid itself compares unsigned, so its order stays
 -- time order).
@@ -777,11 +858,24 @@ AS 'MODULE_PATHNAME', 'koid_to_bigint' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PAR
 CREATE FUNCTION koid_from_bigint(bigint) RETURNS koid
 AS 'MODULE_PATHNAME', 'koid_from_bigint' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
 CREATE CAST (koid AS bigint) WITH FUNCTION koid_to_bigint(koid);
-CREATE CAST (bigint AS koid) WITH FUNCTION koid_from_bigint(bigint);
 COMMENT ON FUNCTION koid_to_bigint(koid) IS 'the 64 bits of a koid as a bigint (negative from 2039 with the 1970 epoch)';
 COMMENT ON FUNCTION koid_from_bigint(bigint) IS 'a koid from the 64 bits of a bigint';
 COMMENT ON CAST (koid AS bigint) IS 'the 64 bits of a koid as a bigint';
-COMMENT ON CAST (bigint AS koid) IS 'a koid from the 64 bits of a bigint';
+-- From integers by assignment: INSERT and UPDATE of an integer (a driver's
+-- integer parameter or literal, psycopg2's Python int) store its 64 bits.
+-- Not implicit: then every integer would also meet the koid/timestamptz
+-- operators, and integer_column < now() would silently compare as a
+-- koid instead of failing; and an implicit cast in both directions would
+-- make koid = bigint ambiguous.  Comparisons write the cast:
+-- WHERE id = 123::koid (or $1::koid).
+CREATE FUNCTION koid_from_integer(value integer) RETURNS koid
+LANGUAGE sql IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE
+RETURN @extschema@.koid_from_bigint(value);
+CREATE CAST (bigint AS koid) WITH FUNCTION koid_from_bigint(bigint) AS ASSIGNMENT;
+CREATE CAST (integer AS koid) WITH FUNCTION koid_from_integer(integer) AS ASSIGNMENT;
+COMMENT ON FUNCTION koid_from_integer(integer) IS 'a koid from an integer, sign-extended to 64 bits as by bigint';
+COMMENT ON CAST (bigint AS koid) IS 'a koid from the 64 bits of a bigint (assignment cast)';
+COMMENT ON CAST (integer AS koid) IS 'a koid from an integer, sign-extended to 64 bits (assignment cast)';
 
 -- Comparison: the order of the big-endian bytes, which is time order.
 CREATE FUNCTION koid_lt(koid, koid) RETURNS boolean
@@ -1034,6 +1128,9 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'koid_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION koid_to_timestamp(koid) IS 'the millisecond a koid was made in (epoch kid.koid_epoch_ms)';
 COMMENT ON FUNCTION koid_info(koid) IS 'every field of a koid';
+-- id::timestamptz (explicit): what koid_to_timestamp gives.
+CREATE CAST (koid AS timestamptz) WITH FUNCTION koid_to_timestamp(koid);
+COMMENT ON CAST (koid AS timestamptz) IS 'the millisecond a koid was made in, epoch kid.koid_epoch_ms (koid_to_timestamp)';
 
 -- Range-scan boundary.
 CREATE FUNCTION koid_from_timestamp(timestamptz) RETURNS koid
@@ -1051,7 +1148,7 @@ COMMENT ON FUNCTION koid_from_timestamp(timestamptz) IS
 -- conversion, decoding, the library's older base64url text.
 -- ---------------------------------------------------------------------------
 
--- (from src/sql/id_type.sql.in for [uid] of src/sql/id_types.conf, line 59)
+-- (from src/sql/id_type.sql.in for [uid] of src/sql/id_types.conf, line 63)
 -- ---------------------------------------------------------------------------
 -- uid: the type, its I/O, casts, comparison, operator classes, range scans by time
 -- ---------------------------------------------------------------------------
@@ -1096,6 +1193,31 @@ COMMENT ON FUNCTION uid_from_bytea(bytea) IS 'a uid from exactly 8 big-endian by
 COMMENT ON CAST (uid AS bytea) IS 'the 8 big-endian bytes of a uid';
 COMMENT ON CAST (bytea AS uid) IS 'a uid from exactly 8 big-endian bytes';
 
+-- Casts with timestamptz.  To it, explicitly: id::timestamptz decodes the
+-- time an id was made in (created in the scheme's part, after its decoder:
+-- the same function as <scheme>_to_timestamp).  Never from it: a time is not
+-- an id.  A time stands for a whole unit of ids, and which id is meant
+-- depends on the use: <scheme>_from_timestamp gives the lower bound of a
+-- range scan, <scheme>_new_with_time (where it exists) makes a new id, and
+-- the comparison operators below compare a time with ids directly.  A cast
+-- would pick one of them silently, and t::uid = id would look like a
+-- lookup while it finds at most the one id that happens to be the bound.
+
+-- Casts from text and varchar, implicit: drivers send strings typed (pgJDBC's
+-- setString as varchar, psycopg2's list of str as text[]), and
+-- WHERE id = $1, id = ANY($1) and INSERT then read them as uid text,
+-- as an untyped literal is read.  Safe for ordinary string expressions:
+-- text is the preferred type of the string category, so text = text,
+-- varchar = 'x', LIKE and the like resolve to text exactly as without kid
+-- (test/sql/string_casts.sql).  A string next to a timestamptz, which has no
+-- operator, now fails with "operator is not unique" instead of "does not
+-- exist".  There is no implicit cast back to text: a uid never turns
+-- into a string comparison that no uid index serves.
+CREATE CAST (text AS uid) WITH INOUT AS IMPLICIT;
+CREATE CAST (varchar AS uid) WITH INOUT AS IMPLICIT;
+COMMENT ON CAST (text AS uid) IS 'a uid from its text form (implicit: string parameters of drivers)';
+COMMENT ON CAST (varchar AS uid) IS 'a uid from its text form (implicit: pgJDBC setString sends varchar)';
+
 -- Casts to and from bigint: the same 64 bits; uids from 18584-01-10 03:33:20 UTC on (A >= 2^19)
 -- become negative bigints (uid itself compares unsigned, so its order stays
 -- time order).
@@ -1105,10 +1227,10 @@ AS 'MODULE_PATHNAME', 'uid_to_bigint' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARA
 CREATE FUNCTION uid_from_bigint(bigint) RETURNS uid
 AS 'MODULE_PATHNAME', 'uid_from_bigint' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE CAST (uid AS bigint) WITH FUNCTION uid_to_bigint(uid);
-CREATE CAST (bigint AS uid) WITH FUNCTION uid_from_bigint(bigint);
 COMMENT ON FUNCTION uid_to_bigint(uid) IS 'the 64 bits of a uid as a bigint';
 COMMENT ON FUNCTION uid_from_bigint(bigint) IS 'a uid from the 64 bits of a bigint (fields checked)';
 COMMENT ON CAST (uid AS bigint) IS 'the 64 bits of a uid as a bigint';
+CREATE CAST (bigint AS uid) WITH FUNCTION uid_from_bigint(bigint);
 COMMENT ON CAST (bigint AS uid) IS 'a uid from the 64 bits of a bigint';
 
 -- Comparison: the order of the big-endian bytes, which is time order.
@@ -1342,7 +1464,7 @@ ALTER OPERATOR FAMILY uid_minmax_ops USING brin ADD
     OPERATOR 5 > (uid, timestamptz);
 COMMENT ON OPERATOR CLASS uid_minmax_ops USING brin IS 'BRIN min/max summaries of uid, usable with uid and timestamptz bounds';
 
--- (from src/sql/id_type.sql.in for [uid_global] of src/sql/id_types.conf, line 73)
+-- (from src/sql/id_type.sql.in for [uid_global] of src/sql/id_types.conf, line 78)
 -- ---------------------------------------------------------------------------
 -- uid_global: the type, its I/O, casts, comparison, operator classes, range scans by time
 -- ---------------------------------------------------------------------------
@@ -1385,6 +1507,31 @@ COMMENT ON FUNCTION uid_global_to_bytea(uid_global) IS 'the 12 big-endian bytes 
 COMMENT ON FUNCTION uid_global_from_bytea(bytea) IS 'a uid_global from exactly 12 big-endian bytes';
 COMMENT ON CAST (uid_global AS bytea) IS 'the 12 big-endian bytes of a uid_global';
 COMMENT ON CAST (bytea AS uid_global) IS 'a uid_global from exactly 12 big-endian bytes';
+
+-- Casts with timestamptz.  To it, explicitly: id::timestamptz decodes the
+-- time an id was made in (created in the scheme's part, after its decoder:
+-- the same function as <scheme>_to_timestamp).  Never from it: a time is not
+-- an id.  A time stands for a whole unit of ids, and which id is meant
+-- depends on the use: <scheme>_from_timestamp gives the lower bound of a
+-- range scan, <scheme>_new_with_time (where it exists) makes a new id, and
+-- the comparison operators below compare a time with ids directly.  A cast
+-- would pick one of them silently, and t::uid_global = id would look like a
+-- lookup while it finds at most the one id that happens to be the bound.
+
+-- Casts from text and varchar, implicit: drivers send strings typed (pgJDBC's
+-- setString as varchar, psycopg2's list of str as text[]), and
+-- WHERE id = $1, id = ANY($1) and INSERT then read them as uid_global text,
+-- as an untyped literal is read.  Safe for ordinary string expressions:
+-- text is the preferred type of the string category, so text = text,
+-- varchar = 'x', LIKE and the like resolve to text exactly as without kid
+-- (test/sql/string_casts.sql).  A string next to a timestamptz, which has no
+-- operator, now fails with "operator is not unique" instead of "does not
+-- exist".  There is no implicit cast back to text: a uid_global never turns
+-- into a string comparison that no uid_global index serves.
+CREATE CAST (text AS uid_global) WITH INOUT AS IMPLICIT;
+CREATE CAST (varchar AS uid_global) WITH INOUT AS IMPLICIT;
+COMMENT ON CAST (text AS uid_global) IS 'a uid_global from its text form (implicit: string parameters of drivers)';
+COMMENT ON CAST (varchar AS uid_global) IS 'a uid_global from its text form (implicit: pgJDBC setString sends varchar)';
 
 -- Comparison: the order of the big-endian bytes, which is time order.
 CREATE FUNCTION uid_global_lt(uid_global, uid_global) RETURNS boolean
@@ -1687,6 +1834,12 @@ COMMENT ON FUNCTION uid_global_to_timestamp(uid_global, integer) IS 'the start o
 COMMENT ON FUNCTION uid_global_to_timestamp(uid_global) IS 'the start of the 1.024 ms step of a uid_global made with kid.uid_interval (fixed while the server runs)';
 COMMENT ON FUNCTION uid_global_info(uid_global, integer) IS 'the Erlang time triple, node fingerprint and sequence of a uid_global made with the given neighbourhood interval';
 COMMENT ON FUNCTION uid_global_info(uid_global) IS 'the Erlang time triple, node fingerprint and sequence of a uid_global made with kid.uid_interval (fixed while the server runs)';
+-- id::timestamptz (explicit): what uid_to_timestamp and
+-- uid_global_to_timestamp (with kid.uid_interval) give.
+CREATE CAST (uid AS timestamptz) WITH FUNCTION uid_to_timestamp(uid);
+CREATE CAST (uid_global AS timestamptz) WITH FUNCTION uid_global_to_timestamp(uid_global);
+COMMENT ON CAST (uid AS timestamptz) IS 'the start of the 1.024 ms step a uid was made in (uid_to_timestamp)';
+COMMENT ON CAST (uid_global AS timestamptz) IS 'the start of the 1.024 ms step of a uid_global made with kid.uid_interval (uid_global_to_timestamp)';
 
 -- Range-scan boundaries.
 CREATE FUNCTION uid_from_timestamp(timestamptz) RETURNS uid
@@ -1759,12 +1912,17 @@ COMMENT ON FUNCTION codokey_send(codokey) IS 'codokey binary output: the key''s 
 -- Casts.  codokey -> text is binary (the key's characters) but only an
 -- assignment cast: an implicit one would turn `key = $1` with a text-typed
 -- parameter into a text comparison that no codokey index serves (a silent
--- sequential scan), and makes `key || 'x'` ambiguous.  Untyped literals
--- ('yj00') need no cast; text values are cast explicitly: $1::codokey.
+-- sequential scan), and makes `key || 'x'` ambiguous.  The other way text
+-- and varchar are implicit, as for the id types (src/sql/id_type.sql.in):
+-- `key = $1` with a text or varchar parameter (pgJDBC's setString) and
+-- `key = ANY($1)` with a text[] compare codokeys; text = text and the other
+-- ordinary string expressions still resolve to text.
 CREATE CAST (codokey AS text) WITHOUT FUNCTION AS ASSIGNMENT;
-CREATE CAST (text AS codokey) WITH INOUT;
+CREATE CAST (text AS codokey) WITH INOUT AS IMPLICIT;
+CREATE CAST (varchar AS codokey) WITH INOUT AS IMPLICIT;
 COMMENT ON CAST (codokey AS text) IS 'the key''s characters (assignment cast)';
-COMMENT ON CAST (text AS codokey) IS 'a codokey from text, alphabet and length checked (explicit cast)';
+COMMENT ON CAST (text AS codokey) IS 'a codokey from text, alphabet and length checked (implicit: string parameters of drivers)';
+COMMENT ON CAST (varchar AS codokey) IS 'a codokey from varchar, alphabet and length checked (implicit: pgJDBC setString sends varchar)';
 
 -- Comparison: byte order.
 CREATE FUNCTION codokey_lt(codokey, codokey) RETURNS boolean

@@ -49,6 +49,7 @@ my %KIND = (
     to_bigint_comment     => 'text',
     from_bigint_comment   => 'text',
     from_bigint_leakproof => 'yes/no',
+    bigint_assignment     => 'yes/no',
     negative_bigints      => 'text',
 );
 my %REQUIRED = map { $_ => 1 } qw(length passed_by_value alignment unit text_form type_comment bigint_cast);

@@ -42,12 +42,17 @@ COMMENT ON FUNCTION codokey_send(codokey) IS 'codokey binary output: the key''s 
 -- Casts.  codokey -> text is binary (the key's characters) but only an
 -- assignment cast: an implicit one would turn `key = $1` with a text-typed
 -- parameter into a text comparison that no codokey index serves (a silent
--- sequential scan), and makes `key || 'x'` ambiguous.  Untyped literals
--- ('yj00') need no cast; text values are cast explicitly: $1::codokey.
+-- sequential scan), and makes `key || 'x'` ambiguous.  The other way text
+-- and varchar are implicit, as for the id types (src/sql/id_type.sql.in):
+-- `key = $1` with a text or varchar parameter (pgJDBC's setString) and
+-- `key = ANY($1)` with a text[] compare codokeys; text = text and the other
+-- ordinary string expressions still resolve to text.
 CREATE CAST (codokey AS text) WITHOUT FUNCTION AS ASSIGNMENT;
-CREATE CAST (text AS codokey) WITH INOUT;
+CREATE CAST (text AS codokey) WITH INOUT AS IMPLICIT;
+CREATE CAST (varchar AS codokey) WITH INOUT AS IMPLICIT;
 COMMENT ON CAST (codokey AS text) IS 'the key''s characters (assignment cast)';
-COMMENT ON CAST (text AS codokey) IS 'a codokey from text, alphabet and length checked (explicit cast)';
+COMMENT ON CAST (text AS codokey) IS 'a codokey from text, alphabet and length checked (implicit: string parameters of drivers)';
+COMMENT ON CAST (varchar AS codokey) IS 'a codokey from varchar, alphabet and length checked (implicit: pgJDBC setString sends varchar)';
 
 -- Comparison: byte order.
 CREATE FUNCTION codokey_lt(codokey, codokey) RETURNS boolean

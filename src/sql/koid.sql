@@ -25,6 +25,9 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'koid_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION koid_to_timestamp(koid) IS 'the millisecond a koid was made in (epoch kid.koid_epoch_ms)';
 COMMENT ON FUNCTION koid_info(koid) IS 'every field of a koid';
+-- id::timestamptz (explicit): what koid_to_timestamp gives.
+CREATE CAST (koid AS timestamptz) WITH FUNCTION koid_to_timestamp(koid);
+COMMENT ON CAST (koid AS timestamptz) IS 'the millisecond a koid was made in, epoch kid.koid_epoch_ms (koid_to_timestamp)';
 
 -- Range-scan boundary.
 CREATE FUNCTION koid_from_timestamp(timestamptz) RETURNS koid

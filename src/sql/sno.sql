@@ -42,6 +42,9 @@ COMMENT ON FUNCTION sno_partition(sno) IS 'the partition of an sno: node id * 25
 COMMENT ON FUNCTION sno_sequence(sno) IS 'the sequence of an sno within its 4 ms unit and partition';
 COMMENT ON FUNCTION sno_tick(sno) IS 'the tick-tock bit of an sno: 1 on the timeline taken after a clock regression';
 COMMENT ON FUNCTION sno_info(sno) IS 'every field of an sno';
+-- id::timestamptz (explicit): what sno_to_timestamp gives.
+CREATE CAST (sno AS timestamptz) WITH FUNCTION sno_to_timestamp(sno);
+COMMENT ON CAST (sno AS timestamptz) IS 'the start of the 4 ms unit an sno was made in (sno_to_timestamp)';
 
 -- Range-scan boundary.
 CREATE FUNCTION sno_from_timestamp(timestamptz) RETURNS sno

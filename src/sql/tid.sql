@@ -28,6 +28,9 @@ AS 'MODULE_PATHNAME', 'tid_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION tid_to_timestamp(atproto_tid) IS 'the microsecond a tid was made in (bits 62..10)';
 COMMENT ON FUNCTION tid_clock_id(atproto_tid) IS 'the clock id of a tid (0..1023)';
 COMMENT ON FUNCTION tid_info(atproto_tid) IS 'every field of a tid, and whether bit 63 is set';
+-- id::timestamptz (explicit): what tid_to_timestamp gives.
+CREATE CAST (atproto_tid AS timestamptz) WITH FUNCTION tid_to_timestamp(atproto_tid);
+COMMENT ON CAST (atproto_tid AS timestamptz) IS 'the microsecond a tid was made in (tid_to_timestamp)';
 
 -- Range-scan boundary.
 CREATE FUNCTION tid_from_timestamp(timestamptz) RETURNS atproto_tid

@@ -79,6 +79,12 @@ COMMENT ON FUNCTION uid_global_to_timestamp(uid_global, integer) IS 'the start o
 COMMENT ON FUNCTION uid_global_to_timestamp(uid_global) IS 'the start of the 1.024 ms step of a uid_global made with kid.uid_interval (fixed while the server runs)';
 COMMENT ON FUNCTION uid_global_info(uid_global, integer) IS 'the Erlang time triple, node fingerprint and sequence of a uid_global made with the given neighbourhood interval';
 COMMENT ON FUNCTION uid_global_info(uid_global) IS 'the Erlang time triple, node fingerprint and sequence of a uid_global made with kid.uid_interval (fixed while the server runs)';
+-- id::timestamptz (explicit): what uid_to_timestamp and
+-- uid_global_to_timestamp (with kid.uid_interval) give.
+CREATE CAST (uid AS timestamptz) WITH FUNCTION uid_to_timestamp(uid);
+CREATE CAST (uid_global AS timestamptz) WITH FUNCTION uid_global_to_timestamp(uid_global);
+COMMENT ON CAST (uid AS timestamptz) IS 'the start of the 1.024 ms step a uid was made in (uid_to_timestamp)';
+COMMENT ON CAST (uid_global AS timestamptz) IS 'the start of the 1.024 ms step of a uid_global made with kid.uid_interval (uid_global_to_timestamp)';
 
 -- Range-scan boundaries.
 CREATE FUNCTION uid_from_timestamp(timestamptz) RETURNS uid

@@ -392,7 +392,7 @@ SELECT 'yj_0'::text::codokey;
 -- reads typename('literal') as a cast): give the time a type.
 SELECT codokey('2022-12-31 12:00+00');
 SELECT codokey(timestamptz '2022-12-31 12:00+00');
--- Comparing with a text value needs a cast (no implicit cast to text).
+-- A text value compares as a codokey (implicit cast from text; none to text).
 \set VERBOSITY sqlstate
 SELECT 'yj00'::codokey = 'yj00'::text;
 \set VERBOSITY default
