@@ -109,6 +109,9 @@ await scenario('3. a time range with Date parameters', async () => {
     await error('3. id >= $1 with a Date (no cast): 22P02, the sno message and a HINT to write ::timestamptz',
         client.query('SELECT body FROM timed WHERE id >= $1', [minutes(5)]),
         '22P02', 'invalid input syntax for type sno: "2026-01-10T00:05:00.000+00:00"', '::timestamptz');
+    eq('3. id::timestamptz comes back as the Date the id was made for',
+        (await rows("SELECT id::timestamptz AS t FROM timed WHERE body = 'm5'"))[0].t.toISOString(),
+        minutes(5).toISOString());
 });
 
 await scenario('4. a list of ids', async () => {

@@ -79,6 +79,8 @@ with checks.scenario("3. a time range with datetime parameters"):
     checks.eq("3. a time as a str with %s::timestamptz: the rows from 00:05",
               query("SELECT body FROM timed WHERE id >= %s::timestamptz ORDER BY id", ["2026-01-10 00:05:00+00"]),
               [("m5",), ("m10",), ("m15",)])
+    checks.eq("3. id::timestamptz comes back as the aware datetime the id was made for",
+              query("SELECT id::timestamptz FROM timed WHERE body = 'm5'")[0][0], minutes(5))
 
 with checks.scenario("4. a list of ids"):
     ids = [r[0] for r in query("SELECT id FROM timed WHERE body IN ('m0', 'm15')")]
