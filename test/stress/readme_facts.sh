@@ -88,6 +88,12 @@ expect_eq "README: the set-up commands are exactly make demo and make test, targ
     "$(perl -ne 'print "$1\n" if (/^```sh/ ... /^```/) && /^(make \w+)\s+#/' README.md | head -2 | tr '\n' ' ')" "make demo make test "
 check "README: make demo and make test are targets" make -n -s demo test >/dev/null
 
+# The README's client lines are the client tests' lines: every SQL string
+# in its python, js, java and go blocks occurs in test/clients/.
+expect_eq "README: every SQL string of its client examples occurs in test/clients/" \
+    "$(perl -ne 'if (/^```(python|js|java|go)/ ... /^```$/) { while (/["\x27]((?:SELECT|INSERT|COPY|UPDATE)[^"\x27]*)["\x27]/g) { print "$1\n" } }' README.md |
+        while read -r q; do grep -rqF -- "$q" test/clients/ || printf '%s; ' "$q"; done)" ""
+
 # Links from the README and docs/ to files of the tree and to headings
 # reach them (a heading's anchor as GitHub makes it).  docs/citus.md is
 # written on its own branch: a link to it waits for that merge.
