@@ -272,9 +272,14 @@ func run(conn *pgx.Conn) {
 	freshKoid := one(conn, "SELECT koid_new()::bigint::text")
 	var freshInt int64
 	fmt.Sscan(freshKoid, &freshInt)
-	if _, err := conn.Exec(ctx, "INSERT INTO account (id, name) VALUES ($1::bigint::koid, $2)", freshInt, "bob"); expectNoError("koid: int64 in INSERT VALUES ($1::bigint::koid, $2)", err) {
-		expectEq("koid: int64 in INSERT VALUES ($1::bigint::koid, $2)", one(conn, "SELECT id::bigint::text FROM account WHERE name = 'bob'"), freshKoid)
+	// INSERT: bigint casts to koid by assignment, so $1::bigint is enough.
+	name := "koid: int64 in INSERT VALUES ($1::bigint, $2)"
+	if _, err := conn.Exec(ctx, "INSERT INTO account (id, name) VALUES ($1::bigint, $2)", freshInt, "bob"); expectNoError(name, err) {
+		expectEq(name, one(conn, "SELECT id::bigint::text FROM account WHERE name = 'bob'"), freshKoid)
 	}
+	_, err = conn.Exec(ctx, "INSERT INTO account (id, name) VALUES ($1, 'carl')", freshInt+1)
+	expectPgError("koid: int64 in INSERT VALUES ($1, ...) is read as koid text: 22P02", err, "22P02",
+		fmt.Sprintf(`invalid input syntax for type koid: "%d"`, freshInt+1), "")
 	var wrong int64
 	err = conn.QueryRow(ctx, "SELECT id FROM account WHERE name = 'ann'").Scan(&wrong)
 	if err == nil {

@@ -175,7 +175,8 @@ public class KidJdbcTest {
             }
         });
 
-        // 2. Look up by an id given as a string.
+        // 2. Look up by an id given as a string.  pgJDBC sends setString and
+        // setObject(String) typed varchar, which casts to an id implicitly.
         attempt("setString id, default URL: WHERE id = ?", () -> {
             try (PreparedStatement ps = conn.prepareStatement("SELECT body FROM event WHERE id = ?")) {
                 ps.setString(1, id);
@@ -346,7 +347,8 @@ public class KidJdbcTest {
             }
         }, "22P02", badSno, null);
 
-        // 7. koid as a Java long and as a string.
+        // 7. koid as a Java long and as a string.  bigint casts to koid by
+        // assignment only: INSERT takes setLong, a comparison needs ?::koid.
         long koidLong;
         String koidText;
         try (Statement st = conn.createStatement();
