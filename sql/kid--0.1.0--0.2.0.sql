@@ -61,3 +61,22 @@ CREATE CAST (uid AS timestamptz) WITH FUNCTION uid_to_timestamp(uid);
 CREATE CAST (uid_global AS timestamptz) WITH FUNCTION uid_global_to_timestamp(uid_global);
 COMMENT ON CAST (uid AS timestamptz) IS 'the start of the 1.024 ms step a uid was made in (uid_to_timestamp)';
 COMMENT ON CAST (uid_global AS timestamptz) IS 'the start of the 1.024 ms step of a uid_global made with kid.uid_interval (uid_global_to_timestamp)';
+
+-- Ids carrying a given time, for backfills (sno has sno_new_with_time):
+-- what each promises is in its scheme's part of the install script.
+CREATE FUNCTION tid_new_with_time(at timestamptz) RETURNS atproto_tid
+AS 'MODULE_PATHNAME', 'tid_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION tid_new_with_time(timestamptz) IS
+'a tid carrying a given time (backfills): clock id from a server-wide sequence, never kid.node_id, so never equal to a tid_new() id of this server; distinct up to 1023 per microsecond, NOT guaranteed unique beyond (restarts, other servers)';
+CREATE FUNCTION koid_new_with_time(at timestamptz) RETURNS koid
+AS 'MODULE_PATHNAME', 'koid_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION koid_new_with_time(timestamptz) IS
+'a koid carrying a given time (backfills): this server''s generator id, counter from a server-wide sequence; distinct up to 4096 per millisecond, NOT guaranteed unique beyond (restarts, koid_new() ids of the same millisecond)';
+CREATE FUNCTION uid_new_with_time(at timestamptz) RETURNS uid
+AS 'MODULE_PATHNAME', 'uid_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+CREATE FUNCTION uid_global_new_with_time(at timestamptz) RETURNS uid_global
+AS 'MODULE_PATHNAME', 'uid_global_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION uid_new_with_time(timestamptz) IS
+'a uid carrying a given time (backfills): sequence from a server-wide backfill sequence; distinct up to 16384 per 1.024 ms step, NOT guaranteed unique beyond (restarts, uid_new() ids of the same step)';
+COMMENT ON FUNCTION uid_global_new_with_time(timestamptz) IS
+'a uid_global carrying a given time (backfills): this server''s fingerprint and kid.uid_interval, sequence from a server-wide backfill sequence; distinct up to 16384 per step, NOT guaranteed unique beyond (restarts, uid_global_new() ids of the same step)';

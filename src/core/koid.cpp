@@ -20,4 +20,15 @@ bool koid_decode(const char *text, size_t len, uint64_t *out) noexcept
     return radix_decode_u64(hex_alphabet, Pad::leading, text, len, out, KOID_TEXT_LEN);
 }
 
+bool koid_with_time(int64_t unix_us, int64_t epoch_ms, unsigned generator_id,
+                    uint64_t backfill_sequence, uint64_t *out) noexcept
+{
+    int64_t start_us = koid_ms_start_unix_us(0, epoch_ms);
+    if (unix_us < start_us || (unix_us - start_us) / 1000 > KOID_MAX_MS)
+        return false;
+    *out = koid_pack((unix_us - start_us) / 1000, generator_id,
+                     backfill_sequence & KOID_COUNTER_MAX);
+    return true;
+}
+
 } // namespace kid

@@ -93,6 +93,16 @@ inline int64_t koid_ms_end_unix_us(int64_t ms_since_epoch, int64_t epoch_ms) noe
     return koid_ms_start_unix_us(ms_since_epoch + 1, epoch_ms) - 1;
 }
 
+/*
+ * A koid for a caller-given time (koid_new_with_time, backfills): the
+ * millisecond since `epoch_ms` holding `unix_us`, `generator_id`, and the
+ * low 12 bits of `backfill_sequence` as the counter, so consecutive
+ * sequence values give 4096 distinct ids of one millisecond, then repeat.
+ * False for a time before the epoch or past the 42-bit millisecond.
+ */
+bool koid_with_time(int64_t unix_us, int64_t epoch_ms, unsigned generator_id,
+                    uint64_t backfill_sequence, uint64_t *out) noexcept;
+
 enum class KoidStep {
     ok,
     overflow,     /* 4096 ids in this millisecond already: wait for the next (or fail) */

@@ -38,4 +38,17 @@ bool atproto_rkey_is_valid(const char *text, size_t len) noexcept
     return true;
 }
 
+bool tid_with_time(int64_t unix_us, unsigned node_clock_id, uint64_t backfill_sequence,
+                   uint64_t *out) noexcept
+{
+    if (unix_us < 0 || unix_us > TID_MAX_UNIX_US || node_clock_id > TID_CLOCK_MAX)
+        return false;
+    /* The 1023 clock ids other than node_clock_id, in order. */
+    unsigned clock_id = static_cast<unsigned>(backfill_sequence % TID_CLOCK_MAX);
+    if (clock_id >= node_clock_id)
+        clock_id++;
+    *out = tid_pack(unix_us, clock_id);
+    return true;
+}
+
 } // namespace kid

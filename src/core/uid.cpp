@@ -26,6 +26,14 @@ bool uid_fields_from_unix_us(int64_t unix_us, UidFields *f) noexcept
     return true;
 }
 
+bool uid_fields_with_time(int64_t unix_us, uint64_t backfill_sequence, UidFields *f) noexcept
+{
+    if (!uid_fields_from_unix_us(unix_us, f))
+        return false;
+    f->seq = backfill_sequence & UID_SEQ_MAX;
+    return true;
+}
+
 uint64_t uid_local_pack(const UidFields &f) noexcept
 {
     return (static_cast<uint64_t>(f.mega & 0xFFFFF) << 44) |

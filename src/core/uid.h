@@ -68,6 +68,16 @@ inline int64_t uid_step_end_us(const UidFields &f) noexcept
 /* The fields of the step holding a Unix-microsecond time; false before 1970 or past A's 20 bits. */
 bool uid_fields_from_unix_us(int64_t unix_us, UidFields *f) noexcept;
 
+/*
+ * The fields of a uid or uid_global for a caller-given time
+ * (uid_new_with_time, uid_global_new_with_time; backfills): the step
+ * holding `unix_us`, and the low 14 bits of `backfill_sequence` as the
+ * sequence, so consecutive sequence values give 16384 distinct ids of one
+ * step, then repeat.  The node is the caller's to set.  False as for
+ * uid_fields_from_unix_us.
+ */
+bool uid_fields_with_time(int64_t unix_us, uint64_t backfill_sequence, UidFields *f) noexcept;
+
 uint64_t uid_local_pack(const UidFields &f) noexcept;
 UidFields uid_local_unpack(uint64_t id) noexcept;
 /* NULL when every field is in range, else the reason. */

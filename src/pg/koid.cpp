@@ -172,6 +172,27 @@ KID_FUNCTION(koid_new)
     return UInt64GetDatum(kid::koid_from_state(next, generator));
 }
 
+/*
+ * A koid for a caller-given time, for backfills (kid::koid_with_time): the
+ * time's millisecond, this server's generator id, and a counter from the
+ * server-wide backfill sequence.  What it does not promise is in
+ * src/sql/koid.sql.
+ */
+KID_FUNCTION(koid_new_with_time)
+{
+    TimestampTz t = PG_GETARG_TIMESTAMPTZ(0);
+    int64_t unix_us = kid::pg::finite_unix_us(KOID, t);
+    kid::pg::KidShared *s = kid::pg::shared_for_generation(KOID);
+    uint64 sequence = pg_atomic_fetch_add_u64(&s->counters[kid::pg::COUNTER_KOID].backfill_sequence,
+                                              1);
+    uint64_t id;
+    if (!kid::koid_with_time(unix_us, epoch_ms(),
+                             static_cast<unsigned>(kid::pg::effective_koid_generator_id()),
+                             sequence, &id))
+        kid::pg::report_time_out_of_range(KOID, t);
+    return UInt64GetDatum(id);
+}
+
 KID_FUNCTION(koid_from_timestamp)
 {
     TimestampTz t = PG_GETARG_TIMESTAMPTZ(0);

@@ -46,6 +46,10 @@ static void counters_init(KidShared *s)
         pg_atomic_init_u64(&c.stats.overflow_waits, 0);
         pg_atomic_init_u64(&c.stats.clock_waits, 0);
         pg_atomic_init_u64(&c.stats.ahead_waits, 0);
+        uint32 start = 0;
+        if (!pg_strong_random(&start, sizeof(start)))
+            start = static_cast<uint32>(random());
+        pg_atomic_init_u64(&c.backfill_sequence, start);
     }
 }
 

@@ -42,6 +42,14 @@ struct CounterGenerator {
     pg_atomic_uint64 state;
     pg_atomic_uint64 clock_high_us;
     CounterStats stats;
+    /*
+     * The next value <scheme>_new_with_time() takes (fetch-and-add, from any
+     * backend), for the field of a backfill id below its time.  It starts
+     * at a random 32-bit value at server start, so that a restart most
+     * likely does not repeat the values the run before used; 64 bits, so
+     * that it never wraps and consecutive values stay consecutive.
+     */
+    pg_atomic_uint64 backfill_sequence;
 };
 
 /*

@@ -108,6 +108,26 @@ KID_FUNCTION(tid_new)
         kid::tid_pack(static_cast<int64_t>(next), static_cast<unsigned>(kid::pg::node_id)));
 }
 
+/*
+ * A tid for a caller-given time, for backfills (kid::tid_with_time): the
+ * time's microsecond, and a clock id from the server-wide backfill
+ * sequence that is never kid.node_id, so that it never equals an id
+ * tid_new() makes on this server.  What it does not promise is in
+ * src/sql/tid.sql.
+ */
+KID_FUNCTION(tid_new_with_time)
+{
+    TimestampTz t = PG_GETARG_TIMESTAMPTZ(0);
+    int64_t unix_us = kid::pg::finite_unix_us(TID, t);
+    kid::pg::KidShared *s = kid::pg::shared_for_generation(TID);
+    uint64 sequence = pg_atomic_fetch_add_u64(&s->counters[kid::pg::COUNTER_TID].backfill_sequence,
+                                              1);
+    uint64_t id;
+    if (!kid::tid_with_time(unix_us, static_cast<unsigned>(kid::pg::node_id), sequence, &id))
+        kid::pg::report_time_out_of_range(TID, t);
+    return UInt64GetDatum(id);
+}
+
 KID_FUNCTION(tid_from_timestamp)
 {
     TimestampTz t = PG_GETARG_TIMESTAMPTZ(0);

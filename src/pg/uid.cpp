@@ -297,6 +297,38 @@ KID_FUNCTION(uid_global_new)
     return global_datum(kid::uid_global_pack(f, kid::pg::uid_interval));
 }
 
+/*
+ * The fields of a uid or uid_global for a caller-given time, for
+ * backfills (kid::uid_fields_with_time): the time's step, and a sequence
+ * from the server-wide backfill sequence that uid and uid_global share.
+ * What it does not promise is in src/sql/uid.sql.
+ */
+static UidFields fields_with_time(FunctionCallInfo fcinfo, const char *type_name)
+{
+    TimestampTz t = PG_GETARG_TIMESTAMPTZ(0);
+    int64_t unix_us = kid::pg::finite_unix_us(type_name, t);
+    kid::pg::KidShared *s = kid::pg::shared_for_generation(type_name);
+    uint64 sequence = pg_atomic_fetch_add_u64(&s->counters[kid::pg::COUNTER_UID].backfill_sequence,
+                                              1);
+    UidFields f;
+    if (!kid::uid_fields_with_time(unix_us, sequence, &f))
+        kid::pg::report_time_out_of_range(type_name, t);
+    return f;
+}
+
+KID_FUNCTION(uid_new_with_time)
+{
+    return UInt64GetDatum(kid::uid_local_pack(fields_with_time(fcinfo, UID)));
+}
+
+/* This server's node fingerprint and kid.uid_interval, as uid_global_new(). */
+KID_FUNCTION(uid_global_new_with_time)
+{
+    UidFields f = fields_with_time(fcinfo, UID_GLOBAL);
+    f.node = kid::pg::uid_node;
+    return global_datum(kid::uid_global_pack(f, kid::pg::uid_interval));
+}
+
 KID_FUNCTION(uid_to_global)
 {
     UidFields f = kid::uid_local_unpack(DatumGetUInt64(PG_GETARG_DATUM(0)));

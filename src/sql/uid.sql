@@ -24,6 +24,28 @@ COMMENT ON FUNCTION uid_new() IS 'a new uid (local id) from the server-wide coun
 COMMENT ON FUNCTION uid_global_new() IS 'a new unique uid_global: the server-wide counter with this server''s node fingerprint and kid.uid_interval';
 COMMENT ON FUNCTION uid_node_fingerprint() IS 'this server''s 32-bit uid node fingerprint: kid.uid_node, or derived from kid.node_id';
 
+-- Backfills: a uid or uid_global carrying a given time (its 1.024 ms step)
+-- and a sequence from a server-wide backfill sequence that the two share
+-- (shared memory, fetch-and-add from any backend, started at a random value
+-- at server start); uid_global_new_with_time adds this server's node
+-- fingerprint and kid.uid_interval, as uid_global_new().  Promised: the ids
+-- this server makes for one step, from any number of backends, are
+-- distinct up to 16384 of them (and uid_global ones never equal those of a
+-- server with another fingerprint).  NOT promised: the 16385th of a step
+-- repeats the first; after a restart the sequence starts at a random place,
+-- so ids of one step made before and after can repeat; and a backfill id
+-- can equal a uid_new()/uid_global_new() id of this server made in the same
+-- step (they count from 0 in each), so backfill times no live id has, or
+-- keep a unique index.
+CREATE FUNCTION uid_new_with_time(at timestamptz) RETURNS uid
+AS 'MODULE_PATHNAME', 'uid_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+CREATE FUNCTION uid_global_new_with_time(at timestamptz) RETURNS uid_global
+AS 'MODULE_PATHNAME', 'uid_global_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION uid_new_with_time(timestamptz) IS
+'a uid carrying a given time (backfills): sequence from a server-wide backfill sequence; distinct up to 16384 per 1.024 ms step, NOT guaranteed unique beyond (restarts, uid_new() ids of the same step)';
+COMMENT ON FUNCTION uid_global_new_with_time(timestamptz) IS
+'a uid_global carrying a given time (backfills): this server''s fingerprint and kid.uid_interval, sequence from a server-wide backfill sequence; distinct up to 16384 per step, NOT guaranteed unique beyond (restarts, uid_global_new() ids of the same step)';
+
 -- One default neighbourhood everywhere: a function called without the
 -- neighbourhood argument uses the server's kid.uid_interval, read in C (the
 -- same C function serves both forms).  kid.uid_interval and the node

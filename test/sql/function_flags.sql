@@ -6,7 +6,8 @@
 -- per server), and a parallel worker would claim a partition of its own.
 -- tid_new, koid_new, uid_new and uid_global_new are PARALLEL SAFE: their
 -- state is one word in shared memory, advanced by compare-and-swap, the
--- same from any process.
+-- same from any process; so are their *_new_with_time (one shared
+-- sequence word per scheme, fetch-and-add).
 SELECT p.oid::regprocedure AS function, p.provolatile AS volatility, p.proparallel AS parallel
 FROM pg_proc p
 JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'

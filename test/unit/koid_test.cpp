@@ -116,3 +116,39 @@ TEST(KoidGenerator, StateWordAccessors)
     EXPECT_EQ(kid::koid_ms_start_unix_us(5, 1000), 1005000);
     EXPECT_EQ(kid::koid_ms_end_unix_us(5, 1000), 1005999);
 }
+
+// koid_new_with_time: the millisecond since the epoch, the generator given,
+// the sequence's low 12 bits as the counter.
+TEST(KoidWithTime, FieldsAndRepeatAfter4096)
+{
+    const int64_t epoch_ms = INT64_C(1288834974657); // Twitter's
+    const int64_t us = INT64_C(1763900000123456);
+    std::set<uint64_t> ids;
+    for (uint64_t i = 0; i < 4096; i++) {
+        uint64_t id;
+        ASSERT_TRUE(koid_with_time(us, epoch_ms, 37, UINT64_C(0xFFFFFFF800) + i, &id));
+        EXPECT_EQ(koid_ms(id), (us / 1000) - epoch_ms);
+        EXPECT_EQ(koid_generator_id(id), 37u);
+        ids.insert(id);
+    }
+    EXPECT_EQ(ids.size(), 4096u);
+    uint64_t a, b;
+    ASSERT_TRUE(koid_with_time(us, epoch_ms, 37, 9, &a));
+    ASSERT_TRUE(koid_with_time(us, epoch_ms, 37, 9 + 4096, &b));
+    EXPECT_EQ(a, b);
+}
+
+TEST(KoidWithTime, Range)
+{
+    const int64_t epoch_ms = 1000;
+    uint64_t id = 77;
+    EXPECT_TRUE(koid_with_time(epoch_ms * 1000, epoch_ms, 1, 0, &id));
+    EXPECT_EQ(koid_ms(id), 0);
+    int64_t last_us = (KOID_MAX_MS + epoch_ms) * 1000 + 999;
+    EXPECT_TRUE(koid_with_time(last_us, epoch_ms, 1, 0, &id));
+    EXPECT_EQ(koid_ms(id), KOID_MAX_MS);
+    id = 77;
+    EXPECT_FALSE(koid_with_time(epoch_ms * 1000 - 1, epoch_ms, 1, 0, &id));
+    EXPECT_FALSE(koid_with_time(last_us + 1, epoch_ms, 1, 0, &id));
+    EXPECT_EQ(id, 77u);
+}

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "tid.h"
 
@@ -183,4 +184,44 @@ TEST(RecordKey, Syntax)
     std::string max(512, 'a'), over(513, 'a');
     EXPECT_TRUE(atproto_rkey_is_valid(max.data(), max.size()));
     EXPECT_FALSE(atproto_rkey_is_valid(over.data(), over.size()));
+}
+
+// tid_new_with_time: the microsecond given, a clock id that is never the
+// server's own, 1023 distinct clock ids before the sequence repeats.
+TEST(TidWithTime, ClockIdsSkipTheNodeAndRepeatAfter1023)
+{
+    const int64_t us = INT64_C(1763900000123456);
+    for (unsigned node : {0u, 1u, 7u, 1022u, 1023u}) {
+        std::vector<bool> seen(TID_CLOCK_MAX + 1, false);
+        uint64_t start = UINT64_C(0xFFFFFFFF00); // past 32 bits: the sequence is 64-bit
+        for (uint64_t i = 0; i < 1023; i++) {
+            uint64_t id;
+            ASSERT_TRUE(tid_with_time(us, node, start + i, &id));
+            EXPECT_EQ(tid_unix_us(id), us);
+            unsigned clock = tid_clock_id(id);
+            EXPECT_NE(clock, node);
+            EXPECT_FALSE(seen[clock]) << "node " << node << " clock " << clock;
+            seen[clock] = true;
+        }
+        // Two sequence values 1023 apart give the same id.
+        uint64_t a, b;
+        ASSERT_TRUE(tid_with_time(us, node, 5, &a));
+        ASSERT_TRUE(tid_with_time(us, node, 5 + 1023, &b));
+        EXPECT_EQ(a, b);
+    }
+}
+
+TEST(TidWithTime, Range)
+{
+    uint64_t id = 12345;
+    EXPECT_TRUE(tid_with_time(0, 3, 0, &id));
+    EXPECT_EQ(id, tid_pack(0, 0));
+    EXPECT_TRUE(tid_with_time(TID_MAX_UNIX_US, 0, 0, &id));
+    EXPECT_EQ(id, tid_pack(TID_MAX_UNIX_US, 1));
+    EXPECT_EQ(id >> 63, 0u);
+    id = 12345;
+    EXPECT_FALSE(tid_with_time(-1, 3, 0, &id));
+    EXPECT_FALSE(tid_with_time(TID_MAX_UNIX_US + 1, 3, 0, &id));
+    EXPECT_FALSE(tid_with_time(0, TID_CLOCK_MAX + 1, 0, &id));
+    EXPECT_EQ(id, 12345u); // untouched on failure
 }

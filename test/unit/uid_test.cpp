@@ -307,3 +307,39 @@ TEST(UidGenerator, WordFloorAndStepEnd)
     EXPECT_GE(kid::uid_step_end_us(f), t);
     EXPECT_EQ(kid::uid_step_end_us(f) - kid::uid_unix_us(f), 1023);
 }
+
+// uid_new_with_time and uid_global_new_with_time: the step of the time, the
+// sequence's low 14 bits.
+TEST(UidWithTime, FieldsAndRepeatAfter16384)
+{
+    const int64_t us = INT64_C(1763900000123456);
+    UidFields bound;
+    ASSERT_TRUE(uid_fields_from_unix_us(us, &bound));
+    std::set<uint64_t> ids;
+    for (uint64_t i = 0; i < 16384; i++) {
+        UidFields f;
+        ASSERT_TRUE(uid_fields_with_time(us, UINT64_C(0xFFFFFFF000) + i, &f));
+        EXPECT_EQ(f.mega, bound.mega);
+        EXPECT_EQ(f.sec, bound.sec);
+        EXPECT_EQ(f.step, bound.step);
+        EXPECT_EQ(f.node, 0u);
+        ids.insert(uid_local_pack(f));
+    }
+    EXPECT_EQ(ids.size(), 16384u);
+    UidFields a, b;
+    ASSERT_TRUE(uid_fields_with_time(us, 3, &a));
+    ASSERT_TRUE(uid_fields_with_time(us, 3 + 16384, &b));
+    EXPECT_EQ(uid_local_pack(a), uid_local_pack(b));
+    EXPECT_EQ(a.seq, 3u);
+}
+
+TEST(UidWithTime, Range)
+{
+    UidFields f{1, 2, 3, 4, 5};
+    EXPECT_FALSE(uid_fields_with_time(-1, 0, &f));
+    int64_t last_us = (INT64_C(0xFFFFF) * 1000000 + 999999) * 1000000 + 999999;
+    EXPECT_FALSE(uid_fields_with_time(last_us + 1, 0, &f));
+    EXPECT_TRUE(uid_fields_with_time(last_us, 1, &f));
+    EXPECT_EQ(f.mega, 0xFFFFFu);
+    EXPECT_EQ(f.seq, 1u);
+}
