@@ -208,6 +208,20 @@ func run(conn *pgx.Conn) {
 		expectEq("id::timestamptz into time.Time", at.UTC(), t10.Add(time.Hour))
 	}
 
+	// The same for koid and atproto_tid, backfilled with their own
+	// *_new_with_time.
+	for _, t := range [][3]string{{"account", "name", "koid_new_with_time"}, {"post", "body", "tid_new_with_time"}} {
+		for h := 0; h < 3; h++ {
+			must(conn, "INSERT INTO "+t[0]+" (id, "+t[1]+") VALUES ("+t[2]+"($1), $2)", t10.Add(time.Duration(h)*time.Hour), fmt.Sprintf("at %d", 10+h))
+		}
+		name := t[0] + ": time.Time range with $1::timestamptz"
+		got, err = column(conn, "SELECT "+t[1]+" FROM "+t[0]+" WHERE id >= $1::timestamptz AND id < $2::timestamptz ORDER BY id",
+			t10.Add(time.Hour), t10.Add(3*time.Hour))
+		if expectNoError(name, err) {
+			expectEq(name, got, []string{"at 11", "at 12"})
+		}
+	}
+
 	// 4. A list of ids.
 	ids := []string{id, one(conn, "SELECT id::text FROM event WHERE body = 'at 12'")}
 	for _, form := range []string{"$1", "$1::sno[]", "$1::text[]"} {

@@ -263,6 +263,27 @@ public class KidJdbcTest {
             }
         });
 
+        // The same for koid and atproto_tid, backfilled with their own
+        // *_new_with_time.
+        for (String[] t : new String[][] {{"account", "name", "koid_new_with_time"}, {"post", "body", "tid_new_with_time"}}) {
+            String name = t[0] + ": setObject(OffsetDateTime) range with ?::timestamptz";
+            attempt(name, () -> {
+                try (PreparedStatement ps = conn.prepareStatement("INSERT INTO " + t[0] + " (id, " + t[1] + ") VALUES (" + t[2] + "(?), ?)")) {
+                    for (int h = 0; h < 3; h++) {
+                        ps.setObject(1, T10.plusHours(h));
+                        ps.setString(2, "at " + (10 + h));
+                        ps.executeUpdate();
+                    }
+                }
+                try (PreparedStatement ps = conn.prepareStatement("SELECT " + t[1] + " FROM " + t[0]
+                        + " WHERE id >= ?::timestamptz AND id < ?::timestamptz ORDER BY id")) {
+                    ps.setObject(1, T10.plusHours(1));
+                    ps.setObject(2, T10.plusHours(3));
+                    expectEq(name, strings(ps), List.of("at 11", "at 12"));
+                }
+            });
+        }
+
         // 4. A list of ids.
         List<String> someIds = List.of(id, one(conn, "SELECT id::text FROM event WHERE body = 'at 12'"));
         String[] idArray = someIds.toArray(new String[0]);
