@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# README facts that drift from the code (runs alone or from run-all.sh; uses the
-# "main" cluster and the repository root as working directory).
+# Documentation facts that drift from the code (runs alone or from
+# run-all.sh; uses the "main" cluster and the repository root as working
+# directory).
 #
-# Each check reads a kind of factual statement out of README.md (and
-# META.json) and compares it with what it describes: the catalog, the
+# Each check reads a kind of factual statement out of README.md, docs/*.md
+# (and META.json) and compares it with what it describes: the catalog, the
 # settings, the files of the tree.  A failure names the statement to update.
+# The SQL examples themselves are run by doc_examples.sh.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
@@ -13,6 +15,9 @@ main_db readme_facts || exit 1
 rf_sql() {
     kpsql $PORT -d readme_facts -c "$1"
 }
+# The user guide and the documents it links to (docs/citus.md names Citus's
+# own functions, which are not installed here: its test runs its examples).
+rf_docs="README.md $(ls docs/*.md 2>/dev/null | grep -v '^docs/citus.md$' | tr '\n' ' ')"
 rf_kid_functions="FROM pg_proc p
     JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
     JOIN pg_extension e ON d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid AND e.extname = 'kid'"
@@ -31,9 +36,9 @@ expect_eq "README: every generator's PARALLEL marking, as the catalog has it" \
 
 # Every function called in inline code exists (kid's or PostgreSQL's),
 # but for the few that are not kid's or not installed here.
-rf_called=$(perl -ne 'while (/`([^`]+)`/g) { my $c = $1; print "$1\n" while $c =~ /\b([a-z][a-z0-9_]*)\(/g }' README.md |
+rf_called=$(perl -ne 'while (/`([^`]+)`/g) { my $c = $1; print "$1\n" while $c =~ /\b([a-z][a-z0-9_]*)\(/g }' $rf_docs |
     LC_ALL=C sort -u | tr '\n' ' ')
-expect_eq "README: every function called in inline code exists" \
+expect_eq "README and docs/: every function called in inline code exists" \
     "$(rf_sql "SELECT coalesce(string_agg(n, ' ' ORDER BY n), 'none') FROM unnest(string_to_array(trim('$rf_called'), ' ')) n
                WHERE NOT EXISTS (SELECT FROM pg_proc WHERE proname = n)
                  AND n NOT IN ('uuidv7', 'uuid_generate_v1', 'uuid_generate_v4',  -- benchmark's comparisons
@@ -43,33 +48,78 @@ expect_eq "README: every function called in inline code exists" \
                                'uuid_extract_timestamp',                         -- PostgreSQL 17+ (benchmark on 18)
                                'pg_get_loaded_modules')                          -- PostgreSQL 18")" none
 
-# Every file of the tree named in README.md and CONTRIBUTING.md exists
-# (the install script and fuzz artifacts are made by the build and runs).
-expect_eq "README: every file of the tree it names exists" \
-    "$(perl -ne 'while (/`((?:test|src|sql|expected)\/[^`\s]*)`/g) { print "$1\n" }' README.md CONTRIBUTING.md |
-        LC_ALL=C sort -u | grep -v -e VERSION -e '^test/fuzz/artifacts/' -e '^test/xcheck/node_modules' |
+# Every file of the tree named in README.md, docs/ and CONTRIBUTING.md
+# exists (the install script and fuzz artifacts are made by the build and
+# runs; docs/citus.md comes with the citus branch; globs are not files).
+expect_eq "README, docs/, CONTRIBUTING: every file of the tree they name exists" \
+    "$(perl -ne 'while (/`((?:test|src|sql|expected|docs)\/[^`\s]*)`/g) { print "$1\n" }' README.md docs/*.md CONTRIBUTING.md |
+        LC_ALL=C sort -u | grep -v -e VERSION -e '^test/fuzz/artifacts/' -e '^test/xcheck/node_modules' -e '\*' -e '^docs/citus.md$' |
         while read -r f; do [ -e "$f" ] || printf '%s ' "$f"; done)" ""
 
 # Counts of things.
 rf_regress=$(ls test/sql/*.sql | wc -l)
-expect_eq "README: the number of pg_regress tests (sanitize result, Guarantees table)" \
-    "$(grep -o -e '([0-9]* tests, ' -e 'ASan+UBSan: [0-9]* tests' README.md | grep -o '[0-9]*' | sort -u | tr '\n' ' ')" "$rf_regress "
+expect_eq "docs/guarantees.md: the number of pg_regress tests (sanitize result, Guarantees table)" \
+    "$(grep -h -o -e '([0-9]* tests, ' -e 'ASan+UBSan: [0-9]* tests' $rf_docs | grep -o '[0-9]*' | sort -u | tr '\n' ' ')" "$rf_regress "
 rf_functions=$(rf_sql "SELECT count(*) $rf_kid_functions")
 rf_called_n=$(grep -c '| called$' test/expected/privileges.out)
-expect_eq "README: functions of the privileges test (total, called, used otherwise)" \
-    "$(perl -0777 -ne 's/\s+/ /g; print "$1 $2 $3\n" if /of (\d+) functions, (\d+) show as `called`.*?the other (\d+) cannot/; print "$1 $2 $3\n" if /(\d+) functions: (\d+) called directly, (\d+) used/' README.md | tr '\n' ' ')" \
-    "$rf_functions $rf_called_n $((rf_functions - rf_called_n)) $rf_functions $rf_called_n $((rf_functions - rf_called_n)) "
-expect_eq "README: the number of codokey unit-test cases" \
-    "$(perl -0777 -ne 's/\s+/ /g; print "$1" if /codokey_test\.cpp`\) (\d+) cases/' README.md)" \
+rf_unused_n=$(grep -c '| NOT USED$' test/expected/privileges.out)
+rf_other_n=$((rf_functions - rf_called_n - rf_unused_n))
+expect_eq "docs/guarantees.md: functions of the privileges test (total, called, used otherwise, not used)" \
+    "$(cat $rf_docs | perl -0777 -ne 's/\s+/ /g; print "$1 $2 $3 $4\n" if /of (\d+) functions, (\d+) show as `called`.*?(\d+) others cannot.*?(\d+) shows? as `NOT USED`/; print "$1 $2 $3 $4\n" if /(\d+) functions: (\d+) called directly, (\d+) used.*?(\d+) not used yet/' | tr '\n' ' ')" \
+    "$rf_functions $rf_called_n $rf_other_n $rf_unused_n $rf_functions $rf_called_n $rf_other_n $rf_unused_n "
+expect_eq "docs/testing.md: the number of codokey unit-test cases" \
+    "$(cat $rf_docs | perl -0777 -ne 's/\s+/ /g; print "$1" if /codokey_test\.cpp`\) (\d+) cases/')" \
     "$(grep -c '^TEST' test/unit/codokey_test.cpp)"
 rf_fuzz=$(ls test/fuzz/*_fuzz.cpp | wc -l)
-expect_eq "README: the number of libFuzzer targets" \
-    "$(grep -o -e '[0-9]* libFuzzer targets' -e 'each of [0-9]* decoder targets' README.md | grep -o '[0-9]*' | sort -u | tr '\n' ' ')" "$rf_fuzz "
+expect_eq "docs/: the number of libFuzzer targets" \
+    "$(grep -h -o -e '[0-9]* libFuzzer targets' -e 'each of [0-9]* decoder targets' $rf_docs | grep -o '[0-9]*' | sort -u | tr '\n' ' ')" "$rf_fuzz "
 
 # The Settings table: each kid.* row's default and context.
 expect_eq "README: the Settings table's defaults and contexts are the server's" \
-    "$(perl -ne 'if ((/^## Settings/ .. /^### Privileges/) && /^\| `(kid\.\w+)` \| ([^|]*?) \| (\w+)/) { my ($n, $d, $c) = ($1, $2, $3); $d =~ s/ \(.*//; $d = "" if $d eq "empty"; print "$n=$d/$c\n" }' README.md | LC_ALL=C sort | tr '\n' ' ')" \
+    "$(perl -ne 'if ((/^## Settings/ .. /^## FAQ/) && /^\| `(kid\.\w+)` \| ([^|]*?) \| (\w+)/) { my ($n, $d, $c) = ($1, $2, $3); $d =~ s/ \(.*//; $d = "" if $d eq "empty"; print "$n=$d/$c\n" }' README.md | LC_ALL=C sort | tr '\n' ' ')" \
     "$(rf_sql "SELECT name || '=' || boot_val || '/' || context FROM pg_settings WHERE name LIKE 'kid.%'" | LC_ALL=C sort | tr '\n' ' ')"
+
+expect_eq "docs/settings.md: the settings table's defaults and contexts are the server's" \
+    "$(perl -ne 'if ((/^## The settings/ .. /^## Privileges/) && /^\| `(kid\.\w+)` \| ([^|]*?) \| (\w+)/) { my ($n, $d, $c) = ($1, $2, $3); $d =~ s/ \(.*//; $d = "" if $d eq "empty"; print "$n=$d/$c\n" }' docs/settings.md | LC_ALL=C sort | tr '\n' ' ')" \
+    "$(rf_sql "SELECT name || '=' || boot_val || '/' || context FROM pg_settings WHERE name LIKE 'kid.%'" | LC_ALL=C sort | tr '\n' ' ')"
+
+# The set-up is the two commands the Makefile has, word for word.
+expect_eq "README: the set-up commands are exactly make demo and make test, targets of the Makefile" \
+    "$(perl -ne 'print "$1\n" if (/^```sh/ ... /^```/) && /^(make \w+)\s+#/' README.md | head -2 | tr '\n' ' ')" "make demo make test "
+check "README: make demo and make test are targets" make -n -s demo test >/dev/null
+
+# The README's client lines are the client tests' lines: every SQL string
+# in its python, js, java and go blocks occurs in test/clients/.
+expect_eq "README: every SQL string of its client examples occurs in test/clients/" \
+    "$(perl -ne 'if (/^```(python|js|java|go)/ ... /^```$/) { while (/["\x27]((?:SELECT|INSERT|COPY|UPDATE)[^"\x27]*)["\x27]/g) { print "$1\n" } }' README.md |
+        while read -r q; do grep -rqF -- "$q" test/clients/ || printf '%s; ' "$q"; done)" ""
+
+# Links from the README and docs/ to files of the tree and to headings
+# reach them (a heading's anchor as GitHub makes it).  docs/citus.md is
+# written on its own branch: a link to it waits for that merge.
+rf_links() {
+    perl -e '
+        sub anchors { my $f = shift; open my $h, "<", $f or return (); my %a;
+            my $fence = 0;
+            while (<$h>) { $fence = !$fence if /^```/; next if $fence;
+                next unless /^#+\s+(.*?)\s*$/; my $t = lc $1;
+                $t =~ s/[^\w\- ]//g; $t =~ s/ /-/g; $a{$t} = 1 }
+            return %a }
+        for my $f (@ARGV) {
+            open my $h, "<", $f or die; my $text = join "", <$h>;
+            (my $dir = $f) =~ s{[^/]*$}{};
+            while ($text =~ /\]\(([^)\s]+)\)/g) {
+                my $l = $1; next if $l =~ /^[a-z]+:/;
+                my ($path, $anchor) = split /#/, $l, 2;
+                my $target = $path eq "" ? $f : "$dir$path";
+                if (!-e $target) { print "$f: $l " unless $target =~ m{(^|/)docs/citus\.md$} || $target eq "citus.md"; next }
+                next unless defined $anchor;
+                my %a = anchors($target);
+                print "$f: $l " unless $a{$anchor};
+            }
+        }' README.md docs/*.md
+}
+expect_eq "README and docs/: every link reaches its file and heading" "$(rf_links)" ""
 
 # META.json: the version is the control file's, and the file it names exists.
 expect_eq "META.json: version and provides.kid.version are kid.control's, provides.kid.file exists" \
