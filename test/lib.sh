@@ -14,6 +14,11 @@ KID_LIB_LOADED=1
 
 PG_CONFIG=${PG_CONFIG:-pg_config}
 PG_BIN=${PG_BIN:-$($PG_CONFIG --bindir)}
+# Every client (psql, pg_regress, the client libraries) talks UTF8 to the
+# UTF8 test servers, whatever locale the machine has (none on a minimal
+# Debian, where psql would otherwise choose SQL_ASCII and align non-ASCII
+# output by bytes).
+export PGCLIENTENCODING=UTF8
 KID_TMP=$(mktemp -d /tmp/kid.XXXXXX)
 chmod 755 "$KID_TMP"
 chown postgres: "$KID_TMP"
@@ -31,7 +36,10 @@ cluster_init() {
     shift 2
     local dir="$KID_TMP/$name"
     as_postgres mkdir -p "$dir"
-    as_postgres "$PG_BIN/initdb" -D "$dir/data" -U postgres -A trust --no-sync >"$KID_TMP/$name.initdb.log" 2>&1 ||
+    # UTF8 and the C locale on every machine: a minimal Debian has no locale
+    # configured, and initdb would then choose SQL_ASCII, for which client
+    # libraries (psycopg 3) hand text back as bytes.
+    as_postgres "$PG_BIN/initdb" -D "$dir/data" -U postgres -A trust --no-sync -E UTF8 --locale=C >"$KID_TMP/$name.initdb.log" 2>&1 ||
         { cat "$KID_TMP/$name.initdb.log"; return 1; }
     {
         echo "shared_preload_libraries = 'kid'"

@@ -158,6 +158,14 @@ WITH g AS (SELECT koid_new() AS id)
 SELECT (koid_info(id)).generator_id AS generator_id, koid_to_timestamp(id) > now() - interval '1 hour' AS recent,
        koid_from_bigint(koid_to_bigint(id)) = id AS bigint_round_trip, koid_from_timestamp(koid_to_timestamp(id)) <= id AS bound
 FROM g;
+-- Backfills: ids carrying a given time, and an integer as a koid.
+SELECT tid_to_timestamp(tid_new_with_time('2024-01-02 03:04:05.678901+00')) = '2024-01-02 03:04:05.678901+00' AS tid_time,
+       koid_to_timestamp(koid_new_with_time('2024-01-02 03:04:05.678+00')) = '2024-01-02 03:04:05.678+00' AS koid_time,
+       uid_to_timestamp(uid_new_with_time('2024-01-02 03:04:05.678+00'))
+           BETWEEN '2024-01-02 03:04:05.678+00'::timestamptz - interval '1.024 ms' AND '2024-01-02 03:04:05.678+00' AS uid_time,
+       uid_global_to_timestamp(uid_global_new_with_time('2024-01-02 03:04:05.678+00'))
+           BETWEEN '2024-01-02 03:04:05.678+00'::timestamptz - interval '1.024 ms' AND '2024-01-02 03:04:05.678+00' AS uid_global_time,
+       koid_from_integer(-1) = koid_from_bigint(-1) AS from_integer;
 -- uid and uid_global: generation, conversion, decoding, base64url.
 WITH g AS (SELECT uid_new() AS id, uid_new() AS id2, uid_global_new() AS gid)
 SELECT uid_to_timestamp(id) > now() - interval '1 hour' AS recent,
