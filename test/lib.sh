@@ -57,8 +57,13 @@ cluster_start() {
     local name=$1
     shift
     local dir="$KID_TMP/$name"
-    as_postgres "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 "$@" start >/dev/null ||
-        { tail -30 "$dir/server.log"; return 1; }
+    if ! as_postgres "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 "$@" start >/dev/null; then
+        # pg_ctl gave up waiting, but the postmaster may still be running
+        # (or come up later): record it so that kid_cleanup stops it.
+        [ ! -f "$dir/data/postmaster.pid" ] || head -1 "$dir/data/postmaster.pid" >> "$KID_PIDS"
+        tail -30 "$dir/server.log"
+        return 1
+    fi
     head -1 "$dir/data/postmaster.pid" >> "$KID_PIDS"
 }
 

@@ -100,6 +100,14 @@ BEGIN
             USING ERRCODE = 'object_not_in_prerequisite_state',
                   HINT = 'Call it on a Citus coordinator; on a single server kid_node_info() shows its node identity.';
     END IF;
+    -- Citus's run_command_on_all_nodes reaches the active nodes only, and
+    -- the secondaries instead of the primaries when citus.use_secondary_nodes
+    -- is 'always': a check of the wrong servers would certify nothing.
+    IF pg_catalog.current_setting('citus.use_secondary_nodes', true) = 'always' THEN
+        RAISE EXCEPTION 'kid_cluster_check() must read the primaries, and citus.use_secondary_nodes is ''always'' in this session'
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'Call it from a session started with citus.use_secondary_nodes = ''never'' (for instance options=-ccitus.use_secondary_nodes=never).';
+    END IF;
     remote := format($r$SELECT pg_catalog.json_build_object(
         'node_id', pg_catalog.current_setting('kid.node_id', true),
         'epoch', pg_catalog.current_setting('kid.koid_epoch_ms', true),
@@ -147,6 +155,16 @@ BEGIN
         epochs := epochs || koid_epoch_ms;
         intervals := intervals || uid_interval;
         RETURN NEXT;
+    END LOOP;
+
+    -- A primary Citus has disabled keeps its shards and generates again once
+    -- it is activated: it is not checked, and the caller must know.
+    FOR r IN EXECUTE $q$
+        SELECT n.nodename, n.nodeport FROM pg_catalog.pg_dist_node n
+        WHERE n.noderole = 'primary' AND NOT n.isactive ORDER BY n.groupid$q$
+    LOOP
+        RAISE WARNING 'kid_cluster_check() did not check node %:% (inactive in pg_dist_node)', r.nodename, r.nodeport
+            USING HINT = 'Run it again once the node is active: it may share a node id with another node.';
     END LOOP;
 
     -- Every generating node needs its own node field in every scheme.

@@ -343,6 +343,22 @@ for i in $(seq "$examples"); do
     want=$(sed -E 's/[[:space:]]+$//' "$KID_TMP/doc/$i.out" 2>/dev/null)
     expect_eq "$DOC example $i: $(head -1 "$KID_TMP/doc/$i.sql" | cut -c1-60)" "$got" "$want"
 done
+# --- What kid_cluster_check cannot see it says: it refuses to read
+# secondaries in place of primaries, and warns of an inactive primary (it
+# keeps its shards and generates again once activated).
+expect_eq "citus.use_secondary_nodes = always: kid_cluster_check refuses (55000)" \
+    "$(PGOPTIONS='-c citus.use_secondary_nodes=always' q -v ON_ERROR_STOP=0 -c "SELECT count(*) FROM kid_cluster_check()" -c '\echo :LAST_ERROR_SQLSTATE' 2>/dev/null | tail -1)" \
+    "55000"
+# (citus_disable_node refuses a node that holds the only placement of a
+# shard, as worker 2 does: its catalog row is marked inactive instead, which
+# is what run_command_on_all_nodes reads.)
+q -c "UPDATE pg_dist_node SET isactive = false WHERE nodeport = $W2" >/dev/null
+expect_eq "worker 2 inactive: kid_cluster_check checks the two others and warns it did not check worker 2" \
+    "$(q -c "SELECT count(*) FROM kid_cluster_check()" 2>&1 | sed -n 's/.*\(did not check node [^ ]*\).*/\1/p; /^[0-9]*$/p' | tr '\n' ' ')" \
+    "did not check node 127.0.0.1:$W2 2 "
+q -c "UPDATE pg_dist_node SET isactive = true WHERE nodeport = $W2" >/dev/null
+expect_eq "worker 2 active again: kid_cluster_check reads three nodes" "$(q -c "SELECT count(*) FROM kid_cluster_check()" 2>&1)" 3
+
 echo "(citus.sh: $((SECONDS - start)) s)"
 
 kid_finish

@@ -37,7 +37,9 @@ check "pgJDBC is installed (libpostgresql-jdbc-java: $JDBC_JAR)" have_pgjdbc
 if have_jdk && have_pgjdbc; then
     if jdbc_cluster && kpsql "$PORT" -d postgres -c "CREATE DATABASE $DB" && kpsql "$PORT" -d $DB -c "CREATE EXTENSION kid"; then
         # -XX:-UsePerfData: no hsperfdata file under /tmp.
-        java -XX:-UsePerfData -cp "$JDBC_JAR" test/clients/java/KidJdbcTest.java 127.0.0.1 "$PORT" $DB postgres \
+        # TZ=UTC: pgJDBC writes a Timestamp in the JVM's zone, and the
+        # test compares the text the server reports.
+        TZ=UTC java -XX:-UsePerfData -cp "$JDBC_JAR" test/clients/java/KidJdbcTest.java 127.0.0.1 "$PORT" $DB postgres \
             >"$KID_TMP/jdbc.out" 2>&1
         count_program_checks pgJDBC "$KID_TMP/jdbc.out" $?
         cluster_stop jdbc

@@ -294,10 +294,15 @@ func run(conn *pgx.Conn) {
 	_, err = conn.Exec(ctx, "INSERT INTO account (id, name) VALUES ($1, 'carl')", freshInt+1)
 	expectPgError("koid: int64 in INSERT VALUES ($1, ...) is read as koid text: 22P02", err, "22P02",
 		fmt.Sprintf(`invalid input syntax for type koid: "%d"`, freshInt+1), "")
+	// pgx scans no type it does not know (koid) into an int64, whatever
+	// the id's digits.
 	var wrong int64
-	err = conn.QueryRow(ctx, "SELECT id FROM account WHERE name = 'ann'").Scan(&wrong)
+	err = conn.QueryRow(ctx, "SELECT '0000000000000123'::koid").Scan(&wrong)
+	// pgx's own scan error, not any error such as a lost connection.
 	if err == nil {
 		fail("koid: scanning the koid column into int64 fails (scan id::bigint)", fmt.Sprintf("no error, got %d", wrong))
+	} else if !strings.Contains(err.Error(), "can't scan into dest[0]") {
+		fail("koid: scanning the koid column into int64 fails (scan id::bigint)", "another error: "+err.Error())
 	} else {
 		ok("koid: scanning the koid column into int64 fails (scan id::bigint)")
 	}

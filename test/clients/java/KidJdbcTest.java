@@ -407,13 +407,30 @@ public class KidJdbcTest {
             expectEq("koid: setLong in INSERT VALUES (?, ?)",
                     one(conn, "SELECT id::bigint FROM account WHERE name = 'bob'"), Long.toString(fresh));
         });
-        expectError("koid: getLong on the koid column itself fails", () -> {
+        // getLong reads the column's text, the koid's 16 hex digits, as a
+        // decimal number: it fails when a digit is a letter, and silently
+        // gives another number when none is (select id::bigint instead).
+        // Fixed ids, since a generated koid may have either form.
+        attempt("koid: getLong on the koid column itself", () -> {
+            try (Statement st = conn.createStatement()) {
+                st.executeUpdate("INSERT INTO account (id, name) VALUES ('00000000000000ab', 'hex'), ('0000000000000123', 'digits')");
+            }
+        });
+        expectError("koid: getLong on a koid whose hex text has a letter fails", () -> {
             try (Statement st = conn.createStatement();
-                    ResultSet rs = st.executeQuery("SELECT id FROM account WHERE name = 'ann'")) {
+                    ResultSet rs = st.executeQuery("SELECT id FROM account WHERE name = 'hex'")) {
                 rs.next();
                 rs.getLong(1);
             }
-        }, "22003", "Bad value for type long : " + koidText, null);
+        }, "22003", "Bad value for type long : 00000000000000ab", null);
+        attempt("koid: getLong on a koid whose hex text is all digits gives another number", () -> {
+            try (Statement st = conn.createStatement();
+                    ResultSet rs = st.executeQuery("SELECT id, id::bigint FROM account WHERE name = 'digits'")) {
+                rs.next();
+                expectEq("koid: getLong on a koid whose hex text is all digits gives another number",
+                        List.of(rs.getLong(1), rs.getLong(2)), List.of(123L, 0x123L));
+            }
+        });
     }
 
     static void check(String name, boolean good, String why) {
