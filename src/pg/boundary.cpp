@@ -147,8 +147,8 @@ void save_invalid_text(Node *escontext, const char *type_name, const char *text,
                              SHOWN_INPUT_MAX);
     const char *more = static_cast<size_t>(shown) < len ? "..." : "";
     char hint_buf[256];
-    const char *hint_text =
-        time_hint(escontext, hint, type_name, text, len, hint_buf, sizeof(hint_buf));
+    const char *hint_text = time_hint(escontext, hint, type_name, text, len, hint_buf,
+                                      sizeof(hint_buf));
 #if PG_VERSION_NUM >= 160000
     /* An ERROR unless escontext is an ErrorSaveContext (pg_input_is_valid and the like). */
     errsave(escontext,
