@@ -67,19 +67,19 @@ COMMENT ON CAST (uid_global AS timestamptz) IS 'the start of the 1.024 ms step o
 CREATE FUNCTION tid_new_with_time(at timestamptz) RETURNS atproto_tid
 AS 'MODULE_PATHNAME', 'tid_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION tid_new_with_time(timestamptz) IS
-'a tid carrying a given time (backfills): clock id from a server-wide sequence, never kid.node_id, so never equal to a tid_new() id of this server; distinct up to 1023 per microsecond, NOT guaranteed unique beyond (restarts, other servers)';
+'a tid carrying a given time (backfills): clock id from one server-wide sequence, never kid.node_id (so, while kid.node_id is unchanged, never equal to a tid_new() id of this server); ids for one time are distinct among any 1023 consecutive calls on this server, beyond that two may be equal: keep a unique index and retry';
 CREATE FUNCTION koid_new_with_time(at timestamptz) RETURNS koid
 AS 'MODULE_PATHNAME', 'koid_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION koid_new_with_time(timestamptz) IS
-'a koid carrying a given time (backfills): this server''s generator id, counter from a server-wide sequence; distinct up to 4096 per millisecond, NOT guaranteed unique beyond (restarts, koid_new() ids of the same millisecond)';
+'a koid carrying a given time (backfills): this server''s generator id, counter from one server-wide sequence; ids for one time are distinct among any 4096 consecutive calls on this server, beyond that two may be equal (also to koid_new() ids of the same millisecond): keep a unique index and retry';
 CREATE FUNCTION uid_new_with_time(at timestamptz) RETURNS uid
 AS 'MODULE_PATHNAME', 'uid_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 CREATE FUNCTION uid_global_new_with_time(at timestamptz) RETURNS uid_global
 AS 'MODULE_PATHNAME', 'uid_global_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION uid_new_with_time(timestamptz) IS
-'a uid carrying a given time (backfills): sequence from a server-wide backfill sequence; distinct up to 16384 per 1.024 ms step, NOT guaranteed unique beyond (restarts, uid_new() ids of the same step)';
+'a uid carrying a given time (backfills): sequence from one server-wide sequence shared with uid_global_new_with_time; ids for one time are distinct among any 16384 consecutive calls of the two on this server, beyond that two may be equal (also to uid_new() ids of the same step): keep a unique index and retry';
 COMMENT ON FUNCTION uid_global_new_with_time(timestamptz) IS
-'a uid_global carrying a given time (backfills): this server''s fingerprint and kid.uid_interval, sequence from a server-wide backfill sequence; distinct up to 16384 per step, NOT guaranteed unique beyond (restarts, uid_global_new() ids of the same step)';
+'a uid_global carrying a given time (backfills): this server''s fingerprint and kid.uid_interval, sequence from one server-wide sequence shared with uid_new_with_time; ids for one time are distinct among any 16384 consecutive calls of the two on this server, beyond that two may be equal (also to uid_global_new() ids of the same step): keep a unique index and retry';
 -- (citus) kid_cluster_check(): a Citus cluster's node identities, from monitoring.sql.
 -- ---------------------------------------------------------------------------
 -- A Citus cluster's node identities, checked from its coordinator

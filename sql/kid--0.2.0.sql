@@ -743,21 +743,23 @@ COMMENT ON FUNCTION tid_new() IS
 'a new unique AT Protocol tid: microseconds strictly increasing across the server, clock id = kid.node_id; needs kid in shared_preload_libraries';
 
 -- Backfills: a tid carrying a given time (its microsecond).  The clock id
--- comes from a server-wide backfill sequence (shared memory, fetch-and-add
--- from any backend, started at a random value at server start) and skips
--- kid.node_id.  Promised: it never equals a tid tid_new() makes on this
--- server (those carry kid.node_id); the ids this server makes for one
--- microsecond, from any number of backends, are distinct up to 1023 of
--- them.  NOT promised: the 1024th of a microsecond repeats the first; after
--- a restart the sequence starts at a random place, so ids of one
--- microsecond made before and after can repeat; a backfill id can equal a
--- tid of another server (its tid_new() ids carry its node id as clock id).
--- Keep them apart with a unique index.  VOLATILE and PARALLEL SAFE like
--- tid_new().
+-- comes from ONE server-wide backfill sequence (shared memory, fetch-and-add
+-- from any backend, started at a random value at server start), whatever
+-- the time, and skips kid.node_id.  Promised: ids for one time are distinct
+-- among any 1023 consecutive calls of this function on this server (since
+-- its start); and while kid.node_id is unchanged (it may change at a
+-- restart), a backfill id never equals a tid_new() id of this server (those
+-- carry kid.node_id).  NOT promised: beyond 1023 calls two ids for one time
+-- may be equal, whatever times the calls between them had (the clock id is
+-- the sequence mod 1023, not a count per microsecond); after a restart the
+-- sequence starts at a random place; a backfill id can equal a tid of
+-- another server.  Keep a unique index and retry (INSERT ... ON CONFLICT DO
+-- NOTHING, then make the missing ones again).  VOLATILE and PARALLEL SAFE
+-- like tid_new().
 CREATE FUNCTION tid_new_with_time(at timestamptz) RETURNS atproto_tid
 AS 'MODULE_PATHNAME', 'tid_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION tid_new_with_time(timestamptz) IS
-'a tid carrying a given time (backfills): clock id from a server-wide sequence, never kid.node_id, so never equal to a tid_new() id of this server; distinct up to 1023 per microsecond, NOT guaranteed unique beyond (restarts, other servers)';
+'a tid carrying a given time (backfills): clock id from one server-wide sequence, never kid.node_id (so, while kid.node_id is unchanged, never equal to a tid_new() id of this server); ids for one time are distinct among any 1023 consecutive calls on this server, beyond that two may be equal: keep a unique index and retry';
 
 -- Decoding.
 CREATE FUNCTION tid_to_timestamp(atproto_tid) RETURNS timestamptz
@@ -1136,20 +1138,23 @@ COMMENT ON FUNCTION koid_new() IS
 'a new unique koid; the 4097th in one millisecond waits for the next (or fails with kid.koid_overflow_error); a clock gone back is waited for up to kid.koid_max_clock_wait_ms; needs kid in shared_preload_libraries';
 
 -- Backfills: a koid carrying a given time (its millisecond), this server's
--- generator id, and a counter from a server-wide backfill sequence (shared
--- memory, fetch-and-add from any backend, started at a random value at
--- server start).  Promised: the ids this server makes for one millisecond,
--- from any number of backends, are distinct up to 4096 of them, and they
--- never equal a koid of a server with another generator id.  NOT promised:
--- the 4097th of a millisecond repeats the first; after a restart the
--- sequence starts at a random place, so ids of one millisecond made before
--- and after can repeat; and a backfill id can equal a koid_new() id of this
--- server made in the same millisecond (koid_new() counts from 0 in each),
--- so backfill times no live id has, or keep a unique index.
+-- generator id, and a counter from ONE server-wide backfill sequence
+-- (shared memory, fetch-and-add from any backend, started at a random value
+-- at server start), whatever the time.  Promised: ids for one time are
+-- distinct among any 4096 consecutive calls of this function on this
+-- server (since its start), and never equal a koid of a server with
+-- another generator id.  NOT promised: beyond 4096 calls two ids for one
+-- time may be equal, whatever times the calls between them had (the
+-- counter is the sequence's low 12 bits, not a count per millisecond);
+-- after a restart the sequence starts at a random place; and a backfill id
+-- can equal a koid_new() id of this server made in the same millisecond
+-- (koid_new() counts from 0 in each).  Backfill times no live id has, and
+-- keep a unique index and retry (INSERT ... ON CONFLICT DO NOTHING, then
+-- make the missing ones again).
 CREATE FUNCTION koid_new_with_time(at timestamptz) RETURNS koid
 AS 'MODULE_PATHNAME', 'koid_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION koid_new_with_time(timestamptz) IS
-'a koid carrying a given time (backfills): this server''s generator id, counter from a server-wide sequence; distinct up to 4096 per millisecond, NOT guaranteed unique beyond (restarts, koid_new() ids of the same millisecond)';
+'a koid carrying a given time (backfills): this server''s generator id, counter from one server-wide sequence; ids for one time are distinct among any 4096 consecutive calls on this server, beyond that two may be equal (also to koid_new() ids of the same millisecond): keep a unique index and retry';
 
 -- Decoding (times use kid.koid_epoch_ms, fixed while the server runs).
 CREATE FUNCTION koid_to_timestamp(koid) RETURNS timestamptz
@@ -1813,26 +1818,29 @@ COMMENT ON FUNCTION uid_global_new() IS 'a new unique uid_global: the server-wid
 COMMENT ON FUNCTION uid_node_fingerprint() IS 'this server''s 32-bit uid node fingerprint: kid.uid_node, or derived from kid.node_id';
 
 -- Backfills: a uid or uid_global carrying a given time (its 1.024 ms step)
--- and a sequence from a server-wide backfill sequence that the two share
+-- and a sequence from ONE server-wide backfill sequence that the two share
 -- (shared memory, fetch-and-add from any backend, started at a random value
--- at server start); uid_global_new_with_time adds this server's node
--- fingerprint and kid.uid_interval, as uid_global_new().  Promised: the ids
--- this server makes for one step, from any number of backends, are
--- distinct up to 16384 of them (and uid_global ones never equal those of a
--- server with another fingerprint).  NOT promised: the 16385th of a step
--- repeats the first; after a restart the sequence starts at a random place,
--- so ids of one step made before and after can repeat; and a backfill id
--- can equal a uid_new()/uid_global_new() id of this server made in the same
--- step (they count from 0 in each), so backfill times no live id has, or
--- keep a unique index.
+-- at server start), whatever the time; uid_global_new_with_time adds this
+-- server's node fingerprint and kid.uid_interval, as uid_global_new().
+-- Promised: ids for one time are distinct among any 16384 consecutive calls
+-- of uid_new_with_time and uid_global_new_with_time together on this server
+-- (since its start), and uid_global ones never equal those of a server with
+-- another fingerprint.  NOT promised: beyond 16384 calls two ids for one
+-- time may be equal, whatever times the calls between them had (the
+-- sequence field is the low 14 bits, not a count per step); after a restart
+-- the sequence starts at a random place; and a backfill id can equal a
+-- uid_new()/uid_global_new() id of this server made in the same step (they
+-- count from 0 in each).  Backfill times no live id has, and keep a unique
+-- index and retry (INSERT ... ON CONFLICT DO NOTHING, then make the missing
+-- ones again).
 CREATE FUNCTION uid_new_with_time(at timestamptz) RETURNS uid
 AS 'MODULE_PATHNAME', 'uid_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 CREATE FUNCTION uid_global_new_with_time(at timestamptz) RETURNS uid_global
 AS 'MODULE_PATHNAME', 'uid_global_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION uid_new_with_time(timestamptz) IS
-'a uid carrying a given time (backfills): sequence from a server-wide backfill sequence; distinct up to 16384 per 1.024 ms step, NOT guaranteed unique beyond (restarts, uid_new() ids of the same step)';
+'a uid carrying a given time (backfills): sequence from one server-wide sequence shared with uid_global_new_with_time; ids for one time are distinct among any 16384 consecutive calls of the two on this server, beyond that two may be equal (also to uid_new() ids of the same step): keep a unique index and retry';
 COMMENT ON FUNCTION uid_global_new_with_time(timestamptz) IS
-'a uid_global carrying a given time (backfills): this server''s fingerprint and kid.uid_interval, sequence from a server-wide backfill sequence; distinct up to 16384 per step, NOT guaranteed unique beyond (restarts, uid_global_new() ids of the same step)';
+'a uid_global carrying a given time (backfills): this server''s fingerprint and kid.uid_interval, sequence from one server-wide sequence shared with uid_new_with_time; ids for one time are distinct among any 16384 consecutive calls of the two on this server, beyond that two may be equal (also to uid_global_new() ids of the same step): keep a unique index and retry';
 
 -- One default neighbourhood everywhere: a function called without the
 -- neighbourhood argument uses the server's kid.uid_interval, read in C (the

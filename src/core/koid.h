@@ -96,8 +96,9 @@ inline int64_t koid_ms_end_unix_us(int64_t ms_since_epoch, int64_t epoch_ms) noe
 /*
  * A koid for a caller-given time (koid_new_with_time, backfills): the
  * millisecond since `epoch_ms` holding `unix_us`, `generator_id`, and the
- * low 12 bits of `backfill_sequence` as the counter, so consecutive
- * sequence values give 4096 distinct ids of one millisecond, then repeat.
+ * low 12 bits of `backfill_sequence` as the counter, so any 4096
+ * consecutive sequence values give distinct ids for one time, whatever the
+ * times of the others (not a count per millisecond), then they repeat.
  * False for a time before the epoch or past the 42-bit millisecond.
  */
 bool koid_with_time(int64_t unix_us, int64_t epoch_ms, unsigned generator_id,

@@ -57,8 +57,10 @@ bool atproto_rkey_is_valid(const char *text, size_t len) noexcept;
  * A tid for a caller-given time (tid_new_with_time, backfills): the
  * microsecond of `unix_us`, and a clock id taken from `backfill_sequence`
  * that skips `node_clock_id`, the clock id tid_new() gives this server's
- * ids, so that a backfill id never equals one of those.  Consecutive
- * sequence values give 1023 distinct clock ids, then repeat.  False for a
+ * ids, so that a backfill id never equals one of those.  Any 1023
+ * consecutive sequence values give distinct clock ids, whatever the times
+ * (one sequence for all times: a clock id is the sequence mod 1023, not a
+ * count per microsecond), then they repeat.  False for a
  * time before 1970 or past the 53-bit microsecond (no id).
  */
 bool tid_with_time(int64_t unix_us, unsigned node_clock_id, uint64_t backfill_sequence,

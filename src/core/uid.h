@@ -72,8 +72,9 @@ bool uid_fields_from_unix_us(int64_t unix_us, UidFields *f) noexcept;
  * The fields of a uid or uid_global for a caller-given time
  * (uid_new_with_time, uid_global_new_with_time; backfills): the step
  * holding `unix_us`, and the low 14 bits of `backfill_sequence` as the
- * sequence, so consecutive sequence values give 16384 distinct ids of one
- * step, then repeat.  The node is the caller's to set.  False as for
+ * sequence, so any 16384 consecutive sequence values give distinct ids for
+ * one time, whatever the times of the others (not a count per step), then
+ * they repeat.  The node is the caller's to set.  False as for
  * uid_fields_from_unix_us.
  */
 bool uid_fields_with_time(int64_t unix_us, uint64_t backfill_sequence, UidFields *f) noexcept;

@@ -14,6 +14,10 @@ extern "C" {
 #include "mb/pg_wchar.h"
 #include "pgtime.h"
 #include "utils/datetime.h"
+#include "utils/timestamp.h"
+#if PG_VERSION_NUM >= 160000
+#include "nodes/miscnodes.h"
+#endif
 }
 
 namespace kid::pg {
@@ -51,41 +55,67 @@ bool text_reads_as_time(const char *text, size_t len)
     int nf;
     if (ParseDateTime(copy, workbuf, sizeof(workbuf), field, ftype, MAXDATEFIELDS, &nf) != 0)
         return false;
-#if PG_VERSION_NUM < 160000
     /*
-     * PostgreSQL 15's DecodeDateTime raises "time zone not recognized" for
-     * a date field that starts with a letter and names no time zone
-     * (16 returns DTERR_BAD_TIMEZONE instead).  Look such a field up first
-     * (pg_tzset returns NULL, it never raises) and call the text no time
-     * when it names none: the message must stay 22P02.  The cost: on 15 a
-     * text month joined to its day by '-', '/' or '.' (Nov-23-2026) gets
-     * no hint.
+     * A date field that starts with a letter (user1, item42, Europe/Paris,
+     * Nov-23-2026) makes DecodeDateTime look it up as a time zone with
+     * pg_tzset, which keeps every name it accepts, POSIX specs such as USER1
+     * or ABC-5 included, in TopMemoryContext for the backend's life (about
+     * 25 kB each): bad ids in a loop would grow the backend without bound.
+     * On 15 DecodeDateTime also raises "time zone not recognized" for one
+     * that names none, where the message must stay 22P02.  So such text
+     * gets no hint, on every version: the cost is no hint for a named zone
+     * or a text month joined to its day.
      */
     for (int i = 0; i < nf; i++)
-        if (ftype[i] == DTK_DATE && !isdigit(static_cast<unsigned char>(field[i][0])) &&
-            pg_tzset(field[i]) == nullptr)
+        if (ftype[i] == DTK_DATE && !isdigit(static_cast<unsigned char>(field[i][0])))
             return false;
-#endif
     int dtype;
     struct pg_tm tm;
     fsec_t fsec;
     int tz;
 #if PG_VERSION_NUM >= 160000
     DateTimeErrorExtra extra;
-    return DecodeDateTime(field, ftype, nf, &dtype, &tm, &fsec, &tz, &extra) == 0;
+    if (DecodeDateTime(field, ftype, nf, &dtype, &tm, &fsec, &tz, &extra) != 0)
+        return false;
 #else
-    return DecodeDateTime(field, ftype, nf, &dtype, &tm, &fsec, &tz) == 0;
+    if (DecodeDateTime(field, ftype, nf, &dtype, &tm, &fsec, &tz) != 0)
+        return false;
 #endif
+    /*
+     * What timestamptz_in does next: a date and time must convert to a
+     * timestamp ('300000-01-01' decodes, then is "timestamp out of range");
+     * epoch, infinity and -infinity are times without conversion.
+     */
+    if (dtype != DTK_DATE)
+        return true;
+    Timestamp result;
+    return tm2timestamp(&tm, fsec, &tz, &result) == 0;
+}
+
+/*
+ * Whether the error goes anywhere its details are read: not when escontext
+ * is an ErrorSaveContext that does not want them (pg_input_is_valid), which
+ * keeps only that the input failed (PostgreSQL 16+).
+ */
+static bool details_wanted(Node *escontext)
+{
+#if PG_VERSION_NUM >= 160000
+    if (escontext && IsA(escontext, ErrorSaveContext))
+        return reinterpret_cast<ErrorSaveContext *>(escontext)->details_wanted;
+#else
+    (void)escontext;
+#endif
+    return true;
 }
 
 /*
  * The HINT for text that reads as a time where a value of type_name was
  * expected; nullptr when there is none.  Written into buf.
  */
-static const char *time_hint(TimeHint hint, const char *type_name, const char *text, size_t len,
-                             char *buf, size_t size)
+static const char *time_hint(Node *escontext, TimeHint hint, const char *type_name,
+                             const char *text, size_t len, char *buf, size_t size)
 {
-    if (hint == TimeHint::none || !text_reads_as_time(text, len))
+    if (hint == TimeHint::none || !details_wanted(escontext) || !text_reads_as_time(text, len))
         return nullptr;
     if (hint == TimeHint::codokey)
         snprintf(buf, size,
@@ -117,7 +147,8 @@ void save_invalid_text(Node *escontext, const char *type_name, const char *text,
                              SHOWN_INPUT_MAX);
     const char *more = static_cast<size_t>(shown) < len ? "..." : "";
     char hint_buf[256];
-    const char *hint_text = time_hint(hint, type_name, text, len, hint_buf, sizeof(hint_buf));
+    const char *hint_text = time_hint(escontext, hint, type_name, text, len, hint_buf,
+                                      sizeof(hint_buf));
 #if PG_VERSION_NUM >= 160000
     /* An ERROR unless escontext is an ErrorSaveContext (pg_input_is_valid and the like). */
     errsave(escontext,

@@ -175,8 +175,8 @@ KID_FUNCTION(koid_new)
 /*
  * A koid for a caller-given time, for backfills (kid::koid_with_time): the
  * time's millisecond, this server's generator id, and a counter from the
- * server-wide backfill sequence.  What it does not promise is in
- * src/sql/koid.sql.
+ * server-wide backfill sequence (one for all times).  What it promises, and
+ * what not, is in src/sql/koid.sql.
  */
 KID_FUNCTION(koid_new_with_time)
 {

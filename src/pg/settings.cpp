@@ -314,7 +314,9 @@ bool define_settings()
     DefineCustomRealVariable(
         "kid.koid_epoch_ms", "The epoch of koid timestamps, in milliseconds since 1970-01-01 UTC.",
         "Fixed while the server runs; must not be in the future. Decoders and range "
-        "comparisons of koid use it too.",
+        "comparisons of koid use it too: changing it on a server with koids reinterprets every "
+        "stored koid's time and stales expression indexes on koid_to_timestamp, so treat it as "
+        "fixed for a database's life.",
         &koid_epoch_ms, 0, 0, 4398046511103.0, fixed, 0, pg_callback(check_koid_epoch), nullptr,
         pg_callback(show_koid_epoch));
     DefineCustomIntVariable("kid.koid_generator_id",
@@ -335,9 +337,12 @@ bool define_settings()
     DefineCustomIntVariable(
         "kid.uid_interval",
         "The neighbourhood interval I (5..10) of uid_global ids made and decoded here.",
-        "Within a 2^I-second window global ids sort by node first.", &uid_interval,
-        kid::UID_INTERVAL_DEFAULT, kid::UID_INTERVAL_MIN, kid::UID_INTERVAL_MAX, fixed, 0,
-        pg_callback(check_fixed_int<FIX_UID_INTERVAL>), nullptr, nullptr);
+        "Within a 2^I-second window global ids sort by node first. Decoders without a "
+        "neighbourhood argument use it too: changing it on a server with uid_global ids "
+        "reinterprets every stored one and stales expression indexes on those decoders, so treat "
+        "it as fixed for a database's life.",
+        &uid_interval, kid::UID_INTERVAL_DEFAULT, kid::UID_INTERVAL_MIN, kid::UID_INTERVAL_MAX,
+        fixed, 0, pg_callback(check_fixed_int<FIX_UID_INTERVAL>), nullptr, nullptr);
     DefineCustomStringVariable("kid.uid_node",
                                "The 32-bit node fingerprint of uid_global ids, as 8 hex digits; "
                                "empty derives it from kid.node_id.",

@@ -47,7 +47,11 @@ struct CounterGenerator {
      * backend), for the field of a backfill id below its time.  It starts
      * at a random 32-bit value at server start, so that a restart most
      * likely does not repeat the values the run before used; 64 bits, so
-     * that it never wraps and consecutive values stay consecutive.
+     * that it never wraps and consecutive values stay consecutive.  One
+     * sequence for all times, not one per time unit: ids for one time are
+     * distinct only among as many consecutive calls as the field has values
+     * (a per-unit count would have to remember every unit a backfill
+     * touched, or re-issue the values of a unit that comes back).
      */
     pg_atomic_uint64 backfill_sequence;
 };

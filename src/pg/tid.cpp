@@ -111,9 +111,9 @@ KID_FUNCTION(tid_new)
 /*
  * A tid for a caller-given time, for backfills (kid::tid_with_time): the
  * time's microsecond, and a clock id from the server-wide backfill
- * sequence that is never kid.node_id, so that it never equals an id
- * tid_new() makes on this server.  What it does not promise is in
- * src/sql/tid.sql.
+ * sequence (one for all times) that is never kid.node_id, so that it never
+ * equals an id tid_new() makes on this server while kid.node_id stays as
+ * it is.  What it promises, and what not, is in src/sql/tid.sql.
  */
 KID_FUNCTION(tid_new_with_time)
 {

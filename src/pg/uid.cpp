@@ -300,8 +300,8 @@ KID_FUNCTION(uid_global_new)
 /*
  * The fields of a uid or uid_global for a caller-given time, for
  * backfills (kid::uid_fields_with_time): the time's step, and a sequence
- * from the server-wide backfill sequence that uid and uid_global share.
- * What it does not promise is in src/sql/uid.sql.
+ * from the server-wide backfill sequence (one for all times) that uid and
+ * uid_global share.  What it promises, and what not, is in src/sql/uid.sql.
  */
 static UidFields fields_with_time(FunctionCallInfo fcinfo, const char *type_name)
 {

@@ -16,20 +16,23 @@ COMMENT ON FUNCTION koid_new() IS
 'a new unique koid; the 4097th in one millisecond waits for the next (or fails with kid.koid_overflow_error); a clock gone back is waited for up to kid.koid_max_clock_wait_ms; needs kid in shared_preload_libraries';
 
 -- Backfills: a koid carrying a given time (its millisecond), this server's
--- generator id, and a counter from a server-wide backfill sequence (shared
--- memory, fetch-and-add from any backend, started at a random value at
--- server start).  Promised: the ids this server makes for one millisecond,
--- from any number of backends, are distinct up to 4096 of them, and they
--- never equal a koid of a server with another generator id.  NOT promised:
--- the 4097th of a millisecond repeats the first; after a restart the
--- sequence starts at a random place, so ids of one millisecond made before
--- and after can repeat; and a backfill id can equal a koid_new() id of this
--- server made in the same millisecond (koid_new() counts from 0 in each),
--- so backfill times no live id has, or keep a unique index.
+-- generator id, and a counter from ONE server-wide backfill sequence
+-- (shared memory, fetch-and-add from any backend, started at a random value
+-- at server start), whatever the time.  Promised: ids for one time are
+-- distinct among any 4096 consecutive calls of this function on this
+-- server (since its start), and never equal a koid of a server with
+-- another generator id.  NOT promised: beyond 4096 calls two ids for one
+-- time may be equal, whatever times the calls between them had (the
+-- counter is the sequence's low 12 bits, not a count per millisecond);
+-- after a restart the sequence starts at a random place; and a backfill id
+-- can equal a koid_new() id of this server made in the same millisecond
+-- (koid_new() counts from 0 in each).  Backfill times no live id has, and
+-- keep a unique index and retry (INSERT ... ON CONFLICT DO NOTHING, then
+-- make the missing ones again).
 CREATE FUNCTION koid_new_with_time(at timestamptz) RETURNS koid
 AS 'MODULE_PATHNAME', 'koid_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION koid_new_with_time(timestamptz) IS
-'a koid carrying a given time (backfills): this server''s generator id, counter from a server-wide sequence; distinct up to 4096 per millisecond, NOT guaranteed unique beyond (restarts, koid_new() ids of the same millisecond)';
+'a koid carrying a given time (backfills): this server''s generator id, counter from one server-wide sequence; ids for one time are distinct among any 4096 consecutive calls on this server, beyond that two may be equal (also to koid_new() ids of the same millisecond): keep a unique index and retry';
 
 -- Decoding (times use kid.koid_epoch_ms, fixed while the server runs).
 CREATE FUNCTION koid_to_timestamp(koid) RETURNS timestamptz

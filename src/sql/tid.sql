@@ -17,21 +17,23 @@ COMMENT ON FUNCTION tid_new() IS
 'a new unique AT Protocol tid: microseconds strictly increasing across the server, clock id = kid.node_id; needs kid in shared_preload_libraries';
 
 -- Backfills: a tid carrying a given time (its microsecond).  The clock id
--- comes from a server-wide backfill sequence (shared memory, fetch-and-add
--- from any backend, started at a random value at server start) and skips
--- kid.node_id.  Promised: it never equals a tid tid_new() makes on this
--- server (those carry kid.node_id); the ids this server makes for one
--- microsecond, from any number of backends, are distinct up to 1023 of
--- them.  NOT promised: the 1024th of a microsecond repeats the first; after
--- a restart the sequence starts at a random place, so ids of one
--- microsecond made before and after can repeat; a backfill id can equal a
--- tid of another server (its tid_new() ids carry its node id as clock id).
--- Keep them apart with a unique index.  VOLATILE and PARALLEL SAFE like
--- tid_new().
+-- comes from ONE server-wide backfill sequence (shared memory, fetch-and-add
+-- from any backend, started at a random value at server start), whatever
+-- the time, and skips kid.node_id.  Promised: ids for one time are distinct
+-- among any 1023 consecutive calls of this function on this server (since
+-- its start); and while kid.node_id is unchanged (it may change at a
+-- restart), a backfill id never equals a tid_new() id of this server (those
+-- carry kid.node_id).  NOT promised: beyond 1023 calls two ids for one time
+-- may be equal, whatever times the calls between them had (the clock id is
+-- the sequence mod 1023, not a count per microsecond); after a restart the
+-- sequence starts at a random place; a backfill id can equal a tid of
+-- another server.  Keep a unique index and retry (INSERT ... ON CONFLICT DO
+-- NOTHING, then make the missing ones again).  VOLATILE and PARALLEL SAFE
+-- like tid_new().
 CREATE FUNCTION tid_new_with_time(at timestamptz) RETURNS atproto_tid
 AS 'MODULE_PATHNAME', 'tid_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION tid_new_with_time(timestamptz) IS
-'a tid carrying a given time (backfills): clock id from a server-wide sequence, never kid.node_id, so never equal to a tid_new() id of this server; distinct up to 1023 per microsecond, NOT guaranteed unique beyond (restarts, other servers)';
+'a tid carrying a given time (backfills): clock id from one server-wide sequence, never kid.node_id (so, while kid.node_id is unchanged, never equal to a tid_new() id of this server); ids for one time are distinct among any 1023 consecutive calls on this server, beyond that two may be equal: keep a unique index and retry';
 
 -- Decoding.
 CREATE FUNCTION tid_to_timestamp(atproto_tid) RETURNS timestamptz

@@ -25,26 +25,29 @@ COMMENT ON FUNCTION uid_global_new() IS 'a new unique uid_global: the server-wid
 COMMENT ON FUNCTION uid_node_fingerprint() IS 'this server''s 32-bit uid node fingerprint: kid.uid_node, or derived from kid.node_id';
 
 -- Backfills: a uid or uid_global carrying a given time (its 1.024 ms step)
--- and a sequence from a server-wide backfill sequence that the two share
+-- and a sequence from ONE server-wide backfill sequence that the two share
 -- (shared memory, fetch-and-add from any backend, started at a random value
--- at server start); uid_global_new_with_time adds this server's node
--- fingerprint and kid.uid_interval, as uid_global_new().  Promised: the ids
--- this server makes for one step, from any number of backends, are
--- distinct up to 16384 of them (and uid_global ones never equal those of a
--- server with another fingerprint).  NOT promised: the 16385th of a step
--- repeats the first; after a restart the sequence starts at a random place,
--- so ids of one step made before and after can repeat; and a backfill id
--- can equal a uid_new()/uid_global_new() id of this server made in the same
--- step (they count from 0 in each), so backfill times no live id has, or
--- keep a unique index.
+-- at server start), whatever the time; uid_global_new_with_time adds this
+-- server's node fingerprint and kid.uid_interval, as uid_global_new().
+-- Promised: ids for one time are distinct among any 16384 consecutive calls
+-- of uid_new_with_time and uid_global_new_with_time together on this server
+-- (since its start), and uid_global ones never equal those of a server with
+-- another fingerprint.  NOT promised: beyond 16384 calls two ids for one
+-- time may be equal, whatever times the calls between them had (the
+-- sequence field is the low 14 bits, not a count per step); after a restart
+-- the sequence starts at a random place; and a backfill id can equal a
+-- uid_new()/uid_global_new() id of this server made in the same step (they
+-- count from 0 in each).  Backfill times no live id has, and keep a unique
+-- index and retry (INSERT ... ON CONFLICT DO NOTHING, then make the missing
+-- ones again).
 CREATE FUNCTION uid_new_with_time(at timestamptz) RETURNS uid
 AS 'MODULE_PATHNAME', 'uid_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 CREATE FUNCTION uid_global_new_with_time(at timestamptz) RETURNS uid_global
 AS 'MODULE_PATHNAME', 'uid_global_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION uid_new_with_time(timestamptz) IS
-'a uid carrying a given time (backfills): sequence from a server-wide backfill sequence; distinct up to 16384 per 1.024 ms step, NOT guaranteed unique beyond (restarts, uid_new() ids of the same step)';
+'a uid carrying a given time (backfills): sequence from one server-wide sequence shared with uid_global_new_with_time; ids for one time are distinct among any 16384 consecutive calls of the two on this server, beyond that two may be equal (also to uid_new() ids of the same step): keep a unique index and retry';
 COMMENT ON FUNCTION uid_global_new_with_time(timestamptz) IS
-'a uid_global carrying a given time (backfills): this server''s fingerprint and kid.uid_interval, sequence from a server-wide backfill sequence; distinct up to 16384 per step, NOT guaranteed unique beyond (restarts, uid_global_new() ids of the same step)';
+'a uid_global carrying a given time (backfills): this server''s fingerprint and kid.uid_interval, sequence from one server-wide sequence shared with uid_new_with_time; ids for one time are distinct among any 16384 consecutive calls of the two on this server, beyond that two may be equal (also to uid_global_new() ids of the same step): keep a unique index and retry';
 
 -- One default neighbourhood everywhere: a function called without the
 -- neighbourhood argument uses the server's kid.uid_interval, read in C (the

@@ -52,6 +52,10 @@ DROP TABLE koid_log;
 
 -- Settings are for superusers: kid.koid_overflow_error is SUSET; the others need a restart.
 SELECT name, context FROM pg_settings WHERE name LIKE 'kid.koid%' ORDER BY name;
+-- The IMMUTABLE decoders read kid.koid_epoch_ms and kid.uid_interval: their
+-- descriptions say to keep them for a database's life.
+SELECT name, extra_desc FROM pg_settings WHERE name IN ('kid.koid_epoch_ms', 'kid.uid_interval')
+ORDER BY name;
 
 -- Bad input.
 SELECT '02308300CD461001'::koid;

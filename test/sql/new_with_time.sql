@@ -53,6 +53,37 @@ SELECT count(*) AS calls, count(DISTINCT uid_new_with_time('2026-11-01 12:00:00.
 FROM generate_series(1, 16385);
 SELECT count(*) AS calls, count(DISTINCT uid_global_new_with_time('2026-11-01 12:00:00.001')) AS distinct_uid_globals
 FROM generate_series(1, 16385);
+-- What the functions promise, word for word, and the checks of it below:
+-- the sequence is one for all times, so ids for one time are distinct
+-- among any N consecutive calls whatever times the calls between had, and
+-- two such ids N calls apart are equal.
+SELECT p.oid::regprocedure AS function, obj_description(p.oid, 'pg_proc') AS promise
+FROM pg_proc p WHERE p.proname IN ('tid_new_with_time', 'koid_new_with_time',
+                                   'uid_new_with_time', 'uid_global_new_with_time')
+ORDER BY 1::text;
+-- Within N calls, two times interleaved: every id of each time distinct.
+SELECT tid_to_timestamp(id) AS t, count(*) AS calls, count(DISTINCT id) AS distinct_tids
+FROM (SELECT tid_new_with_time(CASE WHEN g % 3 = 0 THEN '2026-11-01' ELSE '2026-11-02' END::timestamptz) id
+      FROM generate_series(1, 1023) g) s GROUP BY 1 ORDER BY 1;
+SELECT koid_to_timestamp(id) AS t, count(*) AS calls, count(DISTINCT id) AS distinct_koids
+FROM (SELECT koid_new_with_time(CASE WHEN g % 3 = 0 THEN '2026-11-01' ELSE '2026-11-02' END::timestamptz) id
+      FROM generate_series(1, 4096) g) s GROUP BY 1 ORDER BY 1;
+SELECT count(*) AS calls, count(DISTINCT u) AS distinct_uids, count(DISTINCT gu) AS distinct_uid_globals
+FROM (SELECT CASE WHEN g % 2 = 0 THEN uid_new_with_time('2026-11-01') END AS u,
+             CASE WHEN g % 2 = 1 THEN uid_global_new_with_time('2026-11-01') END AS gu
+      FROM generate_series(1, 16384) g) s;
+-- Beyond N calls: ids for one time N calls apart are equal, though every
+-- call between was for another time (or of the other uid function).
+SELECT count(*) AS calls, count(DISTINCT id) AS distinct_tids
+FROM (SELECT tid_new_with_time(CASE WHEN g % 1023 = 1 THEN '2026-11-01' ELSE '2026-11-02' END::timestamptz) id
+      FROM generate_series(1, 2047) g) s WHERE tid_to_timestamp(id) = '2026-11-01';
+SELECT count(*) AS calls, count(DISTINCT id) AS distinct_koids
+FROM (SELECT koid_new_with_time(CASE WHEN g % 4096 = 1 THEN '2026-11-01' ELSE '2026-11-02' END::timestamptz) id
+      FROM generate_series(1, 4097) g) s WHERE koid_to_timestamp(id) = '2026-11-01';
+SELECT count(u) AS calls, count(DISTINCT u) AS distinct_uids
+FROM (SELECT CASE WHEN g % 16384 = 1 THEN uid_new_with_time('2026-11-01') END AS u,
+             CASE WHEN g % 16384 <> 1 THEN uid_global_new_with_time('2026-11-02') END AS gu
+      FROM generate_series(1, 16385) g) s;
 -- Ids of different times differ.
 SELECT count(DISTINCT tid_new_with_time(t)) AS tids, count(DISTINCT koid_new_with_time(t)) AS koids,
        count(DISTINCT uid_new_with_time(t)) AS uids

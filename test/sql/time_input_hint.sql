@@ -63,8 +63,41 @@ SELECT '2222222222222221'::sno;
 SELECT 'Europe/Paris'::atproto_tid;
 SELECT '2026-11-01 Nowhere/Else'::koid;
 SELECT '2026-02-30'::uid;
+-- Text the datetime parser decodes but timestamptz_in rejects ("timestamp
+-- out of range") is no time either.
+SELECT '300000-01-01'::uid;
+SELECT '300000-01-01 12:00'::sno;
 SELECT ('2026-11-01 ' || repeat('0', 200))::uid_global;
 SELECT 'YJ00'::codokey;
+-- Text that starts a date field with a letter gets no hint: the datetime
+-- parser would look it up as a time zone, and PostgreSQL keeps every zone
+-- it accepts (POSIX specs such as ZONE7 too) in the backend's memory for
+-- its life.  Bad ids in a loop must not grow the backend: the Timezones
+-- context does not grow at all, all its contexts by less than 1 MB over
+-- 500 such inputs (when the hint looked them up, 500 grew it by 3 MB).
+SELECT 'item42'::koid;
+SELECT 'zone7'::sno;
+CREATE TEMP TABLE zone_memory AS
+SELECT (SELECT total_bytes FROM pg_backend_memory_contexts WHERE name = 'Timezones') AS timezones,
+       (SELECT sum(total_bytes) FROM pg_backend_memory_contexts) AS backend;
+DO $$
+BEGIN
+    FOR i IN 1..500 LOOP
+        BEGIN
+            PERFORM ('zone' || i)::sno;
+        EXCEPTION WHEN invalid_text_representation THEN
+            NULL;
+        END;
+    END LOOP;
+END $$;
+SELECT (SELECT total_bytes FROM pg_backend_memory_contexts WHERE name = 'Timezones') - timezones
+           AS timezones_growth,
+       (SELECT sum(total_bytes) FROM pg_backend_memory_contexts) - backend < 1000000
+           AS backend_growth_under_1mb
+FROM zone_memory;
+DROP TABLE zone_memory;
+-- A real date still gets the hint after all that.
+SELECT '2026-11-01'::sno;
 -- The base64url decoders take no time: no hint.
 SELECT uid_from_base64url('2026-11-01');
 -- A cast from a text value gets the hint like a literal.
@@ -93,7 +126,7 @@ END $$;
 \endif
 SELECT type, input, (input_hint(input, type)).*
 FROM (VALUES ('sno'), ('atproto_tid'), ('koid'), ('uid'), ('uid_global'), ('codokey')) t(type),
-     (VALUES ('2026-11-01'), ('2026-11-23T12:45:52.070+00:00'), ('not a time')) i(input)
+     (VALUES ('2026-11-01'), ('2026-11-23T12:45:52.070+00:00'), ('not a time'), ('300000-01-01')) i(input)
 ORDER BY 1, 2;
 DROP FUNCTION input_hint(text, text);
 
