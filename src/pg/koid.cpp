@@ -182,9 +182,7 @@ KID_FUNCTION(koid_new_with_time)
 {
     TimestampTz t = PG_GETARG_TIMESTAMPTZ(0);
     int64_t unix_us = kid::pg::finite_unix_us(KOID, t);
-    kid::pg::KidShared *s = kid::pg::shared_for_generation(KOID);
-    uint64 sequence = pg_atomic_fetch_add_u64(&s->counters[kid::pg::COUNTER_KOID].backfill_sequence,
-                                              1);
+    uint64 sequence = kid::pg::next_backfill_sequence(KOID, kid::pg::COUNTER_KOID);
     uint64_t id;
     if (!kid::koid_with_time(unix_us, epoch_ms(),
                              static_cast<unsigned>(kid::pg::effective_koid_generator_id()),

@@ -161,4 +161,10 @@ KidShared *shared_for_generation(const char *type_name)
     return s;
 }
 
+uint64 next_backfill_sequence(const char *type_name, CounterScheme scheme)
+{
+    KidShared *s = shared_for_generation(type_name);
+    return pg_atomic_fetch_add_u64(&s->counters[scheme].backfill_sequence, 1);
+}
+
 } // namespace kid::pg

@@ -187,6 +187,13 @@ void install_shmem_hooks();
  */
 KidShared *shared_for_generation(const char *type_name);
 
+/*
+ * The next value of a counter scheme's backfill sequence (its
+ * backfill_sequence, fetch-and-add), for <scheme>_new_with_time(): the
+ * same checks as shared_for_generation.
+ */
+uint64 next_backfill_sequence(const char *type_name, CounterScheme scheme);
+
 /* Why generation is refused here, or nullptr when it is allowed (for kid_node_info). */
 const char *generation_refusal();
 

@@ -119,9 +119,7 @@ KID_FUNCTION(tid_new_with_time)
 {
     TimestampTz t = PG_GETARG_TIMESTAMPTZ(0);
     int64_t unix_us = kid::pg::finite_unix_us(TID, t);
-    kid::pg::KidShared *s = kid::pg::shared_for_generation(TID);
-    uint64 sequence = pg_atomic_fetch_add_u64(&s->counters[kid::pg::COUNTER_TID].backfill_sequence,
-                                              1);
+    uint64 sequence = kid::pg::next_backfill_sequence(TID, kid::pg::COUNTER_TID);
     uint64_t id;
     if (!kid::tid_with_time(unix_us, static_cast<unsigned>(kid::pg::node_id), sequence, &id))
         kid::pg::report_time_out_of_range(TID, t);

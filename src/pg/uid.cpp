@@ -307,9 +307,7 @@ static UidFields fields_with_time(FunctionCallInfo fcinfo, const char *type_name
 {
     TimestampTz t = PG_GETARG_TIMESTAMPTZ(0);
     int64_t unix_us = kid::pg::finite_unix_us(type_name, t);
-    kid::pg::KidShared *s = kid::pg::shared_for_generation(type_name);
-    uint64 sequence = pg_atomic_fetch_add_u64(&s->counters[kid::pg::COUNTER_UID].backfill_sequence,
-                                              1);
+    uint64 sequence = kid::pg::next_backfill_sequence(type_name, kid::pg::COUNTER_UID);
     UidFields f;
     if (!kid::uid_fields_with_time(unix_us, sequence, &f))
         kid::pg::report_time_out_of_range(type_name, t);

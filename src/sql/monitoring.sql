@@ -108,12 +108,14 @@ BEGIN
             USING ERRCODE = 'object_not_in_prerequisite_state',
                   HINT = 'Call it from a session started with citus.use_secondary_nodes = ''never'' (for instance options=-ccitus.use_secondary_nodes=never).';
     END IF;
+    -- One call of kid_node_info() per node gives both its generation state
+    -- and each scheme's node field.
     remote := format($r$SELECT pg_catalog.json_build_object(
         'node_id', pg_catalog.current_setting('kid.node_id', true),
         'epoch', pg_catalog.current_setting('kid.koid_epoch_ms', true),
         'interval', pg_catalog.current_setting('kid.uid_interval', true),
-        'generation', (SELECT pg_catalog.string_agg(DISTINCT generation, '; ') FROM %1$s.kid_node_info()),
-        'fields', (SELECT pg_catalog.json_object_agg(scheme, node_field) FROM %1$s.kid_node_info()))$r$,
+        'generation', pg_catalog.string_agg(DISTINCT generation, '; '),
+        'fields', pg_catalog.json_object_agg(scheme, node_field)) FROM %1$s.kid_node_info()$r$,
         (SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
          WHERE e.extname = 'kid'));
     -- run_command_on_all_nodes answers for the coordinator too, with nodeid
