@@ -114,6 +114,16 @@ main_db() {
         kpsql "$KID_MAIN_PORT" -d "$1" -c "CREATE EXTENSION kid"
 }
 
+# main_pgbench DB [pgbench options...]: pgbench on the main cluster's
+# database DB, its output to a log of its own under $KID_TMP; its exit
+# status is pgbench's (0 when every client succeeded).
+main_pgbench() {
+    local db=$1
+    shift
+    "$PG_BIN/pgbench" -h "$KID_MAIN_SOCK" -p "$KID_MAIN_PORT" -U postgres -n "$@" "$db" \
+        >"$KID_TMP/pgbench.$BASHPID.$RANDOM.log" 2>&1
+}
+
 # npm_install_once DIR: the packages of DIR/package.json (pinned versions),
 # installed once into DIR/node_modules (gitignored) and reused by every later
 # run and script; reinstalled when package.json changes.

@@ -55,11 +55,8 @@ FROM generate_series(1, 20);
 SQL
 chmod 644 "$KID_TMP/conc_sno.sql"
 
-bench() {
-    "$PG_BIN/pgbench" -h "$KID_MAIN_SOCK" -p $PORT -U postgres -n "$@" kid_stress > "$KID_TMP/pgbench.$$.$RANDOM.log" 2>&1
-}
-long_lived() { bench -c 8 -j 2 -t 300 -f "$KID_TMP/conc_sno.sql"; }
-short_lived() { bench -C -c 6 -j 2 -t 150 -f "$KID_TMP/conc_sno.sql"; }
+long_lived() { main_pgbench kid_stress -c 8 -j 2 -t 300 -f "$KID_TMP/conc_sno.sql"; }
+short_lived() { main_pgbench kid_stress -C -c 6 -j 2 -t 150 -f "$KID_TMP/conc_sno.sql"; }
 
 long_lived & p1=$!
 short_lived & p2=$!

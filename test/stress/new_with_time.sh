@@ -31,8 +31,7 @@ bench() {
     echo "$1" >"$script"
     chmod 644 "$script"
     shift
-    "$PG_BIN/pgbench" -h "$KID_MAIN_SOCK" -p $PORT -U postgres -n -f "$script" "$@" kid_backfill \
-        >"$KID_TMP/pgbench.$RANDOM.log" 2>&1
+    main_pgbench kid_backfill -f "$script" "$@"
 }
 count() {
     kpsql $PORT -d kid_backfill -c "$1"

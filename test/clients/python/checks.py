@@ -5,8 +5,23 @@ check of its own, and a missing library as a failed import, so nothing is
 skipped silently."""
 
 import contextlib
+import datetime
 import sys
 import traceback
+
+# What both libraries' scenarios work on: the tables, and the times the
+# time-range rows are made for (whole minutes from T0).
+TABLES = (
+    "CREATE TABLE event (id sno PRIMARY KEY DEFAULT sno_new(), body text)",
+    "CREATE TABLE follower (id koid PRIMARY KEY DEFAULT koid_new(), name text)",
+    "CREATE TABLE post (id atproto_tid PRIMARY KEY DEFAULT tid_new(), body text)",
+)
+T0 = datetime.datetime(2026, 1, 10, tzinfo=datetime.timezone.utc)
+
+
+def minutes(n):
+    return T0 + datetime.timedelta(minutes=n)
+
 
 
 class Checks:

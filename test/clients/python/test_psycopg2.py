@@ -11,25 +11,16 @@ column's type), a datetime '...'::timestamptz, an int a numeric literal
 ('a', 'b'), untyped literals.  A kid column comes back as str.
 """
 
-import datetime
 import io
 import re
 import sys
 
-from checks import Checks, import_or_fail
+from checks import TABLES, Checks, import_or_fail, minutes
 
 checks = Checks("psycopg2")
 psycopg2 = import_or_fail(checks, "psycopg2", "python3-psycopg2")
 if psycopg2 is None:
     sys.exit(checks.finish())
-
-UTC = datetime.timezone.utc
-T0 = datetime.datetime(2026, 1, 10, tzinfo=UTC)
-
-
-def minutes(n):
-    return T0 + datetime.timedelta(minutes=n)
-
 
 conn = psycopg2.connect("")
 conn.autocommit = True
@@ -41,9 +32,8 @@ def query(sql, params=None):
     return cur.fetchall()
 
 
-cur.execute("CREATE TABLE event (id sno PRIMARY KEY DEFAULT sno_new(), body text)")
-cur.execute("CREATE TABLE follower (id koid PRIMARY KEY DEFAULT koid_new(), name text)")
-cur.execute("CREATE TABLE post (id atproto_tid PRIMARY KEY DEFAULT tid_new(), body text)")
+for table in TABLES:
+    cur.execute(table)
 
 with checks.scenario("1. INSERT with DEFAULT ... RETURNING id"):
     sno_id = query("INSERT INTO event (body) VALUES (%s) RETURNING id", ["hello"])[0][0]

@@ -10,30 +10,20 @@ an int as int2/int4/int8 by value, a list of str as an untyped array; a kid
 column comes back as str in text results and as its raw bytes in binary ones.
 """
 
-import datetime
 import re
 import sys
 
-from checks import Checks, import_or_fail
+from checks import TABLES, Checks, import_or_fail, minutes
 
 checks = Checks("psycopg 3")
 psycopg = import_or_fail(checks, "psycopg", "python3-psycopg")
 if psycopg is None:
     sys.exit(checks.finish())
 
-UTC = datetime.timezone.utc
-T0 = datetime.datetime(2026, 1, 10, tzinfo=UTC)
-
-
-def minutes(n):
-    return T0 + datetime.timedelta(minutes=n)
-
-
 conn = psycopg.connect(autocommit=True)
 cur = conn.cursor()
-cur.execute("CREATE TABLE event (id sno PRIMARY KEY DEFAULT sno_new(), body text)")
-cur.execute("CREATE TABLE follower (id koid PRIMARY KEY DEFAULT koid_new(), name text)")
-cur.execute("CREATE TABLE post (id atproto_tid PRIMARY KEY DEFAULT tid_new(), body text)")
+for table in TABLES:
+    cur.execute(table)
 
 with checks.scenario("1. INSERT with DEFAULT ... RETURNING id"):
     sno_id = cur.execute("INSERT INTO event (body) VALUES (%s) RETURNING id", ["hello"]).fetchone()[0]
