@@ -48,6 +48,20 @@ expect_eq "README and docs/: every function called in inline code exists" \
                                'uuid_extract_timestamp',                         -- PostgreSQL 17+ (benchmark on 18)
                                'pg_get_loaded_modules')                          -- PostgreSQL 18")" none
 
+# Every function a user calls by name is in the README: every kid function
+# but those PostgreSQL calls for the types (input and output, operators,
+# casts, operator classes, aggregates' parts, the trigger) and the helper
+# codokey's context functions call to raise for an unknown name.
+rf_user_functions=$(rf_sql "SELECT p.proname $rf_kid_functions
+    WHERE p.prokind = 'f' AND p.prorettype <> 'trigger'::regtype AND p.proname <> 'codokey_context_missing'
+      AND NOT EXISTS (SELECT FROM pg_type t WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend))
+      AND NOT EXISTS (SELECT FROM pg_operator o WHERE o.oprcode = p.oid)
+      AND NOT EXISTS (SELECT FROM pg_amproc a WHERE a.amproc = p.oid)
+      AND NOT EXISTS (SELECT FROM pg_cast c WHERE c.castfunc = p.oid)
+      AND NOT EXISTS (SELECT FROM pg_aggregate g WHERE p.oid IN (g.aggtransfn, g.aggfinalfn, g.aggcombinefn))")
+expect_eq "README: names every function users call (all but the types' support functions)" \
+    "$(for f in $rf_user_functions; do grep -qw -- "$f" README.md || printf '%s ' "$f"; done)" ""
+
 # Every file of the tree named in README.md, docs/ and CONTRIBUTING.md
 # exists (the install script and fuzz artifacts are made by the build and
 # runs; docs/citus.md comes with the citus branch; globs are not files).
