@@ -231,3 +231,17 @@ END $$;
 
 COMMENT ON FUNCTION kid_cluster_check() IS
 'On a Citus coordinator: every node''s kid.node_id, koid generator id, uid_global node fingerprint, kid.koid_epoch_ms and kid.uid_interval, one row per node (the coordinator included: it generates for INSERT ... VALUES and COPY); ERROR 22023 naming the nodes when two of them share a node field or these settings differ, ERROR 55000 when a node cannot generate or Citus is not installed.';
+
+-- The extension's comment (what \dx shows) is kid.control's, written by
+-- CREATE EXTENSION only: a database updated from 0.1.0 keeps 0.1.0's, which
+-- left out uid_global.  Set it to 0.2.0's control comment here.  By the name
+-- the extension is installed under (the upgrade test installs these scripts
+-- as another extension): the one koid_new() belongs to.
+DO $$
+BEGIN
+    EXECUTE format('COMMENT ON EXTENSION %I IS %L',
+        (SELECT e.extname FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_extension e ON e.oid = d.refobjid
+         WHERE d.classid = 'pg_catalog.pg_proc'::pg_catalog.regclass AND d.objid = '@extschema@.koid_new()'::pg_catalog.regprocedure
+           AND d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass AND d.deptype = 'e'),
+        'k-ordered unique identifiers: sno, AT Protocol tid, koid, uid and uid_global id types, and codokey date keys');
+END $$;

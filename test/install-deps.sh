@@ -40,9 +40,12 @@ packages=(
     # headers include gssapi.h.  No libcurl: Citus is built without it, so
     # that the test servers send no usage statistics.
     liblz4-dev libzstd-dev libkrb5-dev
-    # test/stress/client_python.sh: the Python client libraries, psycopg 3
-    # and psycopg2, as Debian packages them (for Debian's /usr/bin/python3).
-    python3-psycopg python3-psycopg2
+    # test/stress/client_python.sh: the Python client libraries, psycopg 3,
+    # psycopg2, asyncpg and SQLAlchemy, as Debian packages them (for
+    # Debian's /usr/bin/python3).
+    python3-psycopg python3-psycopg2 python3-asyncpg python3-sqlalchemy
+    # test/stress/client_ruby_php_perl.sh: ruby-pg, PHP's pgsql, DBD::Pg.
+    ruby-pg php-cli php-pgsql libdbd-pg-perl
 )
 # Node.js and npm run the reference implementations of the cross-checks and
 # node-postgres (test/stress/client_node.sh);

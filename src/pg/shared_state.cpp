@@ -119,8 +119,10 @@ KidShared *shared_for_generation(const char *type_name)
     if (s == nullptr)
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("kid must be loaded at server start to generate %s ids", type_name),
-                        errhint("Add kid to shared_preload_libraries in postgresql.conf, e.g. "
-                                "shared_preload_libraries = 'kid', and restart the server.")));
+                        errhint("Append kid to the list in shared_preload_libraries in "
+                                "postgresql.conf, keeping the libraries already there "
+                                "(e.g. shared_preload_libraries = 'pg_stat_statements,kid'), "
+                                "and restart the server.")));
     if (likely(pg_atomic_read_u32(&s->floors_final) != 0)) {
         /*
          * Pairs with the full barrier lease_finalize_floors puts before

@@ -111,9 +111,10 @@ expect_eq "README: names every package test/install-deps.sh installs" \
         tr ' ' '\n' | grep -v '^$' | while read -r p; do tr -s ' \n' '  ' < README.md | grep -qF -- "$p" || printf '%s ' "$p"; done)" ""
 
 # The README's client lines are the client tests' lines: every SQL string
-# in its python, js, java and go blocks occurs in test/clients/.
+# in its python, js, java, go, ruby, php and perl blocks occurs in
+# test/clients/.
 expect_eq "README: every SQL string of its client examples occurs in test/clients/" \
-    "$(perl -ne 'if (/^```(python|js|java|go)/ ... /^```$/) { while (/["\x27]((?:SELECT|INSERT|COPY|UPDATE)[^"\x27]*)["\x27]/g) { print "$1\n" } }' README.md |
+    "$(perl -ne 'if (/^```(python|js|java|go|ruby|php|perl)/ ... /^```$/) { while (/["\x27]((?:SELECT|INSERT|COPY|UPDATE)[^"\x27]*)["\x27]/g) { print "$1\n" } }' README.md |
         while read -r q; do grep -rqF -- "$q" test/clients/ || printf '%s; ' "$q"; done)" ""
 
 # Links from the README and docs/ to files of the tree and to headings

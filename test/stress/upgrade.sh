@@ -50,7 +50,7 @@ upg_install_ext() {
 upg_cleanup() {
     local f
     for f in $UPG_INSTALLED; do rm -f "$f"; done
-    for db in upg_old upg_new upg_next_old upg_next_new upg_bad; do
+    for db in upg_old upg_new upg_next_old upg_next_new upg_bad upg_comment; do
         kpsql $PORT -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1
     done
 }
@@ -250,6 +250,17 @@ upg_compare() {
 
 if [ "$UPG_DEFAULT" != "$UPG_FIRST" ]; then
     upg_compare kid kid_upg "$UPG_FIRST" "$UPG_DEFAULT" upg_old upg_new
+    # The extension's comment (\dx) comes from kid.control at CREATE
+    # EXTENSION only: a database made under 0.1.0 has 0.1.0's (given here as
+    # 0.1.0's kid.control had it), and the update sets the current one.
+    upg_comment_of() { sed -n "s/^comment *= *'\(.*\)'/\1/p"; }
+    upg_db upg_comment &&
+        kpsql $PORT -d upg_comment -c "CREATE EXTENSION kid_upg VERSION '$UPG_FIRST'" \
+            -c "COMMENT ON EXTENSION kid_upg IS 'k-ordered unique identifiers: sno, AT Protocol tid, koid, uid and codokey types'" \
+            -c "ALTER EXTENSION kid_upg UPDATE TO '$UPG_DEFAULT'" >/dev/null
+    expect_eq "kid: after the update from $UPG_FIRST the extension's comment is kid.control's" \
+        "$(kpsql $PORT -d upg_comment -c "SELECT obj_description(oid, 'pg_extension') FROM pg_extension WHERE extname = 'kid_upg'")" \
+        "$(upg_comment_of < kid.control)"
 else
     echo "(default version is $UPG_FIRST: no upgrade of kid to test yet; the made-up 0.1.1 below tests the machinery)"
 fi

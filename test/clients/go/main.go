@@ -306,6 +306,17 @@ func run(conn *pgx.Conn) {
 	} else {
 		ok("koid: scanning the koid column into int64 fails (scan id::bigint)")
 	}
+	// Nor into an interface{}: pgx has no Go type for an oid it does not
+	// know.  Scan into a string.
+	var anything interface{}
+	err = conn.QueryRow(ctx, "SELECT '0000000000000123'::koid").Scan(&anything)
+	if err == nil {
+		fail("koid: scanning an id into interface{} fails (unknown oid)", fmt.Sprintf("no error, got %#v", anything))
+	} else if !strings.Contains(err.Error(), "unknown oid") {
+		fail("koid: scanning an id into interface{} fails (unknown oid)", "another error: "+err.Error())
+	} else {
+		ok("koid: scanning an id into interface{} fails (unknown oid)")
+	}
 }
 
 // sameRows: the two tables hold the same rows.

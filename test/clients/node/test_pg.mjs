@@ -157,6 +157,12 @@ await scenario('7. koid as BigInt and as string', async () => {
     await error('7. INSERT of a BigInt into a koid column (no cast): 22P02 likewise',
         client.query("INSERT INTO follower (id, name) VALUES ($1, 'bob')", [n + 1n]),
         '22P02', `invalid input syntax for type koid: "${n + 1n}"`);
+    // Silently when the decimal digits happen to be 16 or fewer: they are
+    // taken as hex, and another koid is stored.
+    await client.query("INSERT INTO follower (id, name) VALUES ($1, 'dan')", [1234567890123456n]);
+    eq('7. INSERT of a 16-digit BigInt (no cast): stored as the koid its digits spell in hex, no error',
+        await rows("SELECT id, id::bigint AS n FROM follower WHERE name = 'dan'"),
+        [{ id: '1234567890123456', n: '1311768467284833366' }]);
     await client.query("INSERT INTO follower (id, name) VALUES ($1::bigint::koid, 'bob')", [n + 1n]);
     eq('7. INSERT of a BigInt as $1::bigint::koid: stored as that koid',
         await rows("SELECT id, id::bigint AS n FROM follower WHERE name = 'bob'"),

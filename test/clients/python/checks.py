@@ -24,6 +24,15 @@ def minutes(n):
 
 
 
+def error_fields(e):
+    """(SQLSTATE, primary message, HINT) of a database error: psycopg's and
+    psycopg2's errors carry them in e.diag, asyncpg's on the error itself."""
+    diag = getattr(e, "diag", None)
+    if diag is not None:
+        return (diag.sqlstate, diag.message_primary, diag.message_hint)
+    return (getattr(e, "sqlstate", None), getattr(e, "message", None), getattr(e, "hint", None))
+
+
 class Checks:
     def __init__(self, library):
         self.library = library
@@ -46,8 +55,7 @@ class Checks:
         try:
             actual = run()
         except Exception as e:  # the driver's own error class
-            diag = getattr(e, "diag", None)
-            self._report(name, False, f"raised {type(e).__name__} {getattr(diag, 'sqlstate', None)}: "
+            self._report(name, False, f"raised {type(e).__name__} {error_fields(e)[0]}: "
                          + str(e).strip().replace("\n", " | "))
             return
         self.eq(name, actual, expected)
@@ -62,9 +70,7 @@ class Checks:
         try:
             run()
         except Exception as e:  # the driver's own error class
-            diag = getattr(e, "diag", None)
-            got = (getattr(diag, "sqlstate", None), getattr(diag, "message_primary", None),
-                   getattr(diag, "message_hint", None))
+            got = error_fields(e)
             ok = got[0] == sqlstate and (message is None or got[1] == message) and (
                 hint_has is None or (got[2] is not None and hint_has in got[2]))
             self._report(name, ok, f"got {type(e).__name__} {got!r}, expected {sqlstate}"
