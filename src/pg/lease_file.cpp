@@ -26,7 +26,7 @@ extern "C" {
 namespace kid::pg {
 
 constexpr int LEASE_FILE_VERSION = 4;
-/* Written by kid before the checksum (0.2.0 development); read once, then rewritten. */
+/* Written by kid 0.1.0 (no checksum); read once, then rewritten. */
 constexpr int LEASE_FILE_V3 = 3;
 const char LEASE_FILE[] = "kid.lease";
 static const char LEASE_TEMP_FILE[] = "kid.lease.tmp";

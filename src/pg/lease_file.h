@@ -45,9 +45,9 @@ extern const char LEASE_FILE[];
  * the interval of the ids it protects (for the error message).
  *
  * Two other forms are read, and rewritten at once in this one: version 3
- * (the same numbers without <crc>, written by kid 0.2.0 during its
- * development), and "kid lease floor <Unix microseconds>", which an operator
- * writes by hand to replace a damaged file (every own mark at that floor).
+ * (the same numbers without <crc>, written by kid 0.1.0), and "kid lease
+ * floor <Unix microseconds>", which an operator writes by hand to replace a
+ * damaged file (every own mark at that floor).
  */
 struct LeaseFile {
     int64 own[LEASE_LINES];
