@@ -8,7 +8,9 @@
 # hour behind that floor:
 #   (a) a crash: the postmaster killed by SIGKILL, proved (its pid is gone,
 #       the next start runs crash recovery, kid_node_info says "ahead");
-#   (b) a clean restart (pg_ctl stop -m fast), proved ("exact").
+#   (b) a clean restart (pg_ctl stop -m fast), proved ("exact");
+#   (c) a promotion: a streaming standby promoted after its primary stopped
+#       (immediate), its floors the primary's marks plus the 10 s margin.
 # After each, with the clock 1 h behind: the first tid, uid and uid_global
 # ids are above their line's floor (and above every earlier id); koid
 # refuses (55000) rather than go below its floor, and back at the true time
@@ -28,7 +30,8 @@ chmod 644 "$FT_FILE"
 cluster_init fl $FL_P || exit 1
 fl_start() { LD_PRELOAD=$FT_LIB FAKETIME_TIMESTAMP_FILE=$FT_FILE FAKETIME_NO_CACHE=1 cluster_start fl "$@"; }
 fl_start || exit 1
-flq() { kpsql $FL_P -d postgres "$@"; }
+FL_Q=$FL_P # the server the checks ask
+flq() { kpsql $FL_Q -d postgres "$@"; }
 flq -c "CREATE EXTENSION kid" -c "
 CREATE TABLE fl_sno (id sno PRIMARY KEY, round int);
 CREATE TABLE fl_tid (id atproto_tid PRIMARY KEY, round int);
@@ -91,7 +94,7 @@ fl_checks() { # what round between
     expect_eq "$what, clock $between s behind: the first sno is on tick 1" "${out%%|*}" 1
     fl_above "$what: sno tick 1" 2 "${out#*|}"
     echo "+0" >"$FT_FILE"
-    out=$(flq -c "SET kid.koid_max_clock_wait_ms = 15000" -c "INSERT INTO fl_koid VALUES (koid_new(), $round) RETURNING (extract(epoch FROM koid_to_timestamp(id)) * 1000000)::bigint")
+    out=$(flq -c "SET kid.koid_max_clock_wait_ms = 30000" -c "INSERT INTO fl_koid VALUES (koid_new(), $round) RETURNING (extract(epoch FROM koid_to_timestamp(id)) * 1000000)::bigint")
     fl_above "$what, true time: koid" 4 "$out"
 }
 # fl_above LABEL LINE_INDEX(1-5) TIME_US
@@ -152,9 +155,37 @@ expect_eq "clean restart: the startup floors are the exact marks of kid.lease" \
     "$(fl_lease startup_floor) $(flq -c "SELECT string_agg(DISTINCT startup_mark, ',') FROM kid_node_info()")" "$fl_floors exact"
 fl_checks "after a clean restart" 4 100
 
-expect_eq "zero duplicates (rows = distinct ids: sno tid koid uid uid_global)" \
+# (c) A promotion: a streaming standby of this server, the primary's ids of
+# every line replayed, the primary gone, the standby promoted with its clock
+# 1 h behind.  Its floors: the primary's marks plus the 10 s margin.
+FL_S=54397
+as_postgres mkdir -p "$KID_TMP/fls"
+as_postgres "$PG_BIN/pg_basebackup" -h "$KID_TMP" -p $FL_P -U postgres -D "$KID_TMP/fls/data" -R -X stream -c fast >/dev/null
+sed -i "s/^port = .*/port = $FL_S/" "$KID_TMP/fls/data/postgresql.conf"
+LD_PRELOAD=$FT_LIB FAKETIME_TIMESTAMP_FILE=$FT_FILE FAKETIME_NO_CACHE=1 cluster_start fls || exit 1
+check "round 5: ids of every line on the primary (sno on tick 1 80 s back)" fl_gen 5 80
+fl_marks=$(fl_lease covered_until)
+fl_lsn=$(flq -c "SELECT pg_current_wal_lsn()")
+fl_caught_up() {
+    for _ in $(seq 150); do
+        [ "$(kpsql $FL_S -d postgres -c "SELECT pg_last_wal_replay_lsn() >= '$fl_lsn'" 2>/dev/null)" = t ] && return 0
+        sleep 0.2
+    done
+    return 1
+}
+check "promotion: the standby replayed round 5" fl_caught_up
+cluster_stop fl immediate
+echo "-3600" >"$FT_FILE"
+as_postgres "$PG_BIN/pg_ctl" -D "$KID_TMP/fls/data" -w -t 60 promote >/dev/null
+FL_Q=$FL_S
+expect_eq "promotion: the standby is promoted" "$(flq -c "SELECT pg_is_in_recovery()")" f
+fl_floors=$(for m in $fl_marks; do printf '%s ' $((m + 10000000)); done)
+fl_floors=${fl_floors% }
+fl_checks "after a promotion" 6 30
+
+expect_eq "zero duplicates, every round of both servers (rows = distinct ids: sno tid koid uid uid_global)" \
     "$(flq -c "SELECT (SELECT count(*) - count(DISTINCT id) FROM fl_sno) || ' ' || (SELECT count(*) - count(DISTINCT id) FROM fl_tid) || ' ' || (SELECT count(*) - count(DISTINCT id) FROM fl_koid) || ' ' || (SELECT count(*) - count(DISTINCT id) FROM fl_uid) || ' ' || (SELECT count(*) - count(DISTINCT id) FROM fl_uidg)")" \
     "0 0 0 0 0"
-cluster_stop fl fast
+cluster_stop fls fast
 
 kid_finish
