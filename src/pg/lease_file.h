@@ -14,19 +14,20 @@ extern const char LEASE_FILE[];
 
 /*
  * The lease file, one line:
- *   kid lease 3 <own marks, one per line> <replayed marks> <margin pending> <exact>
+ *   kid lease 4 <own marks> <replayed marks> <margin pending> <exact>
  *               <koid epoch ms> <uid interval> <replayed uid interval> <uid_global guard>
- *               <uid interval the guard protects>
- * with the lines in LeaseLine order (sno tick 0, sno tick 1, atproto_tid,
- * koid, uid), marks in Unix microseconds.  "Own" marks are floors for what
- * this server handed out (and the floors it applied): every id of a line is
- * at or below its mark, whose time unit counts as used (a mark written
- * ahead lies above every id; an exact mark is the time of the newest one);
- * "replayed" marks came from another server's WAL.  <margin pending> is 1
- * when the replayed marks were written during archive recovery and
- * PROMOTION_MARGIN_US has not been added to them yet.  <exact> is 1 when a
- * clean shutdown wrote the own marks as the generators' exact high-water
- * marks, 0 when they were written ahead.
+ *               <uid interval the guard protects> <crc>
+ * with the marks in LeaseLine order (sno tick 0, sno tick 1, atproto_tid,
+ * koid, uid), in Unix microseconds, and <crc> the CRC-32C (eight lower-case
+ * hexadecimal digits) of every byte before the blank ahead of it.  "Own"
+ * marks are floors for what this server handed out (and the floors it
+ * applied): every id of a line is at or below its mark, whose time unit
+ * counts as used (a mark written ahead lies above every id; an exact mark
+ * is the time of the newest one); "replayed" marks came from another
+ * server's WAL.  <margin pending> is 1 when the replayed marks were written
+ * during archive recovery and PROMOTION_MARGIN_US has not been added to
+ * them yet.  <exact> is 1 when a clean shutdown wrote the own marks as the
+ * generators' exact high-water marks, 0 when they were written ahead.
  *
  * <koid epoch ms> is the kid.koid_epoch_ms both koid marks are expressed
  * under: a koid holds milliseconds since the epoch, so what a koid mark
@@ -43,8 +44,10 @@ extern const char LEASE_FILE[];
  * (kid::uid_interval_change_guard_us), kept until the clock passes it, with
  * the interval of the ids it protects (for the error message).
  *
- * A file of another version is refused: the server does not start (see
- * lease_read).  No other layout has been released, so none is read.
+ * Two other forms are read, and rewritten at once in this one: version 3
+ * (the same numbers without <crc>, written by kid 0.1.0), and "kid lease
+ * floor <Unix microseconds>", which an operator writes by hand to replace a
+ * damaged file (every own mark at that floor).
  */
 struct LeaseFile {
     int64 own[LEASE_LINES];
@@ -60,9 +63,10 @@ struct LeaseFile {
 
 /*
  * Read the lease file; false (and zeros, with this server's settings) when
- * there is none or it is malformed.  A file of another version is refused:
- * FATAL in the postmaster, so the server does not start rather than start
- * without floors.
+ * there is none.  Any other state kid cannot trust is FATAL (the server
+ * does not start rather than start without floors): the file cannot be
+ * opened or read, or is empty, cut short, too long, of another version,
+ * fails its checksum or holds a number out of range.
  */
 bool lease_read(LeaseFile *lf);
 

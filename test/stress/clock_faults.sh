@@ -76,11 +76,30 @@ expect_eq "clock faults: regressions and waits are counted (sno, tid, uid regres
     "$(fq -c "SELECT bool_and(regressions > 0) FILTER (WHERE scheme IN ('sno', 'atproto_tid', 'uid')) AND bool_and(clock_waits > 0) FILTER (WHERE scheme IN ('sno', 'koid')) FROM kid_generator_stats()")" t
 
 # Crash restart while the clock is an hour behind.
-pid=$( (fq -c "SELECT pg_backend_pid(), pg_sleep(30)" >/dev/null 2>&1 &) ; sleep 1; fq -c "SELECT pid FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND pid <> pg_backend_pid() LIMIT 1")
-kill -KILL "$pid"
-for _ in $(seq 100); do fq -c "SELECT 1" >/dev/null 2>&1 && break; sleep 0.2; done
+cf_reinits() { grep -c 'all server processes terminated; reinitializing' "$KID_TMP/faulty/server.log"; }
+cf_before=$(cf_reinits)
+cf_lease=$(fq -c "SELECT string_agg(line || '=' || covered_until, ' ' ORDER BY line) FROM kid_lease() WHERE line IN ('atproto_tid', 'uid')")
+fq -c "SELECT pg_sleep(30)" >/dev/null 2>&1 &
+pid=""
+for _ in $(seq 100); do
+    pid=$(fq -c "SELECT pid FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND pid <> pg_backend_pid() LIMIT 1")
+    [ -n "$pid" ] && break
+    sleep 0.1
+done
+check "clock faults: a backend killed by SIGKILL (pid '$pid')" kill -KILL "$pid"
+wait 2>/dev/null
+for _ in $(seq 150); do
+    [ "$(cf_reinits)" -gt "$cf_before" ] && fq -c "SELECT 1" >/dev/null 2>&1 && break
+    sleep 0.2
+done
+expect_eq "clock faults: the postmaster crash-restarted (server log)" "$(cf_reinits)" $((cf_before + 1))
+expect_eq "clock faults: after the crash restart the tid and uid floors are the lease marks before it" \
+    "$(fq -c "SELECT string_agg(line || '=' || startup_floor, ' ' ORDER BY line) FROM kid_lease() WHERE line IN ('atproto_tid', 'uid')")" "$cf_lease"
 echo "-3601.001" > "$FT_FILE"
-check "clock faults: after a crash restart 1 h back, tid and uid continue above the lease" gen_all 4 tid uid
+check "clock faults: after a crash restart 1 h back, tid and uid continue" gen_all 4 tid uid
+expect_eq "clock faults: after a crash restart 1 h back, the first tid and uid are above their floors" \
+    "$(fq -c "SELECT (SELECT min(tid_to_timestamp(id)) FROM f_tid WHERE round = 4) > (SELECT startup_floor FROM kid_lease() WHERE line = 'atproto_tid')
+                 AND (SELECT min(uid_to_timestamp(id)) FROM f_uid WHERE round = 4) > (SELECT startup_floor FROM kid_lease() WHERE line = 'uid')")" t
 echo "+0" > "$FT_FILE"
 sleep 11   # past the lease written ahead before the crash (10 s)
 check "clock faults: clock back to true time, every generator" gen_all 5 sno tid koid uid

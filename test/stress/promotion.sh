@@ -112,7 +112,7 @@ expect_eq "promotion: the standby names the primary's node id and counts the rep
     "$(spq -c "SELECT bool_and(replayed_node_id = 0 AND replayed_records > 0 AND generation LIKE 'in recovery%') FROM kid_node_info()")" t
 pr_counters_us=$(ppq -c "SELECT (extract(epoch FROM covered_until) * 1000000)::bigint FROM kid_node_info() WHERE scheme = 'atproto_tid'")
 expect_eq "promotion: the standby's kid.lease holds the replayed atproto_tid mark" \
-    "$(awk '{print $1, $2, $3, $11}' "$KID_TMP/promo_s/data/kid.lease")" "kid lease 3 $pr_counters_us"
+    "$(awk '{print $1, $2, $3, $11}' "$KID_TMP/promo_s/data/kid.lease")" "kid lease 4 $pr_counters_us"
 
 pr_refusals=0
 for f in "sno_new()" "tid_new()" "koid_new()" "uid_new()"; do

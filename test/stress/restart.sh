@@ -19,24 +19,46 @@ CREATE TABLE restart_sno (id sno PRIMARY KEY DEFAULT sno_new(), round int);
 INSERT INTO restart_sno (round) SELECT 0 FROM generate_series(1, 5000);
 SQL
 
+rs_log_count() { grep -c "$1" "$KID_TMP/restart/server.log"; }
 restart_round() {
-    local round=$1 how=$2
+    local round=$1 how=$2 before
     case $how in
-    clean) cluster_stop restart fast; cluster_start restart ;;
-    immediate) cluster_stop restart immediate; cluster_start restart ;;
+    clean)
+        before=$(rs_log_count 'database system was shut down at')
+        cluster_stop restart fast
+        cluster_start restart
+        expect_eq "round $round: the restart was clean (the start found a shutdown checkpoint)" \
+            "$(rs_log_count 'database system was shut down at')" $((before + 1))
+        ;;
+    immediate)
+        before=$(rs_log_count 'database system was not properly shut down')
+        cluster_stop restart immediate
+        cluster_start restart
+        # The proof that it was a crash: the start ran crash recovery.
+        expect_eq "round $round: the immediate stop was a crash (the start ran crash recovery)" \
+            "$(rs_log_count 'database system was not properly shut down')" $((before + 1))
+        ;;
     kill-backend)
-        local pid
+        local pid=""
+        before=$(rs_log_count 'all server processes terminated; reinitializing')
         # A backend that holds a partition dies by SIGKILL: crash restart.
         kpsql $RS_PORT -d postgres -c "SELECT sno_new(); SELECT pg_sleep(30)" >/dev/null 2>&1 &
-        sleep 1
-        pid=$(kpsql $RS_PORT -d postgres -c "SELECT pid FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND pid <> pg_backend_pid() LIMIT 1")
-        kill -KILL "$pid"
+        for _ in $(seq 100); do
+            pid=$(kpsql $RS_PORT -d postgres -c "SELECT pid FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND pid <> pg_backend_pid() LIMIT 1")
+            [ -n "$pid" ] && break
+            sleep 0.1
+        done
+        check "round $round: a backend killed by SIGKILL (pid '$pid')" kill -KILL "$pid"
         wait 2>/dev/null
         # Wait for the crash restart to finish.
-        for _ in $(seq 100); do
-            kpsql $RS_PORT -d postgres -c "SELECT 1" >/dev/null 2>&1 && break
+        for _ in $(seq 150); do
+            [ "$(rs_log_count 'all server processes terminated; reinitializing')" -gt "$before" ] &&
+                kpsql $RS_PORT -d postgres -c "SELECT 1" >/dev/null 2>&1 && break
             sleep 0.2
         done
+        # The proof that it was a crash: the postmaster reinitialised.
+        expect_eq "round $round: the postmaster crash-restarted (server log)" \
+            "$(rs_log_count 'all server processes terminated; reinitializing')" $((before + 1))
         ;;
     esac
     kpsql $RS_PORT -d postgres -c "INSERT INTO restart_sno (round) SELECT $round FROM generate_series(1, 5000)"
