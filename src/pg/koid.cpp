@@ -123,9 +123,9 @@ KID_FUNCTION(koid_new)
     bool counted_regression = false;
 
     for (;;) {
-        int64_t high;
+        int64_t trusted; /* koid waits for the clock itself */
         bool regressed;
-        int64_t now_us = kid::pg::counter_clock(gen, &high, &regressed);
+        int64_t now_us = kid::pg::counter_clock(gen, &trusted, &regressed);
         /* A clock below a reading seen before went back: once per call. */
         if (regressed && !counted_regression) {
             pg_atomic_fetch_add_u64(&gen->stats.regressions, 1);

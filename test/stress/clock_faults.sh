@@ -17,7 +17,11 @@ FPORT=54350
 echo "+0" > "$FT_FILE"
 chmod 644 "$FT_FILE"
 cluster_init faulty $FPORT
-LD_PRELOAD=$FT_LIB FAKETIME_TIMESTAMP_FILE=$FT_FILE FAKETIME_NO_CACHE=1 cluster_start faulty
+# CLOCK_MONOTONIC stays true, as on a real machine, where a clock step
+# moves CLOCK_REALTIME only: tid and uid advance by it while the clock is
+# behind (their trusted time, src/core/trusted_time.h).
+LD_PRELOAD=$FT_LIB FAKETIME_TIMESTAMP_FILE=$FT_FILE FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1 \
+    cluster_start faulty
 
 fq() { kpsql $FPORT -d postgres "$@"; }
 fq -c "CREATE EXTENSION kid" -c "
@@ -45,6 +49,10 @@ expect_eq "clock faults: the server's clock is faked" \
 echo "-0.001" > "$FT_FILE"
 check "clock faults: 1 ms back, every generator" gen_all 1 sno tid koid uid
 echo "-1.001" > "$FT_FILE"
+# The first tid and uid after the step are above the last ones (their
+# floor), while the clock reads below those.
+expect_eq "clock faults: 1 s back, the first tid and uid are above the last ones, the clock behind them" \
+    "$(fq -c "SELECT tid_new() > max(id) AND clock_timestamp() < max(tid_to_timestamp(id)) FROM f_tid")$(fq -c "SELECT uid_new() > max(id) AND clock_timestamp() < max(uid_to_timestamp(id)) FROM f_uid")" tt
 check "clock faults: 1 s back, every generator (koid waits about 1 s)" gen_all 2 sno tid koid uid
 echo "-3601.001" > "$FT_FILE"
 check "clock faults: 1 h back, tid and uid continue" gen_all 3 tid uid
@@ -75,12 +83,42 @@ fq -c "SELECT scheme, generated, regressions, overflow_waits, clock_waits, ahead
 expect_eq "clock faults: regressions and waits are counted (sno, tid, uid regressions; sno and koid clock waits)" \
     "$(fq -c "SELECT bool_and(regressions > 0) FILTER (WHERE scheme IN ('sno', 'atproto_tid', 'uid')) AND bool_and(clock_waits > 0) FILTER (WHERE scheme IN ('sno', 'koid')) FROM kid_generator_stats()")" t
 
-# Crash restart while the clock is an hour behind.
+# Crash restart while the clock is an hour behind.  The server's clock is
+# read just before the crash: the restart sets the floors (and anchors the
+# trusted time at them) after it.
+echo "-3601.001" > "$FT_FILE"
+before_crash=$(fq -c "SELECT clock_timestamp()")
 pid=$( (fq -c "SELECT pg_backend_pid(), pg_sleep(30)" >/dev/null 2>&1 &) ; sleep 1; fq -c "SELECT pid FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND pid <> pg_backend_pid() LIMIT 1")
 kill -KILL "$pid"
 for _ in $(seq 100); do fq -c "SELECT 1" >/dev/null 2>&1 && break; sleep 0.2; done
-echo "-3601.001" > "$FT_FILE"
+floor_of() { echo "(SELECT generator_floor FROM kid_node_info() WHERE scheme = '$1')"; }
+# Every floor directly: the first tid and uid after the crash are above the
+# lease written ahead (the floor), with the clock an hour behind it.
+expect_eq "clock faults: after a crash restart 1 h back, the first tid is above the tid floor, the clock behind it" \
+    "$(fq -c "SELECT tid_to_timestamp(tid_new()) > $(floor_of atproto_tid) AND clock_timestamp() < $(floor_of atproto_tid) - interval '50 minutes'")" t
+expect_eq "clock faults: after a crash restart 1 h back, the first uid is above the uid floor, the clock behind it" \
+    "$(fq -c "SELECT uid_to_timestamp(uid_new()) > $(floor_of uid) AND clock_timestamp() < $(floor_of uid) - interval '50 minutes'")" t
 check "clock faults: after a crash restart 1 h back, tid and uid continue above the lease" gen_all 4 tid uid
+# Issue 18, item 1: below the floor, tid_new() may not run ahead of the
+# trusted time (the floor, advanced by the time since the restart) by more
+# than 1 ms, whatever the volume.  5 million calls as fast as one backend
+# makes them: the newest tid is at most (floor - clock before the crash) +
+# 1 ms ahead of the clock; before the fix it was floor + 5 s.
+expect_eq "clock faults: 5,000,000 tids below the floor stay within 1 ms of the floor + elapsed time" \
+    "$(fq -c "WITH b AS (SELECT max(tid_new()) AS m FROM generate_series(1, 5000000))
+              SELECT tid_to_timestamp(m) - clock_timestamp() <= $(floor_of atproto_tid) - '$before_crash'::timestamptz + interval '1 ms' FROM b")" t
+# Then the clock jumps to 1 s past the floor, below the newest tid (floor +
+# 5 s): the next tid_new() must not wait for the clock to pass that tid (it
+# waited about 4 s before the fix).  ahead_waits counts every sleep.
+floor_epoch=$(fq -c "SELECT extract(epoch FROM $(floor_of atproto_tid))")
+python3 -c "import time; print('%+.6f' % ($floor_epoch - time.time() + 1.0))" > "$FT_FILE"
+lead=$(fq -c "SELECT clock_timestamp() > $(floor_of atproto_tid) AND last_made > clock_timestamp() + interval '2 s' FROM kid_node_info() WHERE scheme = 'atproto_tid'")
+waits() { fq -c "SELECT ahead_waits FROM kid_generator_stats() WHERE scheme = 'atproto_tid'"; }
+w0=$(waits)
+fq -c "SELECT tid_new()" >/dev/null
+w1=$(waits)
+expect_eq "clock faults: the clock past the floor, 2 s below the newest tid: the next tid_new() does not wait (lead, waits)" \
+    "$lead $((w1 - w0))" "t 0"
 echo "+0" > "$FT_FILE"
 sleep 11   # past the lease written ahead before the crash (10 s)
 check "clock faults: clock back to true time, every generator" gen_all 5 sno tid koid uid
