@@ -82,12 +82,15 @@ bool tid_with_time(int64_t unix_us, unsigned node_clock_id, uint64_t backfill_se
  * 1 ms: well under anything a time comparison of tids cares about, and
  * enough slack that a burst of up to 1000 ids never waits.
  *
- * The bound holds while the clock reads at or above the trusted time (the
- * highest clock reading seen, and the floors a restart or a promotion set).
- * Below it the clock went back, or the server started under a lease
- * written ahead: then the ids continue at last + 1 without waiting, as
- * they always did (waiting would stall tid for as long as the clock is
- * behind); the bound applies again once the clock is back.
+ * Below the trusted time (src/core/trusted_time.h: the highest clock
+ * reading or floor, advanced by the monotonic time elapsed since) the clock
+ * went back, or a restart or promotion started the generator above a floor
+ * the clock has not reached.  The ids then continue at last + 1, bounded
+ * the same way but by the trusted time instead of the clock: at most
+ * TID_MAX_AHEAD_US above it.  So they are never further ahead of the clock
+ * than the step back (or the floor) was, plus 1 ms, and the generator never
+ * builds up a lead the clock has to catch up with before the next caller
+ * may go on.
  *
  * A pure step: the caller advances the word with compare-and-swap.
  */
@@ -96,8 +99,9 @@ constexpr int64_t TID_MAX_AHEAD_US = 1000;
 enum class TidStep {
     ok,    /* the clock was ahead: its time was used */
     ahead, /* the clock had not passed the last id: last + 1, within TID_MAX_AHEAD_US of it */
-    clock_behind, /* the clock is below the trusted time: last + 1, unbounded */
-    wait          /* last + 1 would be more than TID_MAX_AHEAD_US ahead of the clock */
+    clock_behind, /* the clock is below the trusted time: last + 1, within TID_MAX_AHEAD_US of
+                     the trusted time */
+    wait          /* last + 1 would be more than TID_MAX_AHEAD_US ahead of both */
 };
 
 inline TidStep tid_step(uint64_t last_us, int64_t now_us, int64_t trusted_us,
@@ -107,14 +111,11 @@ inline TidStep tid_step(uint64_t last_us, int64_t now_us, int64_t trusted_us,
         *next_us = static_cast<uint64_t>(now_us);
         return TidStep::ok;
     }
-    if (now_us < trusted_us) {
-        *next_us = last_us + 1;
-        return TidStep::clock_behind;
-    }
-    if (now_us < 0 || last_us + 1 > static_cast<uint64_t>(now_us) + TID_MAX_AHEAD_US)
+    int64_t bound = now_us > trusted_us ? now_us : trusted_us;
+    if (bound < 0 || last_us + 1 > static_cast<uint64_t>(bound) + TID_MAX_AHEAD_US)
         return TidStep::wait;
     *next_us = last_us + 1;
-    return TidStep::ahead;
+    return now_us < trusted_us ? TidStep::clock_behind : TidStep::ahead;
 }
 
 } // namespace kid

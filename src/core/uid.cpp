@@ -220,7 +220,9 @@ UidStep uid_step(uint64_t last, int64_t now_unix_us, int64_t trusted_us, uint64_
     }
     /* Sequence exhausted in this step: move on to the next step, unless it is too far ahead. */
     uint64_t step = (last >> 14) + 1;
-    if (now_unix_us >= trusted_us && step > (now >> 14) + UID_MAX_AHEAD_STEPS)
+    int64_t bound_us = now_unix_us > trusted_us ? now_unix_us : trusted_us;
+    uint64_t bound = bound_us > 0 ? uid_word_from_unix_us(bound_us) : 0;
+    if (step > (bound >> 14) + UID_MAX_AHEAD_STEPS)
         return UidStep::wait;
     *next = step << 14;
     return UidStep::next_step;

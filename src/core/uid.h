@@ -119,9 +119,11 @@ uint32_t uid_node_fingerprint(uint32_t node_id) noexcept;
  * step with the next sequence, and after sequence 16383 the following step,
  * as long as that step is at most UID_MAX_AHEAD_STEPS above the clock's (as
  * with tid, volume must not push ids into the future): further ahead the
- * step says wait.  The bound holds only while the clock reads at or above
- * the trusted time (see tid_step); below it the generator moves on without
- * waiting.  Never repeats.  A pure step; the caller does compare-and-swap.
+ * step says wait.  While the clock reads below the trusted time
+ * (src/core/trusted_time.h) the bound is the trusted time's step instead,
+ * as for tid (see tid_step): no volume runs the ids ahead of it, and no
+ * lead is left for the clock to catch up with.  Never repeats.  A pure
+ * step; the caller does compare-and-swap.
  */
 constexpr int64_t UID_MAX_AHEAD_STEPS = 1;
 

@@ -11,6 +11,8 @@ extern "C" {
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "access/htup_details.h"
+#include "utils/datetime.h"
+#include "utils/timestamp.h"
 }
 
 static const char KOID[] = "koid";
@@ -88,6 +90,14 @@ KID_TIME_COMPARISONS(koid, koid_cmp_time)
                            kid::pg::koid_max_clock_wait_ms),
                  errhint("Wait until then, or set kid.koid_epoch_ms back to %lld.",
                          static_cast<long long>(s->koid_lease_epoch_ms))));
+    /* The floor's time and the clock's, for the operator who must tell which one is wrong. */
+    char floor_at[MAXDATELEN + 1], clock_at[MAXDATELEN + 1];
+    snprintf(floor_at, sizeof(floor_at), "%s",
+             timestamptz_to_str(kid::pg::timestamptz_from_unix_us(
+                 kid::koid_ms_start_unix_us(kid::koid_state_ms(last), epoch_ms()))));
+    snprintf(clock_at, sizeof(clock_at), "%s",
+             timestamptz_to_str(kid::pg::timestamptz_from_unix_us(
+                 kid::koid_ms_start_unix_us(now_ms_since_epoch, epoch_ms()))));
     if (at_floor)
         ereport(ERROR,
                 (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -95,19 +105,27 @@ KID_TIME_COMPARISONS(koid, koid_cmp_time)
                         "kid.koid_max_clock_wait_ms (%d ms)",
                         static_cast<long long>(wait_ms), kid::pg::koid_max_clock_wait_ms),
                  errdetail("Koids up to %lld ms after the epoch may have been made before this "
-                           "server started (kid.lease written ahead before a crash, the replayed "
-                           "marks of a promoted standby, or koids made under a smaller "
-                           "kid.koid_epoch_ms); the clock reads %lld.",
+                           "server started; the clock reads %lld. Either the clock was ahead "
+                           "when ids were made (floor %s is %.3f s ahead of the clock now, %s), "
+                           "or the floor is kid.lease written ahead before a crash (up to 10 s), "
+                           "the replayed marks of a promoted standby (up to 20 s), or koids made "
+                           "under a smaller kid.koid_epoch_ms.",
                            static_cast<long long>(kid::koid_state_ms(last)),
-                           static_cast<long long>(now_ms_since_epoch))));
+                           static_cast<long long>(now_ms_since_epoch), floor_at,
+                           static_cast<double>(wait_ms) / 1000.0, clock_at),
+                 errhint("koid waits for the clock to pass the floor. If the clock is right and "
+                         "the floor is further ahead than a crash or a promotion explains, ids "
+                         "were made while the clock was ahead: see \"A clock that was ahead\" "
+                         "in kid's docs/lease.md for what to check before lowering the floors.")));
     ereport(ERROR,
             (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
              errmsg("the system clock is behind the last koid by more than "
                     "kid.koid_max_clock_wait_ms (%d ms)",
                     kid::pg::koid_max_clock_wait_ms),
-             errdetail("The last koid was made at %lld ms after the epoch; the clock reads %lld.",
-                       static_cast<long long>(kid::koid_state_ms(last)),
-                       static_cast<long long>(now_ms_since_epoch))));
+             errdetail("The last koid was made at %lld ms after the epoch (%s); the clock reads "
+                       "%lld (%s): it went back since, or was ahead when that koid was made.",
+                       static_cast<long long>(kid::koid_state_ms(last)), floor_at,
+                       static_cast<long long>(now_ms_since_epoch), clock_at)));
     pg_unreachable();
 }
 
@@ -123,9 +141,9 @@ KID_FUNCTION(koid_new)
     bool counted_regression = false;
 
     for (;;) {
-        int64_t high;
+        int64_t trusted; /* koid waits for the clock itself */
         bool regressed;
-        int64_t now_us = kid::pg::counter_clock(gen, &high, &regressed);
+        int64_t now_us = kid::pg::counter_clock(gen, &trusted, &regressed);
         /* A clock below a reading seen before went back: once per call. */
         if (regressed && !counted_regression) {
             pg_atomic_fetch_add_u64(&gen->stats.regressions, 1);

@@ -98,8 +98,11 @@ static bool sno_newest(KidShared *s, NewestId *out)
 /* The state is the last id's Unix microsecond. */
 static void tid_raise_to_floor(KidShared *s, const int64 floor_us[LEASE_LINES])
 {
-    if (floor_us[LEASE_TID] > 0)
+    if (floor_us[LEASE_TID] > 0) {
         atomic_raise(&s->counters[COUNTER_TID].state, static_cast<uint64>(floor_us[LEASE_TID]));
+        /* From now on the ids may go past the floor at the pace of real time, not faster. */
+        trust_anchor(&s->counters[COUNTER_TID], floor_us[LEASE_TID]);
+    }
 }
 
 static void tid_high_water(KidShared *s, int64 marks[LEASE_LINES])
@@ -184,8 +187,11 @@ static int64 uid_node_field()
 
 static void uid_raise_to_floor(KidShared *s, const int64 floor_us[LEASE_LINES])
 {
-    if (floor_us[LEASE_UID] > 0)
+    if (floor_us[LEASE_UID] > 0) {
         atomic_raise(&s->counters[COUNTER_UID].state, kid::uid_word_floor(floor_us[LEASE_UID]));
+        /* As for tid: past the floor at the pace of real time, not faster. */
+        trust_anchor(&s->counters[COUNTER_UID], floor_us[LEASE_UID]);
+    }
 }
 
 static void uid_high_water(KidShared *s, int64 marks[LEASE_LINES])

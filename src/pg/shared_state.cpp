@@ -41,6 +41,7 @@ static void counters_init(KidShared *s)
     for (auto &c : s->counters) {
         pg_atomic_init_u64(&c.state, 0);
         pg_atomic_init_u64(&c.clock_high_us, 0);
+        pg_atomic_init_u64(&c.trusted_offset, 0);
         pg_atomic_init_u64(&c.stats.generated, 0);
         pg_atomic_init_u64(&c.stats.regressions, 0);
         pg_atomic_init_u64(&c.stats.overflow_waits, 0);

@@ -10,6 +10,9 @@
 #include "schemes.h"
 #include "settings.h"
 #include "sno.h"
+#include "trusted_time.h"
+
+#include <time.h>
 
 extern "C" {
 #include "port/atomics.h"
@@ -34,13 +37,16 @@ struct CounterStats {
  * (the layout is the scheme's, in src/core), and the highest clock reading
  * any backend saw while generating with it.  A backend loads clock_high_us
  * before it reads the clock, so a reading below it means the clock went
- * back (no other backend's later reading can be mistaken for one); tid also
- * uses it as the trusted time that bounds how far ahead of the clock volume
- * may push its ids.
+ * back (no other backend's later reading can be mistaken for one).
+ * trusted_offset is the highest anchor of its trusted time (every clock
+ * reading and every floor it was raised to, less CLOCK_MONOTONIC then; see
+ * src/core/trusted_time.h): tid and uid ids stay within a small allowance of
+ * the trusted time while the clock reads below it.
  */
 struct CounterGenerator {
     pg_atomic_uint64 state;
     pg_atomic_uint64 clock_high_us;
+    pg_atomic_uint64 trusted_offset; /* kid::trusted_offset_word; 0: no anchor yet */
     CounterStats stats;
     /*
      * The next value <scheme>_new_with_time() takes (fetch-and-add, from any
@@ -56,17 +62,45 @@ struct CounterGenerator {
     pg_atomic_uint64 backfill_sequence;
 };
 
+/* Raise an atomic word to at least `v` (compare-and-swap; never lowers it). */
+inline void atomic_raise(pg_atomic_uint64 *word, uint64 v)
+{
+    uint64 cur = pg_atomic_read_u64(word);
+    while (cur < v && !pg_atomic_compare_exchange_u64(word, &cur, v)) {
+    }
+}
+
 /*
- * Read the clock for a counter generator: raises clock_high_us, and sets
- * *regressed when the reading is below what a call before this one saw.
+ * CLOCK_MONOTONIC in microseconds: the same clock in every process, never
+ * stepped (settimeofday and NTP steps move CLOCK_REALTIME only).
  */
-inline int64_t counter_clock(CounterGenerator *g, int64_t *high_out, bool *regressed)
+inline int64_t monotonic_us()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Make `unix_us` (a floor the generator was raised to) an anchor of its trusted time. */
+inline void trust_anchor(CounterGenerator *g, int64_t unix_us)
+{
+    atomic_raise(&g->trusted_offset,
+                 kid::trusted_offset_word(kid::trusted_offset(unix_us, monotonic_us())));
+}
+
+/*
+ * Read the clock for a counter generator: raises clock_high_us and the
+ * trusted time's anchor, sets *regressed when the reading is below what a
+ * call before this one saw, and *trusted_out to the trusted time now
+ * (never below the reading).
+ */
+inline int64_t counter_clock(CounterGenerator *g, int64_t *trusted_out, bool *regressed)
 {
     uint64 high = pg_atomic_read_u64(&g->clock_high_us);
-    *high_out = static_cast<int64_t>(high);
     /* The vDSO clock read is ordered after this load (rdtsc_ordered); keep the compiler from moving it. */
     pg_compiler_barrier();
     int64_t now = now_unix_us();
+    int64_t mono = monotonic_us();
     *regressed = now < static_cast<int64_t>(high);
     if (now > static_cast<int64_t>(high)) {
         while (
@@ -74,15 +108,14 @@ inline int64_t counter_clock(CounterGenerator *g, int64_t *high_out, bool *regre
             static_cast<int64_t>(high) < now) {
         }
     }
-    return now;
-}
-
-/* Raise an atomic word to at least `v` (compare-and-swap; never lowers it). */
-inline void atomic_raise(pg_atomic_uint64 *word, uint64 v)
-{
-    uint64 cur = pg_atomic_read_u64(word);
-    while (cur < v && !pg_atomic_compare_exchange_u64(word, &cur, v)) {
+    uint64 word = kid::trusted_offset_word(kid::trusted_offset(now, mono));
+    uint64 highest = pg_atomic_read_u64(&g->trusted_offset);
+    if (word > highest) {
+        atomic_raise(&g->trusted_offset, word);
+        highest = word;
     }
+    *trusted_out = kid::trusted_time(kid::trusted_offset_of_word(highest), mono);
+    return now;
 }
 
 struct SnoSlot {

@@ -60,12 +60,13 @@ static int tid_cmp_time(Datum id, TimestampTz t)
 KID_TIME_COMPARISONS(atproto_tid, tid_cmp_time)
 
 /*
- * The next tid: see kid::tid_step.  The trusted time is the highest clock
- * reading seen and the tid floor (a restart's or promotion's): while the
- * clock reads below it, ids continue above the last one without waiting;
- * otherwise an id may be at most TID_MAX_AHEAD_US ahead of the clock, and a
- * caller that would go further sleeps here (interruptibly) until the clock
- * has moved on.
+ * The next tid: see kid::tid_step.  An id may be at most TID_MAX_AHEAD_US
+ * ahead of the clock, or of the trusted time while the clock reads below it
+ * (the highest clock reading and the tid floor of a restart or promotion,
+ * advanced by the monotonic time since: src/core/trusted_time.h).  A caller
+ * that would go further sleeps here (interruptibly, counted as an ahead
+ * wait) until time has moved on: about 1 id per microsecond, the format's
+ * rate, whichever clock bounds it.
  */
 KID_FUNCTION(tid_new)
 {
@@ -74,10 +75,8 @@ KID_FUNCTION(tid_new)
     uint64 next;
     bool regressed;
     for (;;) {
-        int64_t high;
-        int64_t now = kid::pg::counter_clock(gen, &high, &regressed);
-        int64_t floor = static_cast<int64_t>(pg_atomic_read_u64(&s->floor_us[kid::pg::LEASE_TID]));
-        int64_t trusted = high > floor ? high : floor;
+        int64_t trusted;
+        int64_t now = kid::pg::counter_clock(gen, &trusted, &regressed);
         uint64 last = pg_atomic_read_u64(&gen->state);
         kid::TidStep step;
         for (;;) {

@@ -208,10 +208,11 @@ KID_TIME_COMPARISONS(uid_global, uid_global_cmp_time)
 
 /*
  * The next word of the server-wide counter: (linear 1.024 ms step << 14 |
- * sequence); see kid::uid_step.  The trusted time is the highest clock
- * reading seen and the uid floor: below it the generator moves on without
- * waiting; above it an exhausted step waits (interruptibly) rather than run
- * more than UID_MAX_AHEAD_STEPS ahead of the clock.
+ * sequence); see kid::uid_step.  An exhausted step waits (interruptibly)
+ * rather than run more than UID_MAX_AHEAD_STEPS ahead of the clock, or of
+ * the trusted time while the clock reads below it (the highest clock
+ * reading and the uid floor, advanced by the monotonic time since:
+ * src/core/trusted_time.h).
  */
 static UidFields next_uid_fields(const char *type_name)
 {
@@ -220,10 +221,8 @@ static UidFields next_uid_fields(const char *type_name)
     uint64_t next = 0;
     bool regressed;
     for (;;) {
-        int64_t high;
-        int64_t now = kid::pg::counter_clock(gen, &high, &regressed);
-        int64_t floor = static_cast<int64_t>(pg_atomic_read_u64(&s->floor_us[kid::pg::LEASE_UID]));
-        int64_t trusted = high > floor ? high : floor;
+        int64_t trusted;
+        int64_t now = kid::pg::counter_clock(gen, &trusted, &regressed);
         uint64 last = pg_atomic_read_u64(&gen->state);
         kid::UidStep step;
         for (;;) {

@@ -17,7 +17,11 @@ FPORT=54350
 echo "+0" > "$FT_FILE"
 chmod 644 "$FT_FILE"
 cluster_init faulty $FPORT
-LD_PRELOAD=$FT_LIB FAKETIME_TIMESTAMP_FILE=$FT_FILE FAKETIME_NO_CACHE=1 cluster_start faulty
+# CLOCK_MONOTONIC stays true, as on a real machine, where a clock step
+# moves CLOCK_REALTIME only: tid and uid advance by it while the clock is
+# behind (their trusted time, src/core/trusted_time.h).
+LD_PRELOAD=$FT_LIB FAKETIME_TIMESTAMP_FILE=$FT_FILE FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1 \
+    cluster_start faulty
 
 fq() { kpsql $FPORT -d postgres "$@"; }
 fq -c "CREATE EXTENSION kid" -c "
@@ -45,6 +49,10 @@ expect_eq "clock faults: the server's clock is faked" \
 echo "-0.001" > "$FT_FILE"
 check "clock faults: 1 ms back, every generator" gen_all 1 sno tid koid uid
 echo "-1.001" > "$FT_FILE"
+# The first tid and uid after the step are above the last ones (their
+# floor), while the clock reads below those.
+expect_eq "clock faults: 1 s back, the first tid and uid are above the last ones, the clock behind them" \
+    "$(fq -c "SELECT tid_new() > max(id) AND clock_timestamp() < max(tid_to_timestamp(id)) FROM f_tid")$(fq -c "SELECT uid_new() > max(id) AND clock_timestamp() < max(uid_to_timestamp(id)) FROM f_uid")" tt
 check "clock faults: 1 s back, every generator (koid waits about 1 s)" gen_all 2 sno tid koid uid
 echo "-3601.001" > "$FT_FILE"
 check "clock faults: 1 h back, tid and uid continue" gen_all 3 tid uid

@@ -33,7 +33,8 @@ PR_S=54361
 echo "+0" > "$PR_FT_FILE"
 chmod 644 "$PR_FT_FILE"
 cluster_init promo_p $PR_P "wal_level = replica"
-LD_PRELOAD=$PR_FT_LIB FAKETIME_TIMESTAMP_FILE=$PR_FT_FILE FAKETIME_NO_CACHE=1 cluster_start promo_p
+LD_PRELOAD=$PR_FT_LIB FAKETIME_TIMESTAMP_FILE=$PR_FT_FILE FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1 \
+    cluster_start promo_p
 
 ppq() { kpsql $PR_P -d postgres "$@"; }
 spq() { kpsql $PR_S -d postgres "$@"; }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tid.h"
+#include "trusted_time.h"
 
 using namespace kid;
 
@@ -100,17 +101,19 @@ TEST(TidGenerator, StrictlyIncreasingThroughClockFaults)
     EXPECT_EQ(tid_step(last, 1000, 1000, &next), TidStep::ahead);
     EXPECT_EQ(next, 1001u);
     last = next;
-    // Back 1 µs, 1 s, 1 h (below the trusted time, the highest reading 1000): still last + 1, no wait.
+    // Back 1 µs, 1 s, 1 h, one call per microsecond of real time (the
+    // trusted time, from 1000 on): still last + 1, no wait.
+    int64_t trusted = 1000;
     for (int64_t back : {INT64_C(1), INT64_C(1000000), INT64_C(3600000000)}) {
-        for (int i = 0; i < 3000;
-             i++) { // more than TID_MAX_AHEAD_US ids: a stepped-back clock never waits
-            EXPECT_EQ(tid_step(last, 1000 - back, 1000, &next), TidStep::clock_behind);
+        for (int i = 0; i < 3000; i++) { // more than TID_MAX_AHEAD_US ids
+            trusted++;
+            EXPECT_EQ(tid_step(last, 1000 - back, trusted, &next), TidStep::clock_behind);
             EXPECT_EQ(next, last + 1);
             last = next;
         }
     }
     // Clock ahead again: its time.
-    EXPECT_EQ(tid_step(last, 50000, 1000, &next), TidStep::ok);
+    EXPECT_EQ(tid_step(last, 50000, trusted, &next), TidStep::ok);
     EXPECT_EQ(next, 50000u);
 }
 
@@ -141,18 +144,130 @@ TEST(TidGenerator, VolumeCannotRunAheadOfTheClock)
     EXPECT_GE(made, 100000); // one per microsecond of clock at least
 }
 
-// Below a floor (a lease written ahead before a crash), the clock is behind
-// the trusted time: ids continue above the floor without waiting.
-TEST(TidGenerator, BelowAFloorNeverWaits)
-{
-    int64_t floor = INT64_C(1700000010000000);
-    uint64_t last = static_cast<uint64_t>(floor), next;
-    int64_t now = floor - 10000000; // 10 s behind
-    for (int i = 0; i < 5000; i++) {
-        ASSERT_EQ(tid_step(last, now, floor, &next), TidStep::clock_behind);
-        ASSERT_EQ(next, last + 1);
-        last = next;
+// Issue 18, item 1.  A server's two clocks, as the generator sees them:
+// the wall clock, which steps, and CLOCK_MONOTONIC, which does not; and the
+// trusted time the server keeps (src/pg/shared_state.h, counter_clock): the
+// highest anchor, each clock reading and each floor, advanced by the
+// monotonic time since.
+struct SimServer {
+    int64_t wall = INT64_C(1700000000000000);
+    int64_t mono = INT64_C(5000000);
+    uint64_t offset_word = 0;
+    uint64_t last = 0;
+    int64_t longest_call_us = 0; // the longest time one call spent waiting
+    int64_t most_ahead_us = 0;   // the furthest an id was ahead of the wall clock
+    int64_t over_trusted = 0;    // ids more than TID_MAX_AHEAD_US above the trusted time
+    int64_t not_rising = 0;      // ids not above the one before
+
+    void pass(int64_t us)
+    {
+        wall += us;
+        mono += us;
     }
+    void anchor(int64_t unix_us)
+    {
+        uint64_t w = trusted_offset_word(trusted_offset(unix_us, mono));
+        if (w > offset_word)
+            offset_word = w;
+    }
+    // A restart above a floor (the lease written ahead before a crash).
+    void start_at_floor(int64_t floor_us)
+    {
+        last = static_cast<uint64_t>(floor_us);
+        anchor(floor_us);
+    }
+    int64_t trusted_now()
+    {
+        anchor(wall);
+        return trusted_time(trusted_offset_of_word(offset_word), mono);
+    }
+    // One tid_new(): the step, and a 50 µs sleep whenever it says wait.
+    uint64_t call(int64_t cost_us_x10)
+    {
+        int64_t waited = 0;
+        uint64_t next;
+        for (;;) {
+            int64_t trusted = trusted_now();
+            if (tid_step(last, wall, trusted, &next) != TidStep::wait) {
+                if (static_cast<int64_t>(next) > trusted + TID_MAX_AHEAD_US)
+                    over_trusted++;
+                break;
+            }
+            pass(50);
+            waited += 50;
+        }
+        if (next <= last)
+            not_rising++;
+        last = next;
+        if (waited > longest_call_us)
+            longest_call_us = waited;
+        if (static_cast<int64_t>(next) - wall > most_ahead_us)
+            most_ahead_us = static_cast<int64_t>(next) - wall;
+        // cost_us_x10 tenths of a microsecond per call, both clocks alike
+        sub_us += cost_us_x10;
+        pass(sub_us / 10);
+        sub_us %= 10;
+        return next;
+    }
+    int64_t sub_us = 0;
+};
+
+// After a crash the floor (the lease) is 8 s ahead of the clock.  The first
+// id is just above the floor while the clock is behind it; a burst of 2
+// million calls at 5 a microsecond keeps every id within 1 ms of the
+// trusted time (floor + elapsed time), so at most 8 s + 1 ms ahead of the
+// clock, instead of running 2 s past the floor; and once the clock has
+// passed the floor no call waits for it (before the fix, the burst's lead
+// made the first call after that wait about 1.6 s).
+TEST(TidGenerator, BelowAFloorBoundedByTrustedTimeWithoutLaterStall)
+{
+    SimServer srv;
+    int64_t floor = srv.wall + 8000000;
+    srv.start_at_floor(floor);
+    uint64_t first = srv.call(2);
+    EXPECT_EQ(first, static_cast<uint64_t>(floor) + 1);
+    EXPECT_LT(srv.wall, floor); // made with the clock behind the floor
+    for (int i = 0; i < 2000000; i++)
+        srv.call(2);
+    EXPECT_EQ(srv.over_trusted, 0);
+    EXPECT_LE(srv.most_ahead_us, 8000000 + TID_MAX_AHEAD_US);
+    // The burst paid for itself: no call waited more than one sleep.
+    EXPECT_LE(srv.longest_call_us, 50);
+    // One call a millisecond until the clock is 4 s past the floor (the
+    // burst's ids reach about 2 s past it).
+    while (srv.wall < floor + 4000000)
+        srv.call(10000);
+    EXPECT_EQ(srv.over_trusted, 0);
+    EXPECT_EQ(srv.not_rising, 0);
+    EXPECT_LE(srv.longest_call_us, 50);
+    // And the clock has taken over again: a call takes its time.
+    int64_t clock = srv.wall;
+    EXPECT_EQ(srv.call(10), static_cast<uint64_t>(clock));
+}
+
+// The clock steps back 1 h while ids are made at 5 a microsecond: ids
+// continue above the last one at the pace of real time (within 1 ms of the
+// trusted time), and when the clock comes back no call waits.
+TEST(TidGenerator, ClockStepBackBoundedByTrustedTime)
+{
+    SimServer srv;
+    for (int i = 0; i < 1000; i++)
+        srv.call(2);
+    uint64_t before = srv.last;
+    srv.wall -= INT64_C(3600000000);
+    uint64_t first = srv.call(2);
+    EXPECT_EQ(first, before + 1); // at or above the floor the last id set, the clock behind it
+    EXPECT_LT(srv.wall, static_cast<int64_t>(before));
+    for (int i = 0; i < 1000000; i++)
+        srv.call(2);
+    EXPECT_EQ(srv.over_trusted, 0);
+    EXPECT_LE(srv.most_ahead_us, INT64_C(3600000000) + TID_MAX_AHEAD_US);
+    EXPECT_LE(srv.longest_call_us, 50);
+    srv.wall += INT64_C(3600000000); // back to the true time
+    for (int i = 0; i < 1000; i++)
+        srv.call(10000);
+    EXPECT_EQ(srv.not_rising, 0);
+    EXPECT_LE(srv.longest_call_us, 50);
 }
 
 TEST(TidGenerator, JitteryClockNeverRepeats)

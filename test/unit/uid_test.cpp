@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "trusted_time.h"
 #include "uid.h"
 
 using namespace kid;
@@ -195,9 +196,13 @@ TEST(UidGenerator, Paths)
     // Exhausted again one step ahead of the clock: wait for the clock...
     uint64_t ahead = next | UID_SEQ_MAX;
     ASSERT_EQ(uid_step(ahead, t, t, &next), UidStep::wait);
-    // ...unless the clock is behind the trusted time (went back, or below a floor): move on.
+    // ...unless the clock is behind the trusted time (went back, or below a
+    // floor) and the trusted time's step is not behind it: move on...
     ASSERT_EQ(uid_step(ahead, t, t + 5000, &next), UidStep::next_step);
     EXPECT_EQ(next >> 14, (ahead >> 14) + 1);
+    // ...but never more than one step past the trusted time's (issue 18, item 1).
+    uint64_t far = uid_word_floor(t + 5000) + (UINT64_C(1) << 14);
+    ASSERT_EQ(uid_step(far, t, t + 5000, &next), UidStep::wait);
     // Step 976 rolls over to the next second.
     uint64_t w = uid_word_from_unix_us(INT64_C(1700000000999999)) | UID_SEQ_MAX;
     EXPECT_EQ(uid_fields_from_word(w).step, 976u);
@@ -295,6 +300,54 @@ TEST(UidGenerator, JitteryClockStrictlyIncreasing)
         prev_local = local;
         last = next;
     }
+}
+
+// Issue 18, item 1: after a crash the floor (the lease) is 8 s ahead of the
+// clock.  A burst of 4 million uids at 20 a microsecond (above the 16 per
+// microsecond a step holds) stays within one step of the trusted time
+// (floor + elapsed monotonic time) instead of running ahead of it; and when
+// the clock has passed the floor, no call waits longer than a step.
+TEST(UidGenerator, BelowAFloorBoundedByTrustedTimeWithoutLaterStall)
+{
+    int64_t wall = INT64_C(1700000000000000), mono = INT64_C(5000000);
+    int64_t floor = wall + 8000000;
+    uint64_t offset_word = trusted_offset_word(trusted_offset(floor, mono));
+    uint64_t last = uid_word_floor(floor), next;
+    int64_t sub = 0, longest_wait = 0, over = 0, not_rising = 0;
+    auto call = [&](int64_t cost_us_x20) {
+        int64_t waited = 0;
+        for (;;) {
+            uint64_t w = trusted_offset_word(trusted_offset(wall, mono));
+            if (w > offset_word)
+                offset_word = w;
+            int64_t trusted = trusted_time(trusted_offset_of_word(offset_word), mono);
+            if (uid_step(last, wall, trusted, &next) != UidStep::wait) {
+                if ((next >> 14) > (uid_word_from_unix_us(trusted) >> 14) + UID_MAX_AHEAD_STEPS)
+                    over++;
+                break;
+            }
+            wall += 100, mono += 100, waited += 100;
+        }
+        if (next <= last)
+            not_rising++;
+        last = next;
+        longest_wait = waited > longest_wait ? waited : longest_wait;
+        sub += cost_us_x20;
+        wall += sub / 20, mono += sub / 20;
+        sub %= 20;
+    };
+    call(1);
+    EXPECT_EQ(next, uid_word_floor(floor) + 1); // the first id: in the step after the floor's
+    EXPECT_LT(wall, floor);                     // with the clock behind the floor
+    for (int i = 0; i < 4000000; i++)
+        call(1);
+    EXPECT_EQ(over, 0);
+    EXPECT_LE(longest_wait, 1100); // at most one 1.024 ms step (and one sleep)
+    while (wall < floor + 4000000)
+        call(20000);
+    EXPECT_EQ(over, 0);
+    EXPECT_EQ(not_rising, 0);
+    EXPECT_LE(longest_wait, 1100); // at most one 1.024 ms step (and one sleep)
 }
 
 TEST(UidGenerator, WordFloorAndStepEnd)
