@@ -276,20 +276,16 @@ FOR EACH ROW EXECUTE FUNCTION kid_database_origin_order();
 
 
 CREATE FUNCTION kid_raise_floors(
-    sno_tick0 timestamptz,
-    sno_tick1 timestamptz,
-    atproto_tid timestamptz,
-    koid timestamptz,
-    uid timestamptz,
+    floors timestamptz[],
     OUT line text,
     OUT floor_before timestamptz,
     OUT floor_after timestamptz)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'kid_raise_floors'
-LANGUAGE C VOLATILE PARALLEL UNSAFE;
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION kid_raise_floors(timestamptz, timestamptz, timestamptz, timestamptz, timestamptz) IS
-'Superuser only: raise this server''s generator floors per lease line (sno tick 0, sno tick 1, atproto_tid, koid, uid; NULL leaves a line) to the given times, durably (kid.lease and the WAL); never lowers one. Returns each line''s floor before and after. kid_adopt_database() calls it.';
+COMMENT ON FUNCTION kid_raise_floors(timestamptz[]) IS
+'Superuser only: raise this server''s generator floors to the given times, one per lease line in the order sno tick 0, sno tick 1, atproto_tid, koid, uid (NULL leaves a line), durably (kid.lease and the WAL); never lowers one. Returns each line''s floor before and after. kid_adopt_database() calls it.';
 
 CREATE FUNCTION kid_adopt_database(
     floor timestamptz DEFAULT NULL,
@@ -373,8 +369,8 @@ BEGIN
     END LOOP;
     FOR raised IN
         SELECT f.line, f.floor_before, f.floor_after
-        FROM @extschema@.kid_raise_floors(greatest(found[1], floor), greatest(found[2], floor), greatest(found[3], floor),
-                                          greatest(found[4], floor), greatest(found[5], floor)) f
+        FROM @extschema@.kid_raise_floors(ARRAY[greatest(found[1], floor), greatest(found[2], floor), greatest(found[3], floor),
+                                                greatest(found[4], floor), greatest(found[5], floor)]) f
     LOOP
         i := pg_catalog.array_position(lines, raised.line);
         line := raised.line;

@@ -43,6 +43,7 @@ extern "C" {
 #include "executor/tuptable.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -194,8 +195,8 @@ void database_mark_verify(const char *type_name)
 } // namespace kid::pg
 
 /*
- * kid_raise_floors(sno_tick0, sno_tick1, atproto_tid, koid, uid): raise
- * this server's generator floors to the given times (NULL: leave the line),
+ * kid_raise_floors(floors): raise this server's generator floors to the
+ * given times, one per lease line in LeaseLine order (NULL: leave the line),
  * durably (kid.lease and the WAL, lease_raise_floors); never lowers one.
  * Superuser only: the floors are the whole server's.  One row per lease
  * line, with the floor before and after.  kid_adopt_database() calls it
@@ -219,12 +220,25 @@ KID_FUNCTION(kid_raise_floors)
         ereport(ERROR, (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
                         errmsg("cannot raise kid's floors during recovery"),
                         errhint("Raise them on the primary: its lease records replicate.")));
+    ArrayType *floors = PG_GETARG_ARRAYTYPE_P(0);
+    Datum *elems;
+    bool *nulls;
+    int count;
+    deconstruct_array(floors, TIMESTAMPTZOID, sizeof(TimestampTz), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+                      &elems, &nulls, &count);
+    if (ARR_NDIM(floors) != 1 || count != LEASE_LINES)
+        ereport(ERROR,
+                (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                 errmsg("kid_raise_floors() takes one time per lease line, %d, and got %d",
+                        LEASE_LINES, count),
+                 errdetail("The lines are sno tick 0, sno tick 1, atproto_tid, koid and uid, "
+                           "in that order (NULL leaves a line).")));
     int64 want[LEASE_LINES];
     for (int i = 0; i < LEASE_LINES; i++) {
         want[i] = 0;
-        if (PG_ARGISNULL(i))
+        if (nulls[i])
             continue;
-        TimestampTz t = PG_GETARG_TIMESTAMPTZ(i);
+        TimestampTz t = DatumGetTimestampTz(elems[i]);
         if (TIMESTAMP_IS_NOBEGIN(t))
             continue;
         int64 unix_us = finite_unix_us("kid floor", t);
