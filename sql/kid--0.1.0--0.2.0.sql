@@ -285,7 +285,7 @@ AS 'MODULE_PATHNAME', 'kid_raise_floors'
 LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
 
 COMMENT ON FUNCTION kid_raise_floors(timestamptz[]) IS
-'Superuser only: raise this server''s generator floors to the given times, one per lease line in the order sno tick 0, sno tick 1, atproto_tid, koid, uid (NULL leaves a line), durably (kid.lease and the WAL); never lowers one. Returns each line''s floor before and after. kid_adopt_database() calls it.';
+'Superuser only: raise this server''s generator floors to the given times, one per lease line in the order sno tick 0, sno tick 1, atproto_tid, koid, uid (NULL leaves a line), durably (kid.lease and the WAL); never lowers one, nor raises a line whose generators already made an id in a later time unit. Returns each line''s floor before and after. kid_adopt_database() calls it.';
 
 CREATE FUNCTION kid_adopt_database(
     floor timestamptz DEFAULT NULL,

@@ -221,6 +221,28 @@ void lease_finalize_floors(KidShared *s)
     LWLockRelease(s->lease_lock);
 }
 
+static bool file_exists(const char *name)
+{
+    struct stat st;
+    return stat(name, &st) == 0;
+}
+
+/*
+ * The exact high-water marks of the generators now: per lease line, the
+ * time of the newest id the line's generator(s) in shared memory made, or
+ * the line's floor when higher; 0 for a line with neither.  Each is the
+ * start of the time unit of the newest id: flooring at a time counts that
+ * time's whole unit as used, so this is the lowest mark that puts the
+ * generator back where it is.
+ */
+static void generator_high_water(KidShared *s, int64 marks[LEASE_LINES])
+{
+    for (int i = 0; i < LEASE_LINES; i++)
+        marks[i] = static_cast<int64>(pg_atomic_read_u64(&s->floor_us[i]));
+    for (const SchemeDef &scheme : SCHEMES)
+        scheme.high_water(s, marks);
+}
+
 void lease_raise_floors(KidShared *s, const int64 want_us[LEASE_LINES])
 {
     /* The floors after recovery first: they are never applied on top of these. */
@@ -228,10 +250,20 @@ void lease_raise_floors(KidShared *s, const int64 want_us[LEASE_LINES])
         lease_finalize_floors(s);
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
     LeaseFile lf = lease_current(s);
+    /*
+     * A line whose generators are already past the wanted floor's time unit
+     * (ids this server made itself, before its newest) keeps its floor: the floor stays what start-up,
+     * recovery or an earlier raise set.  A generator advancing meanwhile
+     * only makes this read low, which raises a floor it did not need.
+     */
+    int64 high[LEASE_LINES];
+    generator_high_water(s, high);
     int64 floors[LEASE_LINES];
     bool covered = true, rose = false;
     for (int i = 0; i < LEASE_LINES; i++) {
         floors[i] = static_cast<int64>(pg_atomic_read_u64(&s->floor_us[i]));
+        if (want_us[i] < high[i])
+            continue;
         if (want_us[i] > floors[i]) {
             floors[i] = want_us[i];
             rose = true;
@@ -260,28 +292,6 @@ void lease_raise_floors(KidShared *s, const int64 want_us[LEASE_LINES])
         pg_atomic_fetch_add_u32(&s->floor_epoch, 2);
     }
     LWLockRelease(s->lease_lock);
-}
-
-static bool file_exists(const char *name)
-{
-    struct stat st;
-    return stat(name, &st) == 0;
-}
-
-/*
- * The exact high-water marks of the generators now: per lease line, the
- * time of the newest id the line's generator(s) in shared memory made, or
- * the line's floor when higher; 0 for a line with neither.  Each is the
- * start of the time unit of the newest id: flooring at a time counts that
- * time's whole unit as used, so this is the lowest mark that puts the
- * generator back where it is.
- */
-static void generator_high_water(KidShared *s, int64 marks[LEASE_LINES])
-{
-    for (int i = 0; i < LEASE_LINES; i++)
-        marks[i] = static_cast<int64>(pg_atomic_read_u64(&s->floor_us[i]));
-    for (const SchemeDef &scheme : SCHEMES)
-        scheme.high_water(s, marks);
 }
 
 /*
