@@ -39,7 +39,14 @@ OLD_BIN=$("$OLD_CONFIG" --bindir)
 NEW_BIN=$PG_BIN
 OPORT=54361 NPORT=54362 RPORT=54363
 echo "(old: $("$OLD_BIN/postgres" --version); new: $("$NEW_BIN/postgres" --version))"
-check "kid is installed in the old PostgreSQL 15 ($OLD_CONFIG)" test -f "$("$OLD_CONFIG" --pkglibdir)/kid.so"
+# kid in the old PostgreSQL 15 must be this tree's (test/run-all.sh on 15
+# installs it; make test runs 15 first and passes its pg_config on).
+if ! cmp -s sql/kid--0.2.0.sql "$("$OLD_CONFIG" --sharedir)/extension/kid--0.2.0.sql" ||
+    [ ! -f "$("$OLD_CONFIG" --pkglibdir)/kid.so" ]; then
+    check "this tree's kid is installed in the old PostgreSQL 15 ($OLD_CONFIG; set KID_PG15_CONFIG)" false
+    kid_finish
+    exit 1
+fi
 
 # A database on 0.1.0 needs 0.1.0's install script, which make install does
 # not install (only the current one and the upgrade scripts): here for the
