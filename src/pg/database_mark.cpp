@@ -45,7 +45,9 @@ extern "C" {
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "commands/trigger.h"
 #include "utils/fmgroids.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -54,6 +56,25 @@ extern "C" {
 namespace kid::pg {
 
 bool database_mark_ok = false;
+
+/* The table the answer was read from; any invalidation of it (or of every relation) clears it. */
+static Oid mark_relid = InvalidOid;
+
+static void mark_invalidated(Datum, Oid relid) noexcept
+{
+    if (relid == InvalidOid || relid == mark_relid)
+        database_mark_ok = false;
+}
+
+static void watch_table(Oid relid)
+{
+    static bool registered = false;
+    if (!registered) {
+        CacheRegisterRelcacheCallback(pg_callback(mark_invalidated), 0);
+        registered = true;
+    }
+    mark_relid = relid;
+}
 
 static const char ORIGIN_TABLE[] = "kid_database_origin";
 
@@ -141,6 +162,7 @@ void database_mark_verify(const char *type_name)
      */
     Oid schema = kid_schema();
     Oid relid = OidIsValid(schema) ? get_relname_relid(ORIGIN_TABLE, schema) : InvalidOid;
+    watch_table(relid);
     if (!OidIsValid(relid)) {
         database_mark_ok = true;
         return;
@@ -193,6 +215,22 @@ void database_mark_verify(const char *type_name)
 }
 
 } // namespace kid::pg
+
+/*
+ * kid_database_origin_changed(): statement trigger of kid_database_origin.
+ * Every backend drops its answer at the next transaction after the change
+ * commits (the relcache invalidation reaches mark_invalidated), so rows a
+ * data-only restore adds to a database in use refuse generation at once.
+ */
+KID_FUNCTION(kid_database_origin_changed)
+{
+    if (!CALLED_AS_TRIGGER(fcinfo))
+        ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+                        errmsg("kid_database_origin_changed() must be called as a trigger")));
+    TriggerData *trigger = reinterpret_cast<TriggerData *>(fcinfo->context);
+    CacheInvalidateRelcache(trigger->tg_relation);
+    return PointerGetDatum(nullptr);
+}
 
 /*
  * kid_raise_floors(floors): raise this server's generator floors to the

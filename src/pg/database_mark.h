@@ -19,10 +19,12 @@ extern bool database_mark_ok;
 void database_mark_verify(const char *type_name);
 
 /*
- * Called by shared_for_generation, on every id of the counter schemes and
- * on each sno slot claim: a load and a branch once the database is known
- * to be this cluster's; the table is read once per backend (and again on
- * every call while it refuses, so an adoption by another session is seen).
+ * Called by shared_for_generation, on every id of the counter schemes (sno
+ * checks database_mark_ok on every id): a load and a branch once the
+ * database is known to be this cluster's.  The table is read once per
+ * backend, again after any change to it (a statement trigger invalidates
+ * its relcache entry, and a callback here clears database_mark_ok), and on
+ * every call while it refuses, so an adoption by another session is seen.
  */
 inline void database_mark_check(const char *type_name)
 {

@@ -41,6 +41,16 @@ COMMENT ON FUNCTION kid_database_origin_order() IS
 CREATE TRIGGER kid_database_origin_order BEFORE INSERT ON kid_database_origin
 FOR EACH ROW EXECUTE FUNCTION kid_database_origin_order();
 
+CREATE FUNCTION kid_database_origin_changed() RETURNS trigger
+AS 'MODULE_PATHNAME', 'kid_database_origin_changed'
+LANGUAGE C;
+
+COMMENT ON FUNCTION kid_database_origin_changed() IS
+'trigger of kid_database_origin: every session reads the table again before its next id, so rows added to a database in use (a data-only restore) take effect at once';
+
+CREATE TRIGGER kid_database_origin_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON kid_database_origin
+FOR EACH STATEMENT EXECUTE FUNCTION kid_database_origin_changed();
+
 INSERT INTO kid_database_origin (position, system_identifier, how)
 SELECT 0, system_identifier, 'created' FROM pg_catalog.pg_control_system();
 

@@ -25,6 +25,11 @@ SELECT sno_new() > (SELECT max(s) FROM ids) AND tid_new() > (SELECT max(t) FROM 
 -- numbers it after the rows already there, whatever position it brings.
 INSERT INTO kid_database_origin (position, system_identifier, how) VALUES (1, 42, 'created');
 SELECT position, how, system_identifier = 42 AS other_cluster FROM kid_database_origin ORDER BY position;
+-- This session generated before; the change makes it read the mark again
+-- (as a data-only restore into a database in use would): refused.
+\set VERBOSITY terse
+SELECT tid_new();
+SELECT sno_new();
 -- A new backend reads the mark at its first id: every generator refuses.
 \c regress_kid_moved
 \set VERBOSITY terse

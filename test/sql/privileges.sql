@@ -238,7 +238,7 @@ SELECT f.fn AS function, CASE
         WHEN f.fn::text = 'codokey_context_guard()' THEN 'trigger'
         WHEN f.fn::text = 'codokey_context_missing(text)' THEN 'raises'
         WHEN f.fn::text = 'kid_cluster_check()' THEN 'raises'
-        WHEN f.fn::text = 'kid_database_origin_order()' THEN 'trigger'
+        WHEN f.fn::text IN ('kid_database_origin_order()', 'kid_database_origin_changed()') THEN 'trigger'
         WHEN f.fn::text IN ('kid_adopt_database(timestamp with time zone)', 'kid_raise_floors(timestamp with time zone[])') THEN 'raises'
         ELSE 'NOT USED' END AS used
 FROM kid_function f LEFT JOIN pg_stat_xact_user_functions s ON s.funcid = f.oid
