@@ -24,7 +24,9 @@
  * The table is read with a plain heap scan under the query's snapshot: no
  * privilege or row security applies (generators run for roles that cannot
  * read it), and it works in read-only transactions and parallel workers
- * (each reads it once for itself).
+ * (each reads it once for itself).  The answer is kept per backend until a
+ * relcache invalidation of the table (its statement trigger,
+ * kid_database_origin_changed, sends one on every change).
  */
 #include "database_mark.h"
 #include "lease.h"
@@ -40,12 +42,12 @@ extern "C" {
 #include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
 #include "commands/dbcommands.h"
+#include "commands/trigger.h"
 #include "executor/tuptable.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "commands/trigger.h"
 #include "utils/fmgroids.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
