@@ -155,39 +155,72 @@ static OriginSummary read_origin(Relation rel)
     return sum;
 }
 
-void database_mark_verify(const char *type_name)
+/* What the database's mark says. */
+enum class Mark { ours, unreadable, foreign, unknown_origin };
+
+/*
+ * Read the mark: ours when there is no table to read (no kid extension
+ * here, kid's C functions reached under another extension's name, or a
+ * database still on 0.1.0's SQL, which has no mark).
+ */
+static Mark read_mark(OriginSummary *sum)
 {
-    /*
-     * No kid extension here (kid's C functions reached under another
-     * extension's name), or one without the table (a database still on
-     * 0.1.0's SQL, which has no mark): nothing to check.
-     */
     Oid schema = kid_schema();
     Oid relid = OidIsValid(schema) ? get_relname_relid(ORIGIN_TABLE, schema) : InvalidOid;
     watch_table(relid);
-    if (!OidIsValid(relid)) {
-        database_mark_ok = true;
-        return;
-    }
+    if (!OidIsValid(relid))
+        return Mark::ours;
     Relation rel = table_open(relid, AccessShareLock);
     TupleDesc desc = RelationGetDescr(rel);
     bool readable = desc->natts >= ORIGIN_COLUMNS_READ &&
                     column_is(desc, ORIGIN_POSITION, "position", INT4OID) &&
                     column_is(desc, ORIGIN_SYSTEM_IDENTIFIER, "system_identifier", INT8OID) &&
                     column_is(desc, ORIGIN_HOW, "how", TEXTOID);
-    OriginSummary sum = {-1, -1, 0, false};
     if (readable)
-        sum = read_origin(rel);
+        *sum = read_origin(rel);
     table_close(rel, AccessShareLock);
     if (!readable)
+        return Mark::unreadable;
+    if (sum->newest_foreign >= 0 && sum->newest_adopted <= sum->newest_foreign)
+        return sum->foreign_updated ? Mark::unknown_origin : Mark::foreign;
+    return Mark::ours;
+}
+
+const char *database_mark_refusal()
+{
+    if (database_mark_ok)
+        return nullptr;
+    OriginSummary sum = {-1, -1, 0, false};
+    switch (read_mark(&sum)) {
+    case Mark::ours:
+        database_mark_ok = true;
+        return nullptr;
+    case Mark::unreadable:
+        return "kid cannot read its table kid_database_origin";
+    case Mark::unknown_origin:
+        return "this database holds ids of unknown origin (updated from 0.1.0 without kid "
+               "preloaded): run kid_adopt_database()";
+    case Mark::foreign:
+        break;
+    }
+    return psprintf("this database came from another cluster (system identifier %llu): run "
+                    "kid_adopt_database()",
+                    static_cast<unsigned long long>(sum.foreign_system));
+}
+
+void database_mark_verify(const char *type_name)
+{
+    OriginSummary sum = {-1, -1, 0, false};
+    Mark mark = read_mark(&sum);
+    if (mark == Mark::unreadable)
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("cannot generate %s ids: kid cannot read its table %s", type_name,
                                ORIGIN_TABLE),
                         errdetail("Its columns are not the ones kid created."),
                         errhint("Restore the table as the kid extension created it.")));
-    if (sum.newest_foreign >= 0 && sum.newest_adopted <= sum.newest_foreign) {
+    if (mark != Mark::ours) {
         const char *database = get_database_name(MyDatabaseId);
-        if (sum.foreign_updated)
+        if (mark == Mark::unknown_origin)
             ereport(ERROR,
                     (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                      errmsg("cannot generate %s ids in database \"%s\": it holds ids of "

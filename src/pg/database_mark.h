@@ -18,6 +18,9 @@ extern bool database_mark_ok;
 /* Read kid_database_origin; ERROR 55000 when the database came from another cluster. */
 void database_mark_verify(const char *type_name);
 
+/* Why the mark refuses generation in this database, or nullptr (for kid_node_info). */
+const char *database_mark_refusal();
+
 /*
  * Called by shared_for_generation, on every id of the counter schemes (sno
  * checks database_mark_ok on every id): a load and a branch once the

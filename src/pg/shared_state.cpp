@@ -111,7 +111,7 @@ const char *generation_refusal()
         if (shares_primary_identity(shared))
             return "in recovery, and the replayed primary generates with this server's node id";
     }
-    return nullptr;
+    return database_mark_refusal();
 }
 
 /* Whether this server may generate: shared_for_generation without the database's mark. */

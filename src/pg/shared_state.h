@@ -196,7 +196,7 @@ KidShared *shared_for_generation(const char *type_name);
  */
 uint64 next_backfill_sequence(const char *type_name, CounterScheme scheme);
 
-/* Why generation is refused here, or nullptr when it is allowed (for kid_node_info). */
+/* Why generation is refused here (this database included), or nullptr when it is allowed (for kid_node_info). */
 const char *generation_refusal();
 
 } // namespace kid::pg

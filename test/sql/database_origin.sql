@@ -55,6 +55,8 @@ EXCEPTION WHEN OTHERS THEN
 END $$;
 -- Decoding and reading are not refused.
 SELECT count(*) AS rows, count(DISTINCT tid_to_timestamp(t)) AS decoded FROM ids;
+-- kid_node_info() says why.
+SELECT DISTINCT generation FROM kid_node_info();
 
 -- Only a superuser adopts, or raises floors.
 CREATE ROLE regress_kid_adopter;
@@ -85,6 +87,7 @@ FROM kid_database_origin ORDER BY position;
 -- that cannot read the table, in a read-only transaction and in parallel
 -- workers (each reads the table itself).
 SELECT tid_new() > (SELECT max(t) FROM ids) AS above;
+SELECT DISTINCT generation FROM kid_node_info();
 \c regress_kid_moved
 SELECT has_table_privilege('regress_kid_adopter', 'kid_database_origin', 'SELECT') AS role_reads_table;
 SET ROLE regress_kid_adopter;
