@@ -19,6 +19,8 @@ cd "$(dirname "$0")/.."
 
 KID_MAJORS=${KID_MAJORS:-15 18}
 PG15_CONFIG=${KID_PG15_CONFIG:-${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}}
+# test/stress/pg_upgrade.sh upgrades from this 15 on the 18 pass too.
+export KID_PG15_CONFIG=$PG15_CONFIG
 passed=0
 failed=0
 log=$(mktemp /tmp/kid-majors.XXXXXX)

@@ -243,6 +243,57 @@ static void generator_high_water(KidShared *s, int64 marks[LEASE_LINES])
         scheme.high_water(s, marks);
 }
 
+void lease_raise_floors(KidShared *s, const int64 want_us[LEASE_LINES])
+{
+    /* The floors after recovery first: they are never applied on top of these. */
+    if (pg_atomic_read_u32(&s->floors_final) == 0)
+        lease_finalize_floors(s);
+    LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
+    LeaseFile lf = lease_current(s);
+    /*
+     * A line whose generators are already past the wanted floor's time unit
+     * (ids this server made itself, before its newest) keeps its floor: the floor stays what start-up,
+     * recovery or an earlier raise set.  A generator advancing meanwhile
+     * only makes this read low, which raises a floor it did not need.
+     */
+    int64 high[LEASE_LINES];
+    generator_high_water(s, high);
+    int64 floors[LEASE_LINES];
+    bool covered = true, rose = false;
+    for (int i = 0; i < LEASE_LINES; i++) {
+        floors[i] = static_cast<int64>(pg_atomic_read_u64(&s->floor_us[i]));
+        if (want_us[i] < high[i])
+            continue;
+        if (want_us[i] > floors[i]) {
+            floors[i] = want_us[i];
+            rose = true;
+        }
+        /* The lease must reach the floor, or a crash would start below it. */
+        if (want_us[i] > lf.own[i]) {
+            lf.own[i] = want_us[i];
+            covered = false;
+        }
+    }
+    if (!covered) {
+        lf.exact = false;
+        lease_write(lf, ERROR);
+        s->own_exact = false;
+        if (lease_wal_log(lf.own))
+            pg_atomic_fetch_add_u64(&s->lease_records, 1);
+        pg_atomic_fetch_add_u64(&s->lease_writes, 1);
+        for (int i = 0; i < LEASE_LINES; i++)
+            atomic_raise(&s->lease_us[i], static_cast<uint64>(lf.own[i]));
+    }
+    if (rose) {
+        for (int i = 0; i < LEASE_LINES; i++)
+            atomic_raise(&s->floor_us[i], static_cast<uint64>(floors[i]));
+        raise_generators(s, floors);
+        /* A full barrier: owned sno slots see the floors with the new epoch. */
+        pg_atomic_fetch_add_u32(&s->floor_epoch, 2);
+    }
+    LWLockRelease(s->lease_lock);
+}
+
 /*
  * Whether pg_control says the server shut down cleanly: the shutdown
  * checkpoint (or, on a standby, restartpoint) is written, so the next

@@ -73,6 +73,16 @@ void lease_register_shutdown_write();
 void lease_finalize_floors(KidShared *s);
 
 /*
+ * Raise the floors of the lines where want_us[line] is above them and not
+ * below the time unit of the generators' newest id (0: leave the line), at
+ * run time, as lease_finalize_floors does after recovery:
+ * kid.lease and a WAL record first when the lease does not cover the new
+ * floor yet, then the floors and the generators (sno slots through
+ * floor_epoch).  For kid_adopt_database (database_mark.cpp).
+ */
+void lease_raise_floors(KidShared *s, const int64 want_us[LEASE_LINES]);
+
+/*
  * Make sure the lease covers `unix_us` on `line` before an id of that time
  * is handed out, and renew it when the id comes within LEASE_RENEW_US of
  * the mark.  An atomic read and a compare, except about once per

@@ -9,6 +9,7 @@
  * it is new (also after a crash restart, when shared memory is rebuilt).
  * The hooks are PostgreSQL callbacks (CONTRIBUTING.md, "Callbacks").
  */
+#include "database_mark.h"
 #include "lease.h"
 #include "shared_state.h"
 #include "sno_slots.h"
@@ -111,10 +112,11 @@ const char *generation_refusal()
         if (shares_primary_identity(shared))
             return "in recovery, and the replayed primary generates with this server's node id";
     }
-    return nullptr;
+    return database_mark_refusal();
 }
 
-KidShared *shared_for_generation(const char *type_name)
+/* Whether this server may generate: shared_for_generation without the database's mark. */
+static KidShared *server_for_generation(const char *type_name)
 {
     KidShared *s = shared;
     if (s == nullptr)
@@ -161,6 +163,14 @@ KidShared *shared_for_generation(const char *type_name)
     }
     /* The first generation after start-up or recovery. */
     lease_finalize_floors(s);
+    return s;
+}
+
+KidShared *shared_for_generation(const char *type_name)
+{
+    KidShared *s = server_for_generation(type_name);
+    /* Then whether this database's ids are this server's to continue (database_mark.cpp). */
+    database_mark_check(type_name);
     return s;
 }
 

@@ -215,7 +215,9 @@ void install_shmem_hooks();
 
 /*
  * The shared state, for a generator about to run.  ERROR when kid was not
- * preloaded, or on a standby unless kid.standby_generation allows it.  The
+ * preloaded, on a standby unless kid.standby_generation allows it, or when
+ * this database holds ids of another cluster it has not adopted
+ * (database_mark.h).  The
  * first call after start-up or recovery applies the floors (lease.cpp).
  */
 KidShared *shared_for_generation(const char *type_name);
@@ -227,7 +229,7 @@ KidShared *shared_for_generation(const char *type_name);
  */
 uint64 next_backfill_sequence(const char *type_name, CounterScheme scheme);
 
-/* Why generation is refused here, or nullptr when it is allowed (for kid_node_info). */
+/* Why generation is refused here (this database included), or nullptr when it is allowed (for kid_node_info). */
 const char *generation_refusal();
 
 } // namespace kid::pg

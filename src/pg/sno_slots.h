@@ -7,6 +7,7 @@
 #ifndef KID_PG_SNO_SLOTS_H
 #define KID_PG_SNO_SLOTS_H
 
+#include "database_mark.h"
 #include "shared_state.h"
 
 namespace kid::pg {
@@ -31,11 +32,13 @@ extern uint32 sno_my_floor_epoch;
  * checks hold for the backend's life: a standby can be promoted to a
  * primary but a primary never turns into a standby, so a backend that
  * passed the standby check once passes it forever.  When the floors rose
- * (after recovery), the slow path raises this generator above them first.
+ * (after recovery), the slow path raises this generator above them first;
+ * it also reads the database's mark again once kid_database_origin changed
+ * (database_mark.h).
  */
 inline SnoGenerator *sno_backend_generator()
 {
-    if (likely(sno_my_generator != nullptr &&
+    if (likely(sno_my_generator != nullptr && database_mark_ok &&
                sno_my_floor_epoch == pg_atomic_read_u32(&shared->floor_epoch)))
         return sno_my_generator;
     return sno_claim_generator();

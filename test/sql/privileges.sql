@@ -224,9 +224,12 @@ FROM regress_kid_ids a JOIN regress_kid_copy b USING (n);
 -- and were used above: receive functions by binary COPY, sort support by
 -- ORDER BY and CREATE INDEX, aggregates by min()/max(); the codokey context
 -- trigger fires only on writes to codokey_context, which ordinary roles
--- cannot do (see below); a function that only raises (ERROR 42704 for an
--- unknown codokey context, below) never completes a call, nor does
--- kid_cluster_check() without Citus (ERROR 55000, test cluster_check).
+-- cannot do (see below), and kid_database_origin's only on writes to that
+-- table; a function that only raises (ERROR 42704 for an unknown codokey
+-- context, below) never completes a call, nor does kid_cluster_check()
+-- without Citus (ERROR 55000, test cluster_check), nor do
+-- kid_adopt_database() and kid_raise_floors() for a role that is not a
+-- superuser (ERROR 42501, below; test database_origin).
 SELECT f.fn AS function, CASE
         WHEN s.calls > 0 THEN 'called'
         WHEN f.prokind = 'a' THEN 'aggregate'
@@ -235,11 +238,20 @@ SELECT f.fn AS function, CASE
         WHEN f.fn::text = 'codokey_context_guard()' THEN 'trigger'
         WHEN f.fn::text = 'codokey_context_missing(text)' THEN 'raises'
         WHEN f.fn::text = 'kid_cluster_check()' THEN 'raises'
+        WHEN f.fn::text IN ('kid_database_origin_order()', 'kid_database_origin_changed()') THEN 'trigger'
+        WHEN f.fn::text IN ('kid_adopt_database(timestamp with time zone)', 'kid_raise_floors(timestamp with time zone[])') THEN 'raises'
         ELSE 'NOT USED' END AS used
 FROM kid_function f LEFT JOIN pg_stat_xact_user_functions s ON s.funcid = f.oid
 ORDER BY f.fn::text;
 COMMIT;
 UPDATE codokey_context SET until = 3000 WHERE name = 'default';
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+-- The floors are the whole server's: only a superuser raises them.
+SELECT count(*) FROM kid_adopt_database();
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT count(*) FROM kid_raise_floors(ARRAY[NULL, NULL, now(), NULL, NULL]);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+INSERT INTO kid_database_origin (position, system_identifier, how) VALUES (0, 42, 'created');
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT 'no/slash'::atproto_rkey;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
