@@ -53,6 +53,24 @@ include $(PGXS)
 # PGXS tracks no header dependencies; every object depends on every header.
 $(OBJS): $(wildcard src/core/*.h src/pg/*.h)
 
+# A build is for one PostgreSQL: the one PG_CONFIG names.  PGXS does not track
+# a change of PG_CONFIG, so objects built for 15 would be linked and installed
+# into 18 (and the server would not start).  .kid-built-for holds what the
+# build depends on (the server's version, headers and library directory, and
+# the sanitizer switch); it is rewritten only when that changes, and every
+# object depends on it, so "make install PG_CONFIG=other" rebuilds first (git's
+# GIT-CFLAGS works the same way).
+KID_BUILT_FOR = .kid-built-for
+KID_BUILD_ID := $(shell $(PG_CONFIG) --version) ($(shell $(PG_CONFIG) --includedir-server), $(shell $(PG_CONFIG) --pkglibdir)) SANITIZE=$(SANITIZE)
+$(KID_BUILT_FOR): FORCE
+	@if [ "$$(cat $@ 2>/dev/null)" != '$(KID_BUILD_ID)' ]; then \
+		[ ! -f $@ ] || echo "kid was built for $$(cat $@); rebuilding for $(KID_BUILD_ID)"; \
+		echo '$(KID_BUILD_ID)' > $@; fi
+$(OBJS): $(KID_BUILT_FOR)
+.PHONY: FORCE
+FORCE:
+EXTRA_CLEAN += $(KID_BUILT_FOR)
+
 # A changed source flows into the committed script.  After a clone the sources
 # may look newer: regenerating then changes nothing (make test checks that);
 # without perl the committed script is installed as it is.
