@@ -142,7 +142,7 @@ SELECT count(*) > 0 AS node_info_readable FROM kid_node_info();
 WITH g AS (SELECT sno_new() AS id, sno_new(7) AS id7, sno_new_with_time('2024-01-02 03:04:05.678+00', 9) AS old)
 SELECT sno_meta(id) AS meta, sno_meta(id7) AS meta7, sno_tick(id) AS tick,
        sno_partition(id7) = sno_partition(id) AND (sno_info(id)).partition = sno_partition(id) AS partition,
-       (sno_to_timestamp(id7), sno_sequence(id7)) > (sno_to_timestamp(id), sno_sequence(id)) AS sequence,
+       sno_sequence(id7) = CASE WHEN sno_to_timestamp(id7) = sno_to_timestamp(id) THEN sno_sequence(id) + 1 ELSE 0 END AS sequence,
        sno_to_timestamp(id) > now() - interval '1 hour' AS recent, (sno_info(old)).time AS old_time,
        sno_meta(old) AS old_meta, sno_from_timestamp('2024-01-02 03:04:05.678+00') <= old AS bound
 FROM g;
