@@ -71,6 +71,21 @@ $(OBJS): $(KID_BUILT_FOR)
 FORCE:
 EXTRA_CLEAN += $(KID_BUILT_FOR)
 
+# make installcheck runs pg_regress against a running server (PGHOST,
+# PGPORT, ...).  Its tests generate ids, which needs kid in that server's
+# shared_preload_libraries: without it most of them would fail one by one,
+# so this stops first and says why.  kid's settings exist in a backend
+# exactly when kid is loaded at its start.
+installcheck: kid-preloaded
+.PHONY: kid-preloaded
+kid-preloaded:
+	@loaded=$$('$(bindir)/psql' -X -A -t -d postgres -c "SELECT count(*) FROM pg_settings WHERE name = 'kid.node_id'") || \
+		{ echo "make installcheck: cannot reach the server to test (PGHOST, PGPORT, PGUSER)"; exit 1; }; \
+	[ "$$loaded" = 1 ] || { \
+		echo "make installcheck: kid is not preloaded on the server it tests."; \
+		echo "The tests generate ids, which needs shared_preload_libraries = 'kid' in its"; \
+		echo "postgresql.conf and a restart (README.md, Install; docs/testing.md)."; exit 1; }
+
 # A changed source flows into the committed script.  After a clone the sources
 # may look newer: regenerating then changes nothing (make test checks that);
 # without perl the committed script is installed as it is.
