@@ -1,4 +1,5 @@
--- privileges: an ordinary role uses every kid type and function; only a
+-- privileges: an ordinary role uses every kid type and function (the
+-- monitoring ones only as a member of pg_read_all_stats); only a
 -- superuser (or a role it grants SET ON PARAMETER to) changes kid's
 -- settings; kid's SQL-language functions ignore the caller's search_path.
 SET TIME ZONE 'UTC';
