@@ -53,6 +53,39 @@ include $(PGXS)
 # PGXS tracks no header dependencies; every object depends on every header.
 $(OBJS): $(wildcard src/core/*.h src/pg/*.h)
 
+# A build is for one PostgreSQL: the one PG_CONFIG names.  PGXS does not track
+# a change of PG_CONFIG, so objects built for 15 would be linked and installed
+# into 18 (and the server would not start).  .kid-built-for holds what the
+# build depends on (the server's version, headers and library directory, and
+# the sanitizer switch); it is rewritten only when that changes, and every
+# object depends on it, so "make install PG_CONFIG=other" rebuilds first (git's
+# GIT-CFLAGS works the same way).
+KID_BUILT_FOR = .kid-built-for
+KID_BUILD_ID := $(shell $(PG_CONFIG) --version) ($(shell $(PG_CONFIG) --includedir-server), $(shell $(PG_CONFIG) --pkglibdir)) SANITIZE=$(SANITIZE)
+$(KID_BUILT_FOR): FORCE
+	@if [ "$$(cat $@ 2>/dev/null)" != '$(KID_BUILD_ID)' ]; then \
+		[ ! -f $@ ] || echo "kid was built for $$(cat $@); rebuilding for $(KID_BUILD_ID)"; \
+		echo '$(KID_BUILD_ID)' > $@; fi
+$(OBJS): $(KID_BUILT_FOR)
+.PHONY: FORCE
+FORCE:
+EXTRA_CLEAN += $(KID_BUILT_FOR)
+
+# make installcheck runs pg_regress against a running server (PGHOST,
+# PGPORT, ...).  Its tests generate ids, which needs kid in that server's
+# shared_preload_libraries: without it most of them would fail one by one,
+# so this stops first and says why.  kid's settings exist in a backend
+# exactly when kid is loaded at its start.
+installcheck: kid-preloaded
+.PHONY: kid-preloaded
+kid-preloaded:
+	@loaded=$$('$(bindir)/psql' -X -A -t -d postgres -c "SELECT count(*) FROM pg_settings WHERE name = 'kid.node_id'") || \
+		{ echo "make installcheck: cannot reach the server to test (PGHOST, PGPORT, PGUSER)"; exit 1; }; \
+	[ "$$loaded" = 1 ] || { \
+		echo "make installcheck: kid is not preloaded on the server it tests."; \
+		echo "The tests generate ids, which needs shared_preload_libraries = 'kid' in its"; \
+		echo "postgresql.conf and a restart (README.md, Install; docs/testing.md)."; exit 1; }
+
 # A changed source flows into the committed script.  After a clone the sources
 # may look newer: regenerating then changes nothing (make test checks that);
 # without perl the committed script is installed as it is.

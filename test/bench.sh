@@ -40,15 +40,9 @@ SECONDS_PER_ROUND=${BENCH_SECONDS:-5}
 SECTIONS=" ${BENCH_SECTIONS:-calls decode insert range} "
 section() { [[ $SECTIONS == *" $1 "* ]]; }
 
-# Objects built against another PostgreSQL (another PG_CONFIG) are rebuilt,
-# as test/run-all.sh does.
-built_for=$(realpath "$(command -v "$PG_CONFIG")")
-if [ "$(cat .kid-built-for 2>/dev/null)" != "$built_for" ]; then
-    make -s clean >/dev/null
-    echo "$built_for" > .kid-built-for
-fi
-make -s -j2 >/dev/null
-make -s install >/dev/null
+# Objects built for another PostgreSQL are rebuilt by make (.kid-built-for).
+make -s -j2 PG_CONFIG="$PG_CONFIG" >/dev/null
+make -s install PG_CONFIG="$PG_CONFIG" >/dev/null
 PORT=54332
 cluster_init bench $PORT "shared_buffers = 256MB" "synchronous_commit = off" "max_wal_size = 4GB" "checkpoint_timeout = 30min"
 cluster_start bench

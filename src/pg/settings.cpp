@@ -14,6 +14,7 @@
 extern "C" {
 #include "access/rmgr.h"
 #include "miscadmin.h"
+#include "storage/fd.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/guc_tables.h"
@@ -266,6 +267,98 @@ static bool find_unknown_setting()
     return false;
 }
 
+/*
+ * Where kid setting `name` got its reset value (the one a session starts
+ * with), or PGC_S_DEFAULT when there is no such variable.  Up to PGC_S_ARGV
+ * the server configuration (postgresql.conf, postgresql.auto.conf, the
+ * server command line); above it a client's connection options or a role's
+ * or database's setting (ALTER ROLE/DATABASE ... SET).
+ */
+static GucSource reset_source_of(const char *name)
+{
+#if PG_VERSION_NUM >= 160000
+    int n = 0;
+    struct config_generic **vars = get_guc_variables(&n);
+#else
+    struct config_generic **vars = get_guc_variables();
+    int n = GetNumConfigOptions();
+#endif
+    for (int i = 0; i < n; i++)
+        if (pg_strcasecmp(vars[i]->name, name) == 0)
+            return vars[i]->reset_source;
+    return PGC_S_DEFAULT;
+}
+
+/*
+ * The value the server configuration gives setting `name`, for a backend
+ * whose placeholder was overwritten by a client, role or database value
+ * (the placeholder keeps one reset value).  postgresql.conf (with what it
+ * includes), then postgresql.auto.conf, as a reload reads them; NULL when
+ * neither sets it.  *unknown is set when the value cannot be known: a file
+ * does not parse, or the server command line (postmaster.opts) names the
+ * setting, whose value there no backend keeps.
+ */
+static char *configured_value(const char *name, bool *unknown)
+{
+    ConfigVariable *head = nullptr, *tail = nullptr;
+    char *value = nullptr;
+    *unknown = !ParseConfigFile(ConfigFileName, true, nullptr, 0, 0, DEBUG1, &head, &tail) ||
+               !ParseConfigFile(PG_AUTOCONF_FILENAME, false, nullptr, 0, 0, DEBUG1, &head, &tail);
+    for (ConfigVariable *v = head; v != nullptr; v = v->next)
+        if (v->ignore == false && pg_strcasecmp(v->name, name) == 0)
+            value = v->value;
+    value = value != nullptr ? pstrdup(value) : nullptr;
+    FreeConfigVariables(head);
+    if (value == nullptr && !*unknown) {
+        FILE *opts = AllocateFile("postmaster.opts", "r");
+        if (opts != nullptr) {
+            char line[4096];
+            while (!*unknown && fgets(line, sizeof(line), opts) != nullptr)
+                *unknown = strstr(line, name) != nullptr;
+            FreeFile(opts);
+        }
+    }
+    return value;
+}
+
+/*
+ * Without preloading, a kid setting given by a client (connection options),
+ * a role or a database that kid cannot take (every setting fixed at server
+ * start, kid.standby_generation, and the superuser ones for another role):
+ * PostgreSQL has warned and left the variable at its boot value, since the
+ * placeholder kept no other.  As with a SET before kid loaded, the session
+ * goes on with the server configuration's value, with a WARNING saying so.
+ * False when that is done; true when the value in force cannot be known
+ * (the caller then reports the setting, failing closed).
+ */
+static bool ignore_session_value(const SettingSpec &spec, const char *raw)
+{
+    bool unknown;
+    char *conf = configured_value(spec.name, &unknown);
+    if (unknown)
+        return true;
+    if (conf != nullptr) {
+        bool parsed;
+        (void)set_config_option(spec.name, conf, PGC_SIGHUP, PGC_S_FILE, GUC_ACTION_SET, true,
+                                WARNING, false);
+        if (!setting_took(spec, conf, &parsed)) {
+            snprintf(settings_error, sizeof(settings_error),
+                     "invalid value for parameter \"%s\": \"%s\"", spec.name, conf);
+            snprintf(settings_detail, sizeof(settings_detail), "%s must be %s.", spec.name,
+                     spec.expected);
+            return false;
+        }
+    }
+    ereport(WARNING,
+            (errcode(ERRCODE_CANT_CHANGE_RUNTIME_PARAM),
+             errmsg("kid ignores %s = '%s' from a client, role or database setting", spec.name,
+                    raw),
+             errdetail("kid takes %s only from the server configuration; this session has "
+                       "%s = '%s' from there.",
+                       spec.name, spec.name, GetConfigOptionByName(spec.name, nullptr, false))));
+    return false;
+}
+
 bool define_settings()
 {
     /*
@@ -286,11 +379,13 @@ bool define_settings()
 
     /* The raw values given for the placeholders, copied before defining replaces them. */
     char *raw[SETTING_COUNT];
+    bool raw_from_server[SETTING_COUNT];
     for (int i = 0; i < SETTING_COUNT; i++) {
         const char *name = setting_specs[i].name;
         const char *v = GetConfigOption(name, true, false) ? GetConfigOptionResetString(name)
                                                            : nullptr;
         raw[i] = v ? pstrdup(v) : nullptr;
+        raw_from_server[i] = v == nullptr || reset_source_of(name) <= PGC_S_ARGV;
     }
     bool unknown = find_unknown_setting();
 
@@ -359,8 +454,19 @@ bool define_settings()
     MarkGUCPrefixReserved("kid");
 
     for (int i = 0; i < SETTING_COUNT && !unknown && !settings_error[0]; i++) {
-        bool parsed;
-        if (raw[i] == nullptr || setting_took(setting_specs[i], raw[i], &parsed))
+        bool parsed = true;
+        if (raw[i] == nullptr)
+            continue;
+        if (!raw_from_server[i]) {
+            /*
+             * A client, role or database value: taken (a superuser's value
+             * of a superuser setting), or ignored for the server
+             * configuration's; when that cannot be known, reported below.
+             */
+            if (reset_source_of(setting_specs[i].name) > PGC_S_ARGV ||
+                !ignore_session_value(setting_specs[i], raw[i]))
+                continue;
+        } else if (setting_took(setting_specs[i], raw[i], &parsed))
             continue;
         snprintf(settings_error, sizeof(settings_error),
                  "invalid value for parameter \"%s\": \"%s\"", setting_specs[i].name, raw[i]);

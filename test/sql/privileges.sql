@@ -1,4 +1,5 @@
--- privileges: an ordinary role uses every kid type and function; only a
+-- privileges: an ordinary role uses every kid type and function (the
+-- monitoring ones only as a member of pg_read_all_stats); only a
 -- superuser (or a role it grants SET ON PARAMETER to) changes kid's
 -- settings; kid's SQL-language functions ignore the caller's search_path.
 SET TIME ZONE 'UTC';
@@ -76,7 +77,11 @@ REVOKE SET ON PARAMETER kid.koid_overflow_error FROM regress_kid_user;
 
 -- ---------------------------------------------------------------------------
 -- 2. No kid function is superuser-only: none is SECURITY DEFINER, every one
---    is executable by PUBLIC, every type usable.
+--    is executable by PUBLIC but the monitoring ones, every type usable.
+--    kid_generator_stats(), kid_lease(), kid_node_info() (and
+--    kid_cluster_check(), which calls it on every node) show what every
+--    user's sessions generated and the system identifier: PostgreSQL's rule
+--    for such statistics is pg_read_all_stats (pg_monitor is a member).
 -- ---------------------------------------------------------------------------
 CREATE TEMP VIEW kid_function AS
 SELECT p.oid, p.oid::regprocedure AS fn, p.prokind, l.lanname, p.prosecdef, p.proconfig, p.prosqlbody IS NOT NULL AS sql_body
@@ -86,9 +91,24 @@ JOIN pg_extension e ON e.oid = d.refobjid AND d.refclassid = 'pg_extension'::reg
 JOIN pg_language l ON l.oid = p.prolang;
 GRANT SELECT ON kid_function TO regress_kid_user;
 SELECT count(*) > 200 AS many_functions,
-       count(*) FILTER (WHERE prosecdef) AS security_definer,
-       count(*) FILTER (WHERE NOT has_function_privilege('regress_kid_user', oid, 'EXECUTE')) AS not_executable_by_ordinary_role
+       count(*) FILTER (WHERE prosecdef) AS security_definer
 FROM kid_function;
+SELECT fn AS not_executable_by_ordinary_role, has_function_privilege('pg_read_all_stats', oid, 'EXECUTE') AS pg_read_all_stats,
+       has_function_privilege('pg_monitor', oid, 'EXECUTE') AS pg_monitor
+FROM kid_function WHERE NOT has_function_privilege('regress_kid_user', oid, 'EXECUTE') ORDER BY fn::text;
+SET ROLE regress_kid_user;
+SELECT count(*) FROM kid_generator_stats();
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT count(*) FROM kid_lease();
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT count(*) FROM kid_node_info();
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT count(*) FROM kid_cluster_check();
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+RESET ROLE;
+-- Made a member of pg_read_all_stats (below, it calls them as that role:
+-- the role is NOINHERIT).
+GRANT pg_read_all_stats TO regress_kid_user;
 SELECT t.oid::regtype AS type, has_type_privilege('regress_kid_user', t.oid, 'USAGE') AS usable
 FROM pg_type t JOIN pg_depend d ON d.classid = 'pg_type'::regclass AND d.objid = t.oid AND d.deptype = 'e'
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'kid'
@@ -134,15 +154,17 @@ BEGIN
         RAISE NOTICE '%: shared functions %', typ, CASE WHEN ok THEN 'all correct' ELSE 'WRONG' END;
     END LOOP;
 END $$;
--- Server-wide introspection.
+-- Server-wide introspection, as a member of pg_read_all_stats.
+SET ROLE pg_read_all_stats;
 SELECT count(*) > 0 AS generator_stats FROM kid_generator_stats();
 SELECT string_agg(line, ', ') AS lease_lines FROM kid_lease();
 SELECT count(*) > 0 AS node_info_readable FROM kid_node_info();
+SET ROLE regress_kid_user;
 -- sno: generation and decoding.
 WITH g AS (SELECT sno_new() AS id, sno_new(7) AS id7, sno_new_with_time('2024-01-02 03:04:05.678+00', 9) AS old)
 SELECT sno_meta(id) AS meta, sno_meta(id7) AS meta7, sno_tick(id) AS tick,
        sno_partition(id7) = sno_partition(id) AND (sno_info(id)).partition = sno_partition(id) AS partition,
-       (sno_to_timestamp(id7), sno_sequence(id7)) > (sno_to_timestamp(id), sno_sequence(id)) AS sequence,
+       sno_sequence(id7) = CASE WHEN sno_to_timestamp(id7) = sno_to_timestamp(id) THEN sno_sequence(id) + 1 ELSE 0 END AS sequence,
        sno_to_timestamp(id) > now() - interval '1 hour' AS recent, (sno_info(old)).time AS old_time,
        sno_meta(old) AS old_meta, sno_from_timestamp('2024-01-02 03:04:05.678+00') <= old AS bound
 FROM g;
@@ -334,4 +356,5 @@ DROP FUNCTION pg_temp.codokey_context_get(text);
 DROP TABLE regress_kid_ids, regress_kid_copy, regress_kid_clean, pg_temp.codokey_context;
 DROP SCHEMA regress_kid_evil CASCADE;
 DROP VIEW kid_function;
+REVOKE pg_read_all_stats FROM regress_kid_user;
 DROP ROLE regress_kid_user;

@@ -13,7 +13,8 @@
 # read from the node field of the ids); zero duplicates over the cluster
 # under concurrent clients on all three nodes; routing, pruning and index
 # use; colocated and reference joins; a shard move keeping every row;
-# kid_cluster_check() on a correct and two misconfigured clusters; and every
+# kid_cluster_check() on a correct cluster and misconfigured ones (every
+# problem in one ERROR, each with its fix); and every
 # example of docs/citus.md, its output compared with the text shown there.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
@@ -296,28 +297,55 @@ expect_eq "... each with its new sno, from the node of its shard" \
              SELECT string_agg(format('%s', s::text <> ALL (string_to_array('$old', ',')) AND
                     sno_partition(s) >> 8 = (SELECT groupid FROM pg_dist_placement WHERE shardid = get_shard_id_for_distribution_column('events', tenant))), ' ' ORDER BY tenant) FROM e")" "t t"
 
-# --- kid_cluster_check on misconfigured clusters.
-# restart_w2 SETTING VALUE: worker 2 restarted with one setting changed (ALTER SYSTEM).
+# --- kid_cluster_check on misconfigured clusters: one ERROR listing every
+# problem, each with the change that fixes it.
+# restart_w2 SETTING=VALUE...: worker 2 restarted with these settings (ALTER SYSTEM).
 restart_w2() {
-    on w2 -c "ALTER SYSTEM SET $1 = '$2'" && cluster_stop w2 && cluster_start w2
+    local kv
+    for kv in "$@"; do on w2 -c "ALTER SYSTEM SET ${kv%%=*} = '${kv#*=}'" || return 1; done
+    cluster_stop w2 && cluster_start w2
 }
+# cluster_check_error: the ERROR, DETAIL and HINT lines, then the SQLSTATE.
 cluster_check_error() {
-    q -v ON_ERROR_STOP=0 -c "SELECT count(*) FROM kid_cluster_check()" -c '\echo :LAST_ERROR_SQLSTATE :LAST_ERROR_MESSAGE' 2>/dev/null
+    local state
+    state=$(q -v ON_ERROR_STOP=0 -v SHOW_CONTEXT=never -c "SELECT count(*) FROM kid_cluster_check()" -c '\echo :LAST_ERROR_SQLSTATE' 2>"$KID_TMP/check.err")
+    sed -E 's/^psql:[^ ]*:[0-9]+: //' "$KID_TMP/check.err"
+    echo "$state"
 }
-restart_w2 kid.node_id 1
-expect_eq "two workers on kid.node_id 1: kid_cluster_check raises, naming both" "$(cluster_check_error)" \
-    "22023 kid.node_id 1 is shared by nodes 127.0.0.1:$W1, 127.0.0.1:$W2"
+W1_FINGERPRINT=$(on w1 -c "SELECT lpad(to_hex(uid_node_fingerprint()), 8, '0')")
+restart_w2 kid.node_id=1
+expect_eq "two workers on kid.node_id 1: kid_cluster_check raises once, naming the three node fields it shares, each fixed by kid.node_id" \
+    "$(cluster_check_error)" \
+    "ERROR:  kid's settings of the Citus nodes have 3 problems
+DETAIL:  1. kid.node_id 1 is shared by nodes 127.0.0.1:$W1, 127.0.0.1:$W2: their sno and atproto_tid ids can collide, and Citus checks uniqueness per shard only; give each of them its own kid.node_id (for instance its Citus group id) and restart it.
+2. koid generator id 1 is shared by nodes 127.0.0.1:$W1, 127.0.0.1:$W2: their koid ids can collide, and Citus checks uniqueness per shard only; give each of them its own kid.node_id (for instance its Citus group id) and restart it.
+3. uid_global node fingerprint $W1_FINGERPRINT is shared by nodes 127.0.0.1:$W1, 127.0.0.1:$W2: their uid_global ids can collide, and Citus checks uniqueness per shard only; give each of them its own kid.node_id (for instance its Citus group id) and restart it.
+HINT:  Make every change the detail names, then run kid_cluster_check() again.
+22023"
 # What the misconfiguration does: the two workers make the same ids.
 q -c "CREATE TABLE twins (tenant int, id koid DEFAULT koid_new(), g uid_global DEFAULT uid_global_new())" \
     -c "SELECT create_distributed_table('twins', 'tenant', colocate_with := 'events')" >/dev/null
 for _ in $(seq 20); do echo "INSERT INTO twins (tenant) SELECT tenant FROM sources, generate_series(1, 20);"; done | q >/dev/null
 echo "(two workers on one node id: $(q -c "SELECT format('%s rows, %s duplicate koids, %s duplicate uid_globals', count(*), count(*) - count(DISTINCT id), count(*) - count(DISTINCT g)) FROM twins"))"
-restart_w2 kid.node_id 2
-restart_w2 kid.koid_epoch_ms 1288834974657
-expect_eq "a worker with another kid.koid_epoch_ms: kid_cluster_check raises, naming the values" "$(cluster_check_error)" \
-    "22023 kid.koid_epoch_ms differs between nodes: 0 on 127.0.0.1:$C, 0 on 127.0.0.1:$W1, 1288834974657 on 127.0.0.1:$W2"
-on w2 -c "ALTER SYSTEM RESET kid.koid_epoch_ms" && on w2 -c "ALTER SYSTEM RESET kid.node_id" && cluster_stop w2 && cluster_start w2
+# Node ids apart again, but worker 2's own koid generator id and uid_global
+# fingerprint are worker 1's, and its epoch differs: each problem names the
+# setting that caused it.
+restart_w2 kid.node_id=2 kid.koid_generator_id=1 "kid.uid_node=$W1_FINGERPRINT" kid.koid_epoch_ms=1288834974657
+expect_eq "worker 2 with worker 1's koid generator id and fingerprint set, and another epoch: three problems, each with its own fix" \
+    "$(cluster_check_error)" \
+    "ERROR:  kid's settings of the Citus nodes have 3 problems
+DETAIL:  1. koid generator id 1 is shared by nodes 127.0.0.1:$W1, 127.0.0.1:$W2: their koid ids can collide, and Citus checks uniqueness per shard only; give each of them its own kid.koid_generator_id (0 to 1023; -1 takes kid.node_id) and restart it.
+2. uid_global node fingerprint $W1_FINGERPRINT is shared by nodes 127.0.0.1:$W1, 127.0.0.1:$W2: their uid_global ids can collide, and Citus checks uniqueness per shard only; give each of them its own kid.uid_node (8 hex digits; empty derives it from kid.node_id) and restart it.
+3. kid.koid_epoch_ms differs between nodes (0 on 127.0.0.1:$C, 0 on 127.0.0.1:$W1, 1288834974657 on 127.0.0.1:$W2): a koid decodes to another time, and a time range selects other koids, on each of them; set the same kid.koid_epoch_ms on every node and restart it.
+HINT:  Make every change the detail names, then run kid_cluster_check() again.
+22023"
+on w2 -c "ALTER SYSTEM RESET kid.koid_generator_id" -c "ALTER SYSTEM RESET kid.uid_node" -c "ALTER SYSTEM RESET kid.koid_epoch_ms" \
+    -c "ALTER SYSTEM RESET kid.node_id" >/dev/null && cluster_stop w2 && cluster_start w2
 expect_eq "corrected again: kid_cluster_check passes, one row per node" "$(q -c "SELECT count(*) FROM kid_cluster_check()")" 3
+# An ordinary role may not read the nodes' statistics (pg_read_all_stats may).
+expect_eq "kid_cluster_check: for members of pg_read_all_stats" \
+    "$(q -c "CREATE ROLE kid_citus_reader LOGIN" -c "SET ROLE kid_citus_reader" -v ON_ERROR_STOP=0 -c "SELECT count(*) FROM kid_cluster_check()" -c '\echo :LAST_ERROR_SQLSTATE' 2>/dev/null)" \
+    "42501"
 
 # --- docs/citus.md: every ```sql example, run with psql (aligned output, as a
 # reader would) on the coordinator in order, its output (errors without

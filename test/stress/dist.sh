@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# The release archive and its metadata (runs alone or from run-all.sh; needs
-# no server).
+# The release archive and its metadata (runs alone or from run-all.sh; starts
+# a server of its own).
 #
 # make dist writes the PGXN archive kid-VERSION.zip from git: every file
 # git tracks under kid-VERSION/, minus what .gitattributes marks
 # export-ignore, and nothing else (no build output, no test results); the
 # unpacked archive builds with PGXS and installs kid.so, kid.control and
-# the install script, which is the committed one.  META.json follows the
+# the install script, which is the committed one; its make installcheck
+# stops with a message on a server without kid preloaded.  META.json follows the
 # PGXN meta spec 1.0.0 (https://pgxn.org/spec/): its required keys, their
 # forms, and every file it names is in the archive.
 
@@ -100,6 +101,24 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
         cmp "sql/kid--$DIST_VERSION.sql" "$ext/kid--$DIST_VERSION.sql" || return 1
     }
     check "the unpacked archive builds (make), installs kid.so, kid.control and the committed install script" dist_builds
+
+    # make installcheck from the archive against a server without kid
+    # preloaded stops before pg_regress and says why (with kid preloaded it
+    # is what test/run-all.sh's pg_regress runs).
+    dist_installcheck_unpreloaded() {
+        local port=54402 out
+        cluster_init unpreloaded $port "shared_preload_libraries = ''" && cluster_start unpreloaded || return 1
+        out=$(cd "$KID_TMP/unpacked/$DIST_NAME" &&
+            make -s installcheck PG_CONFIG="$PG_CONFIG" PGHOST="$KID_TMP" PGPORT=$port PGUSER=postgres 2>&1)
+        local rc=$?
+        cluster_stop unpreloaded
+        echo "$out" | sed 's/^/  /'
+        [ $rc -ne 0 ] && grep -q "kid is not preloaded on the server it tests" <<<"$out" &&
+            grep -q "shared_preload_libraries = 'kid'" <<<"$out" &&
+            [ ! -e "$KID_TMP/unpacked/$DIST_NAME/test/regression.out" ]
+    }
+    check "make installcheck from the archive, kid not preloaded: stops before pg_regress, saying kid must be preloaded" \
+        dist_installcheck_unpreloaded
 else
     echo "(not a git checkout: make dist not tried)"
 fi
@@ -139,6 +158,13 @@ meta_valid() {
         if (exists $m->{release_status}) {
             push @err, "release_status: not stable, testing or unstable" unless $m->{release_status} =~ /^(stable|testing|unstable)$/;
         }
+        # stable exactly when CHANGELOG.md dates this version (a release);
+        # an unreleased version is "testing" (CONTRIBUTING.md, "Releasing").
+        open my $cl, "<", "CHANGELOG.md" or die "CHANGELOG.md: $!\n";
+        my $released = grep { /^## \Q$ENV{DIST_VERSION}\E \(\d{4}-\d\d-\d\d\)$/ } <$cl>;
+        my $status = $m->{release_status} // "stable";
+        push @err, "release_status: $status, but CHANGELOG.md " . ($released ? "dates" : "does not date") . " $ENV{DIST_VERSION}"
+            if ($status eq "stable") != !!$released;
         if (exists $m->{resources}) {
             my $r = $m->{resources};
             for my $k (sort keys %$r) {
@@ -156,6 +182,6 @@ meta_valid() {
         print "$_\n" for @err;
         exit(@err ? 1 : 0);'
 }
-check "META.json parses and follows the PGXN meta spec 1.0.0 (required keys, versions, licence, provides)" meta_valid
+check "META.json parses and follows the PGXN meta spec 1.0.0 (required keys, versions, licence, provides), stable only once released" meta_valid
 
 kid_finish

@@ -48,6 +48,17 @@ expect_eq "README and docs/: every function called in inline code exists" \
                                'uuid_extract_timestamp',                         -- PostgreSQL 17+ (benchmark on 18)
                                'pg_get_loaded_modules')                          -- PostgreSQL 18")" none
 
+# The SQLSTATE the README and docs/ give for each of kid's errors is the one
+# src/pg raises it with (test/stress/doc_errors.pl); first, the comparison
+# catches a wrong one.
+rf_errcodes=$("$PG_CONFIG" --includedir-server)/utils/errcodes.h
+printf '| `cannot generate sno ids during recovery` | 55000 | a made-up wrong row |\n' >"$KID_TMP/errors.md"
+expect_eq "doc_errors.pl catches a wrong SQLSTATE" \
+    "$(perl test/stress/doc_errors.pl "$rf_errcodes" "$KID_TMP/errors.md" | grep ' says ')" \
+    "$KID_TMP/errors.md:1 says 55000, kid raises 25006: cannot generate sno ids during recovery"
+expect_eq "README and docs/: each kid error's SQLSTATE is the one kid raises" \
+    "$(perl test/stress/doc_errors.pl "$rf_errcodes" $rf_docs | grep ' says ')" ""
+
 # Every function a user calls by name is in the README: every kid function
 # but those PostgreSQL calls for the types (input and output, operators,
 # casts, operator classes, aggregates' parts, the trigger) and the helper

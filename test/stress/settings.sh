@@ -10,8 +10,10 @@
 #    through every decoder without a neighbourhood argument.
 # 3. The same settings on a server without preloading: the decoders, the
 #    range comparisons and uid_node_fingerprint() give the same answers as on
-#    the preloaded server; a session's SET does not change them; an invalid
-#    value makes every use of kid in a session fail, naming the setting.
+#    the preloaded server; a session's SET does not change them, nor does a
+#    client's, role's or database's value of any kid setting (a WARNING, and
+#    the server configuration's value); an invalid value in the server
+#    configuration makes every use of kid in a session fail, naming it.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
@@ -140,6 +142,44 @@ SELECT koid_to_timestamp(k) = '2011-06-18 07:24:08.039+00', uid_global_to_timest
        g = uid_global_from_timestamp('2026-01-01 00:00:00.5+00', 5), g >= '2026-01-01 00:00:00.5+00'::timestamptz FROM par;
 SQL
 )" "t|t|t|t"
+
+# One behaviour for every kid setting a client (connection options), a role
+# or a database gives where kid cannot take it, on a server without kid
+# preloaded: a WARNING when kid loads, and the session goes on with the
+# server configuration's value (as PostgreSQL does for a setting a placeholder
+# could not pass on, but with the configured value, not the built-in one).
+# The superuser settings are taken from a superuser and ignored from others.
+# given_by_client USER NAME VALUE: "warnings|value in force|koid decoded" for
+# a session started with -c NAME=VALUE.
+given_by_client() {
+    local out err
+    out=$(PGOPTIONS="-c $2=$3" "$PG_BIN/psql" -h "$KID_TMP" -p $NOPRE_PORT -U "$1" -d postgres -X -q -A -t -v ON_ERROR_STOP=1 \
+        -c "SELECT current_setting('$2'), koid_to_timestamp('0123456789abcdef') = '2011-06-18 07:24:08.039+00'" 2>"$KID_TMP/client.err")
+    err=$(grep -c "^WARNING:  kid ignores $2 = '$3' from a client, role or database setting" "$KID_TMP/client.err")
+    grep -q "^ERROR" "$KID_TMP/client.err" && cat "$KID_TMP/client.err"
+    echo "$err|$out"
+}
+kpsql $NOPRE_PORT -d postgres -c "CREATE ROLE kid_plain LOGIN"
+for case in "postgres kid.node_id 3 7" "postgres kid.koid_epoch_ms 5 1288834974657" "postgres kid.koid_generator_id 3 -1" \
+    "postgres kid.uid_interval 8 5" "postgres kid.uid_node 01020304 ''" "postgres kid.wal_rmgr_id 130 128" \
+    "postgres kid.standby_generation on off" "kid_plain kid.koid_overflow_error on off" \
+    "kid_plain kid.koid_max_clock_wait_ms 5 1s"; do
+    read -r user name value configured <<<"$case"
+    [ "$configured" = "''" ] && configured=
+    expect_eq "not preloaded, -c $name=$value from $user: a WARNING, the session goes on with the server's $name" \
+        "$(given_by_client "$user" "$name" "$value")" "1|$configured|t"
+done
+expect_eq "not preloaded, -c kid.koid_overflow_error=on from a superuser: taken (a superuser setting)" \
+    "$(given_by_client postgres kid.koid_overflow_error on)" "0|on|t"
+kpsql $NOPRE_PORT -d postgres -c "ALTER ROLE kid_plain SET kid.uid_interval = 9"
+expect_eq "not preloaded, ALTER ROLE ... SET kid.uid_interval: a WARNING, the server's value" \
+    "$("$PG_BIN/psql" -h "$KID_TMP" -p $NOPRE_PORT -U kid_plain -d postgres -X -q -A -t -c "SELECT current_setting('kid.uid_interval') FROM (SELECT '0123456789abcdef'::koid) k" 2>&1 |
+        grep -v -e '^LINE ' -e '^ *\^')" \
+    "WARNING:  parameter \"kid.uid_interval\" cannot be changed now
+WARNING:  kid ignores kid.uid_interval = '9' from a client, role or database setting
+DETAIL:  kid takes kid.uid_interval only from the server configuration; this session has kid.uid_interval = '5' from there.
+5"
+kpsql $NOPRE_PORT -d postgres -c "ALTER ROLE kid_plain RESET kid.uid_interval"
 
 # A reload with a changed value leaves a session that loaded kid as it was
 # (its IMMUTABLE decoders keep their answers); ALTER SYSTEM from such a

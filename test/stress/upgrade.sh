@@ -7,7 +7,7 @@
 #   - kid.control's default_version has an install script;
 #   - every upgrade script sql/kid--A--B.sql leads somewhere from 0.1.0, and
 #     0.1.0 (the first release) updates to the default version;
-#   - a released version's install script (git tag vVERSION) is unchanged;
+#   - a released version's scripts are unchanged (test/released-scripts.sha256);
 #   - every C symbol any script of sql/ names is in kid.so (old SQL may
 #     still call it);
 #   - when the default version is not 0.1.0: install 0.1.0, write data of
@@ -83,20 +83,35 @@ upg_paths() {
 }
 check "every upgrade script's target and the default version are reached from $UPG_FIRST" upg_paths
 
-# A released version's install script is the one of its tag.
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    upg_tagged=0
+# Released scripts never change.  test/released-scripts.sha256 holds the
+# sha256 of every script of a released version (git tags need not travel
+# with the tree); a version is released when CHANGELOG.md dates it
+# ("## 0.1.0 (2026-11-23)").  Every listed script is unchanged, and a script
+# is listed exactly when the version it installs or updates to is released.
+upg_released() { sed -n 's/^## \([0-9][0-9.]*\) ([0-9]\{4\}-[0-9][0-9]-[0-9][0-9])$/\1/p' CHANGELOG.md; }
+upg_listed() { grep -v '^#' test/released-scripts.sha256 | awk '{ print $2 }'; }
+upg_unchanged() {
+    [ -n "$(upg_listed)" ] || { echo "test/released-scripts.sha256 lists nothing"; return 1; }
+    grep -v '^#' test/released-scripts.sha256 | sha256sum --quiet -c -
+}
+check "every released script (test/released-scripts.sha256) is unchanged" upg_unchanged
+upg_listed_iff_released() {
+    local f v bad=0 released listed
+    released=$(upg_released)
+    listed=$(upg_listed)
+    grep -qx "$UPG_FIRST" <<<"$released" || { echo "CHANGELOG.md dates no $UPG_FIRST"; bad=1; }
     for f in sql/kid--*.sql; do
         v=$(basename "$f" .sql)
-        v=${v#kid--}
-        case $v in *--*) continue ;; esac
-        git rev-parse -q --verify "refs/tags/v$v" >/dev/null || continue
-        upg_tagged=$((upg_tagged + 1))
-        check "sql/kid--$v.sql is the one released as tag v$v" \
-            cmp -s "$f" <(git show "v$v:sql/kid--$v.sql")
+        v=${v##*--}
+        if grep -qxF "$v" <<<"$released"; then
+            grep -qxF "$f" <<<"$listed" || { echo "$f is of released $v but not in test/released-scripts.sha256"; bad=1; }
+        else
+            grep -qxF "$f" <<<"$listed" && { echo "$f is of unreleased $v but in test/released-scripts.sha256"; bad=1; }
+        fi
     done
-    [ "$upg_tagged" -gt 0 ] || echo "(no release tag v* names a script of sql/ yet)"
-fi
+    return $bad
+}
+check "a script of sql/ is listed as released exactly when CHANGELOG.md dates its version" upg_listed_iff_released
 
 # Every C symbol a script names (AS 'MODULE_PATHNAME', 'symbol') is
 # exported by the built kid.so: old SQL may call it after an upgrade of the
