@@ -95,7 +95,8 @@ BEGIN
         EXECUTE format('CREATE OPERATOR CLASS @extschema@.%I FOR TYPE timestamptz USING btree FAMILY @extschema@.%I AS
             OPERATOR 1 @extschema@.~<~, OPERATOR 2 @extschema@.~<=~, OPERATOR 3 @extschema@.~=~,
             OPERATOR 4 @extschema@.~>=~, OPERATOR 5 @extschema@.~>~,
-            FUNCTION 1 pg_catalog.timestamptz_cmp(timestamptz, timestamptz)', t || '_timestamptz_ops', t || '_ops');
+            FUNCTION 1 pg_catalog.timestamptz_cmp(timestamptz, timestamptz), FUNCTION 4 pg_catalog.btequalimage(oid)',
+            t || '_timestamptz_ops', t || '_ops');
         EXECUTE format('COMMENT ON OPERATOR CLASS @extschema@.%I USING btree IS %L', t || '_timestamptz_ops',
             'timestamptz in the btree order of ' || t || ' (the time comparisons of the family, as timestamptz orders them)');
     END LOOP;

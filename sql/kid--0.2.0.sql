@@ -356,7 +356,8 @@ CREATE OPERATOR CLASS sno_timestamptz_ops FOR TYPE timestamptz USING btree FAMIL
     OPERATOR 3 @extschema@.~=~,
     OPERATOR 4 @extschema@.~>=~,
     OPERATOR 5 @extschema@.~>~,
-    FUNCTION 1 pg_catalog.timestamptz_cmp(timestamptz, timestamptz);
+    FUNCTION 1 pg_catalog.timestamptz_cmp(timestamptz, timestamptz),
+    FUNCTION 4 pg_catalog.btequalimage(oid);
 COMMENT ON OPERATOR CLASS sno_timestamptz_ops USING btree IS 'timestamptz in the btree order of sno (the time comparisons of the family, as timestamptz orders them)';
 
 -- BRIN: min/max summaries for append-only tables ordered by sno, with the
@@ -739,7 +740,8 @@ CREATE OPERATOR CLASS atproto_tid_timestamptz_ops FOR TYPE timestamptz USING btr
     OPERATOR 3 @extschema@.~=~,
     OPERATOR 4 @extschema@.~>=~,
     OPERATOR 5 @extschema@.~>~,
-    FUNCTION 1 pg_catalog.timestamptz_cmp(timestamptz, timestamptz);
+    FUNCTION 1 pg_catalog.timestamptz_cmp(timestamptz, timestamptz),
+    FUNCTION 4 pg_catalog.btequalimage(oid);
 COMMENT ON OPERATOR CLASS atproto_tid_timestamptz_ops USING btree IS 'timestamptz in the btree order of atproto_tid (the time comparisons of the family, as timestamptz orders them)';
 
 -- BRIN: min/max summaries for append-only tables ordered by atproto_tid, with the
@@ -1146,7 +1148,8 @@ CREATE OPERATOR CLASS koid_timestamptz_ops FOR TYPE timestamptz USING btree FAMI
     OPERATOR 3 @extschema@.~=~,
     OPERATOR 4 @extschema@.~>=~,
     OPERATOR 5 @extschema@.~>~,
-    FUNCTION 1 pg_catalog.timestamptz_cmp(timestamptz, timestamptz);
+    FUNCTION 1 pg_catalog.timestamptz_cmp(timestamptz, timestamptz),
+    FUNCTION 4 pg_catalog.btequalimage(oid);
 COMMENT ON OPERATOR CLASS koid_timestamptz_ops USING btree IS 'timestamptz in the btree order of koid (the time comparisons of the family, as timestamptz orders them)';
 
 -- BRIN: min/max summaries for append-only tables ordered by koid, with the
@@ -1534,7 +1537,8 @@ CREATE OPERATOR CLASS uid_timestamptz_ops FOR TYPE timestamptz USING btree FAMIL
     OPERATOR 3 @extschema@.~=~,
     OPERATOR 4 @extschema@.~>=~,
     OPERATOR 5 @extschema@.~>~,
-    FUNCTION 1 pg_catalog.timestamptz_cmp(timestamptz, timestamptz);
+    FUNCTION 1 pg_catalog.timestamptz_cmp(timestamptz, timestamptz),
+    FUNCTION 4 pg_catalog.btequalimage(oid);
 COMMENT ON OPERATOR CLASS uid_timestamptz_ops USING btree IS 'timestamptz in the btree order of uid (the time comparisons of the family, as timestamptz orders them)';
 
 -- BRIN: min/max summaries for append-only tables ordered by uid, with the
@@ -1847,7 +1851,8 @@ CREATE OPERATOR CLASS uid_global_timestamptz_ops FOR TYPE timestamptz USING btre
     OPERATOR 3 @extschema@.~=~,
     OPERATOR 4 @extschema@.~>=~,
     OPERATOR 5 @extschema@.~>~,
-    FUNCTION 1 pg_catalog.timestamptz_cmp(timestamptz, timestamptz);
+    FUNCTION 1 pg_catalog.timestamptz_cmp(timestamptz, timestamptz),
+    FUNCTION 4 pg_catalog.btequalimage(oid);
 COMMENT ON OPERATOR CLASS uid_global_timestamptz_ops USING btree IS 'timestamptz in the btree order of uid_global (the time comparisons of the family, as timestamptz orders them)';
 
 -- BRIN: min/max summaries for append-only tables ordered by uid_global, with the
