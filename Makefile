@@ -1,7 +1,7 @@
 # kid - k-ordered unique id types for PostgreSQL.  Built with PGXS.
 #
 #   make            build the extension            make install    install it
-#   make demo       install everything needed, build, install, and run a demo
+#   make demo       install what the demo needs, build, install, and run a demo
 #                   on a throwaway cluster         (README: set-up command 1)
 #   make test       install everything needed and run every test
 #                   (README: set-up command 2; .ci/run calls exactly this)
@@ -47,8 +47,14 @@ override with_llvm = no
 
 EXTRA_CLEAN = test/results test/regression.*
 
-PGXS := $(shell $(PG_CONFIG) --pgxs)
+# Without pg_config (a fresh machine) only the targets that install it work:
+# make demo, make test, make deps; anything else stops with what to install.
+PGXS := $(shell command -v $(PG_CONFIG) >/dev/null 2>&1 && $(PG_CONFIG) --pgxs)
+ifneq ($(PGXS),)
 include $(PGXS)
+else ifeq ($(filter demo deps-demo test deps,$(MAKECMDGOALS)),)
+$(error $(PG_CONFIG) not found: install postgresql-server-dev-15 (test/install-deps.sh --demo), set PG_CONFIG, or run make demo, which installs what it needs)
+endif
 
 # PGXS tracks no header dependencies; every object depends on every header.
 $(OBJS): $(wildcard src/core/*.h src/pg/*.h)

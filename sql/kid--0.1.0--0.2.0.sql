@@ -62,6 +62,47 @@ CREATE CAST (uid_global AS timestamptz) WITH FUNCTION uid_global_to_timestamp(ui
 COMMENT ON CAST (uid AS timestamptz) IS 'the start of the 1.024 ms step a uid was made in (uid_to_timestamp)';
 COMMENT ON CAST (uid_global AS timestamptz) IS 'the start of the 1.024 ms step of a uid_global made with kid.uid_interval (uid_global_to_timestamp)';
 
+-- PostgreSQL's catalog rules for the btree families (opr_sanity; see
+-- src/sql/id_type.sql.in and test/stress/catalog_sanity.sh).  Every equality
+-- member of a btree family is mergejoinable: id = timestamptz, timestamptz =
+-- id and ~=~ become MERGES.  ALTER OPERATOR sets MERGES only from
+-- PostgreSQL 17 on, so the flag is set in pg_operator, as CREATE OPERATOR
+-- would have set it.
+UPDATE pg_catalog.pg_operator SET oprcanmerge = true
+WHERE oid IN ('@extschema@.~=~(timestamptz, timestamptz)'::pg_catalog.regoperator,
+    '@extschema@.=(@extschema@.sno, timestamptz)'::pg_catalog.regoperator,
+    '@extschema@.=(timestamptz, @extschema@.sno)'::pg_catalog.regoperator,
+    '@extschema@.=(@extschema@.atproto_tid, timestamptz)'::pg_catalog.regoperator,
+    '@extschema@.=(timestamptz, @extschema@.atproto_tid)'::pg_catalog.regoperator,
+    '@extschema@.=(@extschema@.koid, timestamptz)'::pg_catalog.regoperator,
+    '@extschema@.=(timestamptz, @extschema@.koid)'::pg_catalog.regoperator,
+    '@extschema@.=(@extschema@.uid, timestamptz)'::pg_catalog.regoperator,
+    '@extschema@.=(timestamptz, @extschema@.uid)'::pg_catalog.regoperator,
+    '@extschema@.=(@extschema@.uid_global, timestamptz)'::pg_catalog.regoperator,
+    '@extschema@.=(timestamptz, @extschema@.uid_global)'::pg_catalog.regoperator);
+-- And every member is usable by a class of its family: the (timestamptz,
+-- timestamptz) members of each id family move into a class for timestamptz
+-- of that family.
+DO $$
+DECLARE
+    t text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['sno', 'atproto_tid', 'koid', 'uid', 'uid_global'] LOOP
+        EXECUTE format('ALTER OPERATOR FAMILY @extschema@.%I USING btree DROP
+            OPERATOR 1 (timestamptz, timestamptz), OPERATOR 2 (timestamptz, timestamptz),
+            OPERATOR 3 (timestamptz, timestamptz), OPERATOR 4 (timestamptz, timestamptz),
+            OPERATOR 5 (timestamptz, timestamptz), FUNCTION 1 (timestamptz, timestamptz)', t || '_ops');
+        EXECUTE format('CREATE OPERATOR CLASS @extschema@.%I FOR TYPE timestamptz USING btree FAMILY @extschema@.%I AS
+            OPERATOR 1 @extschema@.~<~, OPERATOR 2 @extschema@.~<=~, OPERATOR 3 @extschema@.~=~,
+            OPERATOR 4 @extschema@.~>=~, OPERATOR 5 @extschema@.~>~,
+            FUNCTION 1 pg_catalog.timestamptz_cmp(timestamptz, timestamptz), FUNCTION 4 pg_catalog.btequalimage(oid)',
+            t || '_timestamptz_ops', t || '_ops');
+        EXECUTE format('COMMENT ON OPERATOR CLASS @extschema@.%I USING btree IS %L', t || '_timestamptz_ops',
+            'timestamptz in the btree order of ' || t || ' (the time comparisons of the family, as timestamptz orders them)');
+    END LOOP;
+END
+$$;
+
 -- Ids carrying a given time, for backfills (sno has sno_new_with_time):
 -- what each promises is in its scheme's part of the install script.
 CREATE FUNCTION tid_new_with_time(at timestamptz) RETURNS atproto_tid

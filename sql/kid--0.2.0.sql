@@ -208,13 +208,16 @@ COMMENT ON AGGREGATE max(sno) IS 'the latest sno';
 -- friends must not join kid's families, because the planner takes the
 -- sort order of ORDER BY created_at from whichever btree family holds its
 -- < operator, and a kid family would no longer match timestamptz indexes.
--- Not MERGES or HASHES: the planner never infers equalities from them.
+-- ~=~ is MERGES, as every equality member of a btree family must be (and the
+-- id = timestamptz members are); it is timestamptz's own equality, so an
+-- equality the planner derives with it holds exactly when timestamptz's =
+-- does.  Not HASHES: no hash family holds it.
 CREATE OPERATOR ~<~ (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = pg_catalog.timestamptz_lt,
     COMMUTATOR = ~>~, NEGATOR = ~>=~, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 CREATE OPERATOR ~<=~ (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = pg_catalog.timestamptz_le,
     COMMUTATOR = ~>=~, NEGATOR = ~>~, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 CREATE OPERATOR ~=~ (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = pg_catalog.timestamptz_eq,
-    COMMUTATOR = ~=~, RESTRICT = eqsel, JOIN = eqjoinsel);
+    COMMUTATOR = ~=~, RESTRICT = eqsel, JOIN = eqjoinsel, MERGES);
 CREATE OPERATOR ~>=~ (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = pg_catalog.timestamptz_ge,
     COMMUTATOR = ~<=~, NEGATOR = ~<~, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 CREATE OPERATOR ~>~ (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = pg_catalog.timestamptz_gt,
@@ -283,12 +286,17 @@ COMMENT ON FUNCTION timestamptz_ge_sno(timestamptz, sno) IS 'implementation of t
 COMMENT ON FUNCTION timestamptz_gt_sno(timestamptz, sno) IS 'implementation of timestamptz > sno';
 COMMENT ON FUNCTION timestamptz_cmp_sno(timestamptz, sno) IS 'btree comparison of a time, which sorts just below the smallest sno of its unit, with a sno: -1 or 1, never 0';
 
+-- The two = are MERGES: PostgreSQL requires every equality member of a btree
+-- family to be mergejoinable (opr_sanity checks it).  A merge join on id = t
+-- walks both sides in the family's order and, like the operator, pairs
+-- nothing; the planner's equivalence classes built from id = t only ever
+-- derive clauses of the same family, which are as false.
 CREATE OPERATOR < (LEFTARG = sno, RIGHTARG = timestamptz, FUNCTION = sno_lt_timestamptz,
     COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 CREATE OPERATOR <= (LEFTARG = sno, RIGHTARG = timestamptz, FUNCTION = sno_le_timestamptz,
     COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 CREATE OPERATOR = (LEFTARG = sno, RIGHTARG = timestamptz, FUNCTION = sno_eq_timestamptz,
-    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel);
+    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, MERGES);
 CREATE OPERATOR <> (LEFTARG = sno, RIGHTARG = timestamptz, FUNCTION = sno_ne_timestamptz,
     COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 CREATE OPERATOR >= (LEFTARG = sno, RIGHTARG = timestamptz, FUNCTION = sno_ge_timestamptz,
@@ -300,7 +308,7 @@ CREATE OPERATOR < (LEFTARG = timestamptz, RIGHTARG = sno, FUNCTION = timestamptz
 CREATE OPERATOR <= (LEFTARG = timestamptz, RIGHTARG = sno, FUNCTION = timestamptz_le_sno,
     COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 CREATE OPERATOR = (LEFTARG = timestamptz, RIGHTARG = sno, FUNCTION = timestamptz_eq_sno,
-    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel);
+    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, MERGES);
 CREATE OPERATOR <> (LEFTARG = timestamptz, RIGHTARG = sno, FUNCTION = timestamptz_ne_sno,
     COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 CREATE OPERATOR >= (LEFTARG = timestamptz, RIGHTARG = sno, FUNCTION = timestamptz_ge_sno,
@@ -333,15 +341,24 @@ ALTER OPERATOR FAMILY sno_ops USING btree ADD
     OPERATOR 3 = (timestamptz, sno),
     OPERATOR 4 >= (timestamptz, sno),
     OPERATOR 5 > (timestamptz, sno),
-    FUNCTION 1 (timestamptz, sno) timestamptz_cmp_sno(timestamptz, sno),
-    -- Times among themselves (btree needs them for arrays of times, e.g.
-    -- id = ANY(times); and a family must compare every pair of its types).
-    OPERATOR 1 @extschema@.~<~ (timestamptz, timestamptz),
-    OPERATOR 2 @extschema@.~<=~ (timestamptz, timestamptz),
-    OPERATOR 3 @extschema@.~=~ (timestamptz, timestamptz),
-    OPERATOR 4 @extschema@.~>=~ (timestamptz, timestamptz),
-    OPERATOR 5 @extschema@.~>~ (timestamptz, timestamptz),
-    FUNCTION 1 (timestamptz, timestamptz) pg_catalog.timestamptz_cmp(timestamptz, timestamptz);
+    FUNCTION 1 (timestamptz, sno) timestamptz_cmp_sno(timestamptz, sno);
+-- Times among themselves: btree needs them for arrays of times (it sorts
+-- id = ANY(times) and takes the extreme of id >= ANY(times) with them), and
+-- a family must compare every pair of its types.  They are the operators of
+-- an operator class for timestamptz in the family, as PostgreSQL's own
+-- cross-type families have one for each of their types: every member of a
+-- family is then usable by one of its classes (opr_sanity checks both
+-- rules; test/stress/catalog_sanity.sh runs it).  Nobody needs to index a
+-- timestamptz with it: timestamptz's default class orders times the same.
+CREATE OPERATOR CLASS sno_timestamptz_ops FOR TYPE timestamptz USING btree FAMILY sno_ops AS
+    OPERATOR 1 @extschema@.~<~,
+    OPERATOR 2 @extschema@.~<=~,
+    OPERATOR 3 @extschema@.~=~,
+    OPERATOR 4 @extschema@.~>=~,
+    OPERATOR 5 @extschema@.~>~,
+    FUNCTION 1 pg_catalog.timestamptz_cmp(timestamptz, timestamptz),
+    FUNCTION 4 pg_catalog.btequalimage(oid);
+COMMENT ON OPERATOR CLASS sno_timestamptz_ops USING btree IS 'timestamptz in the btree order of sno (the time comparisons of the family, as timestamptz orders them)';
 
 -- BRIN: min/max summaries for append-only tables ordered by sno, with the
 -- same cross-type operators so that id >= t can skip block ranges.
@@ -653,12 +670,17 @@ COMMENT ON FUNCTION timestamptz_ge_atproto_tid(timestamptz, atproto_tid) IS 'imp
 COMMENT ON FUNCTION timestamptz_gt_atproto_tid(timestamptz, atproto_tid) IS 'implementation of timestamptz > atproto_tid';
 COMMENT ON FUNCTION timestamptz_cmp_atproto_tid(timestamptz, atproto_tid) IS 'btree comparison of a time, which sorts just below the smallest atproto_tid of its unit, with a atproto_tid: -1 or 1, never 0';
 
+-- The two = are MERGES: PostgreSQL requires every equality member of a btree
+-- family to be mergejoinable (opr_sanity checks it).  A merge join on id = t
+-- walks both sides in the family's order and, like the operator, pairs
+-- nothing; the planner's equivalence classes built from id = t only ever
+-- derive clauses of the same family, which are as false.
 CREATE OPERATOR < (LEFTARG = atproto_tid, RIGHTARG = timestamptz, FUNCTION = atproto_tid_lt_timestamptz,
     COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 CREATE OPERATOR <= (LEFTARG = atproto_tid, RIGHTARG = timestamptz, FUNCTION = atproto_tid_le_timestamptz,
     COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 CREATE OPERATOR = (LEFTARG = atproto_tid, RIGHTARG = timestamptz, FUNCTION = atproto_tid_eq_timestamptz,
-    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel);
+    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, MERGES);
 CREATE OPERATOR <> (LEFTARG = atproto_tid, RIGHTARG = timestamptz, FUNCTION = atproto_tid_ne_timestamptz,
     COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 CREATE OPERATOR >= (LEFTARG = atproto_tid, RIGHTARG = timestamptz, FUNCTION = atproto_tid_ge_timestamptz,
@@ -670,7 +692,7 @@ CREATE OPERATOR < (LEFTARG = timestamptz, RIGHTARG = atproto_tid, FUNCTION = tim
 CREATE OPERATOR <= (LEFTARG = timestamptz, RIGHTARG = atproto_tid, FUNCTION = timestamptz_le_atproto_tid,
     COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 CREATE OPERATOR = (LEFTARG = timestamptz, RIGHTARG = atproto_tid, FUNCTION = timestamptz_eq_atproto_tid,
-    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel);
+    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, MERGES);
 CREATE OPERATOR <> (LEFTARG = timestamptz, RIGHTARG = atproto_tid, FUNCTION = timestamptz_ne_atproto_tid,
     COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 CREATE OPERATOR >= (LEFTARG = timestamptz, RIGHTARG = atproto_tid, FUNCTION = timestamptz_ge_atproto_tid,
@@ -703,15 +725,24 @@ ALTER OPERATOR FAMILY atproto_tid_ops USING btree ADD
     OPERATOR 3 = (timestamptz, atproto_tid),
     OPERATOR 4 >= (timestamptz, atproto_tid),
     OPERATOR 5 > (timestamptz, atproto_tid),
-    FUNCTION 1 (timestamptz, atproto_tid) timestamptz_cmp_atproto_tid(timestamptz, atproto_tid),
-    -- Times among themselves (btree needs them for arrays of times, e.g.
-    -- id = ANY(times); and a family must compare every pair of its types).
-    OPERATOR 1 @extschema@.~<~ (timestamptz, timestamptz),
-    OPERATOR 2 @extschema@.~<=~ (timestamptz, timestamptz),
-    OPERATOR 3 @extschema@.~=~ (timestamptz, timestamptz),
-    OPERATOR 4 @extschema@.~>=~ (timestamptz, timestamptz),
-    OPERATOR 5 @extschema@.~>~ (timestamptz, timestamptz),
-    FUNCTION 1 (timestamptz, timestamptz) pg_catalog.timestamptz_cmp(timestamptz, timestamptz);
+    FUNCTION 1 (timestamptz, atproto_tid) timestamptz_cmp_atproto_tid(timestamptz, atproto_tid);
+-- Times among themselves: btree needs them for arrays of times (it sorts
+-- id = ANY(times) and takes the extreme of id >= ANY(times) with them), and
+-- a family must compare every pair of its types.  They are the operators of
+-- an operator class for timestamptz in the family, as PostgreSQL's own
+-- cross-type families have one for each of their types: every member of a
+-- family is then usable by one of its classes (opr_sanity checks both
+-- rules; test/stress/catalog_sanity.sh runs it).  Nobody needs to index a
+-- timestamptz with it: timestamptz's default class orders times the same.
+CREATE OPERATOR CLASS atproto_tid_timestamptz_ops FOR TYPE timestamptz USING btree FAMILY atproto_tid_ops AS
+    OPERATOR 1 @extschema@.~<~,
+    OPERATOR 2 @extschema@.~<=~,
+    OPERATOR 3 @extschema@.~=~,
+    OPERATOR 4 @extschema@.~>=~,
+    OPERATOR 5 @extschema@.~>~,
+    FUNCTION 1 pg_catalog.timestamptz_cmp(timestamptz, timestamptz),
+    FUNCTION 4 pg_catalog.btequalimage(oid);
+COMMENT ON OPERATOR CLASS atproto_tid_timestamptz_ops USING btree IS 'timestamptz in the btree order of atproto_tid (the time comparisons of the family, as timestamptz orders them)';
 
 -- BRIN: min/max summaries for append-only tables ordered by atproto_tid, with the
 -- same cross-type operators so that id >= t can skip block ranges.
@@ -1047,12 +1078,17 @@ COMMENT ON FUNCTION timestamptz_ge_koid(timestamptz, koid) IS 'implementation of
 COMMENT ON FUNCTION timestamptz_gt_koid(timestamptz, koid) IS 'implementation of timestamptz > koid';
 COMMENT ON FUNCTION timestamptz_cmp_koid(timestamptz, koid) IS 'btree comparison of a time, which sorts just below the smallest koid of its unit, with a koid: -1 or 1, never 0';
 
+-- The two = are MERGES: PostgreSQL requires every equality member of a btree
+-- family to be mergejoinable (opr_sanity checks it).  A merge join on id = t
+-- walks both sides in the family's order and, like the operator, pairs
+-- nothing; the planner's equivalence classes built from id = t only ever
+-- derive clauses of the same family, which are as false.
 CREATE OPERATOR < (LEFTARG = koid, RIGHTARG = timestamptz, FUNCTION = koid_lt_timestamptz,
     COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 CREATE OPERATOR <= (LEFTARG = koid, RIGHTARG = timestamptz, FUNCTION = koid_le_timestamptz,
     COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 CREATE OPERATOR = (LEFTARG = koid, RIGHTARG = timestamptz, FUNCTION = koid_eq_timestamptz,
-    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel);
+    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, MERGES);
 CREATE OPERATOR <> (LEFTARG = koid, RIGHTARG = timestamptz, FUNCTION = koid_ne_timestamptz,
     COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 CREATE OPERATOR >= (LEFTARG = koid, RIGHTARG = timestamptz, FUNCTION = koid_ge_timestamptz,
@@ -1064,7 +1100,7 @@ CREATE OPERATOR < (LEFTARG = timestamptz, RIGHTARG = koid, FUNCTION = timestampt
 CREATE OPERATOR <= (LEFTARG = timestamptz, RIGHTARG = koid, FUNCTION = timestamptz_le_koid,
     COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 CREATE OPERATOR = (LEFTARG = timestamptz, RIGHTARG = koid, FUNCTION = timestamptz_eq_koid,
-    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel);
+    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, MERGES);
 CREATE OPERATOR <> (LEFTARG = timestamptz, RIGHTARG = koid, FUNCTION = timestamptz_ne_koid,
     COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 CREATE OPERATOR >= (LEFTARG = timestamptz, RIGHTARG = koid, FUNCTION = timestamptz_ge_koid,
@@ -1097,15 +1133,24 @@ ALTER OPERATOR FAMILY koid_ops USING btree ADD
     OPERATOR 3 = (timestamptz, koid),
     OPERATOR 4 >= (timestamptz, koid),
     OPERATOR 5 > (timestamptz, koid),
-    FUNCTION 1 (timestamptz, koid) timestamptz_cmp_koid(timestamptz, koid),
-    -- Times among themselves (btree needs them for arrays of times, e.g.
-    -- id = ANY(times); and a family must compare every pair of its types).
-    OPERATOR 1 @extschema@.~<~ (timestamptz, timestamptz),
-    OPERATOR 2 @extschema@.~<=~ (timestamptz, timestamptz),
-    OPERATOR 3 @extschema@.~=~ (timestamptz, timestamptz),
-    OPERATOR 4 @extschema@.~>=~ (timestamptz, timestamptz),
-    OPERATOR 5 @extschema@.~>~ (timestamptz, timestamptz),
-    FUNCTION 1 (timestamptz, timestamptz) pg_catalog.timestamptz_cmp(timestamptz, timestamptz);
+    FUNCTION 1 (timestamptz, koid) timestamptz_cmp_koid(timestamptz, koid);
+-- Times among themselves: btree needs them for arrays of times (it sorts
+-- id = ANY(times) and takes the extreme of id >= ANY(times) with them), and
+-- a family must compare every pair of its types.  They are the operators of
+-- an operator class for timestamptz in the family, as PostgreSQL's own
+-- cross-type families have one for each of their types: every member of a
+-- family is then usable by one of its classes (opr_sanity checks both
+-- rules; test/stress/catalog_sanity.sh runs it).  Nobody needs to index a
+-- timestamptz with it: timestamptz's default class orders times the same.
+CREATE OPERATOR CLASS koid_timestamptz_ops FOR TYPE timestamptz USING btree FAMILY koid_ops AS
+    OPERATOR 1 @extschema@.~<~,
+    OPERATOR 2 @extschema@.~<=~,
+    OPERATOR 3 @extschema@.~=~,
+    OPERATOR 4 @extschema@.~>=~,
+    OPERATOR 5 @extschema@.~>~,
+    FUNCTION 1 pg_catalog.timestamptz_cmp(timestamptz, timestamptz),
+    FUNCTION 4 pg_catalog.btequalimage(oid);
+COMMENT ON OPERATOR CLASS koid_timestamptz_ops USING btree IS 'timestamptz in the btree order of koid (the time comparisons of the family, as timestamptz orders them)';
 
 -- BRIN: min/max summaries for append-only tables ordered by koid, with the
 -- same cross-type operators so that id >= t can skip block ranges.
@@ -1422,12 +1467,17 @@ COMMENT ON FUNCTION timestamptz_ge_uid(timestamptz, uid) IS 'implementation of t
 COMMENT ON FUNCTION timestamptz_gt_uid(timestamptz, uid) IS 'implementation of timestamptz > uid';
 COMMENT ON FUNCTION timestamptz_cmp_uid(timestamptz, uid) IS 'btree comparison of a time, which sorts just below the smallest uid of its unit, with a uid: -1 or 1, never 0';
 
+-- The two = are MERGES: PostgreSQL requires every equality member of a btree
+-- family to be mergejoinable (opr_sanity checks it).  A merge join on id = t
+-- walks both sides in the family's order and, like the operator, pairs
+-- nothing; the planner's equivalence classes built from id = t only ever
+-- derive clauses of the same family, which are as false.
 CREATE OPERATOR < (LEFTARG = uid, RIGHTARG = timestamptz, FUNCTION = uid_lt_timestamptz,
     COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 CREATE OPERATOR <= (LEFTARG = uid, RIGHTARG = timestamptz, FUNCTION = uid_le_timestamptz,
     COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 CREATE OPERATOR = (LEFTARG = uid, RIGHTARG = timestamptz, FUNCTION = uid_eq_timestamptz,
-    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel);
+    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, MERGES);
 CREATE OPERATOR <> (LEFTARG = uid, RIGHTARG = timestamptz, FUNCTION = uid_ne_timestamptz,
     COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 CREATE OPERATOR >= (LEFTARG = uid, RIGHTARG = timestamptz, FUNCTION = uid_ge_timestamptz,
@@ -1439,7 +1489,7 @@ CREATE OPERATOR < (LEFTARG = timestamptz, RIGHTARG = uid, FUNCTION = timestamptz
 CREATE OPERATOR <= (LEFTARG = timestamptz, RIGHTARG = uid, FUNCTION = timestamptz_le_uid,
     COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 CREATE OPERATOR = (LEFTARG = timestamptz, RIGHTARG = uid, FUNCTION = timestamptz_eq_uid,
-    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel);
+    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, MERGES);
 CREATE OPERATOR <> (LEFTARG = timestamptz, RIGHTARG = uid, FUNCTION = timestamptz_ne_uid,
     COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 CREATE OPERATOR >= (LEFTARG = timestamptz, RIGHTARG = uid, FUNCTION = timestamptz_ge_uid,
@@ -1472,15 +1522,24 @@ ALTER OPERATOR FAMILY uid_ops USING btree ADD
     OPERATOR 3 = (timestamptz, uid),
     OPERATOR 4 >= (timestamptz, uid),
     OPERATOR 5 > (timestamptz, uid),
-    FUNCTION 1 (timestamptz, uid) timestamptz_cmp_uid(timestamptz, uid),
-    -- Times among themselves (btree needs them for arrays of times, e.g.
-    -- id = ANY(times); and a family must compare every pair of its types).
-    OPERATOR 1 @extschema@.~<~ (timestamptz, timestamptz),
-    OPERATOR 2 @extschema@.~<=~ (timestamptz, timestamptz),
-    OPERATOR 3 @extschema@.~=~ (timestamptz, timestamptz),
-    OPERATOR 4 @extschema@.~>=~ (timestamptz, timestamptz),
-    OPERATOR 5 @extschema@.~>~ (timestamptz, timestamptz),
-    FUNCTION 1 (timestamptz, timestamptz) pg_catalog.timestamptz_cmp(timestamptz, timestamptz);
+    FUNCTION 1 (timestamptz, uid) timestamptz_cmp_uid(timestamptz, uid);
+-- Times among themselves: btree needs them for arrays of times (it sorts
+-- id = ANY(times) and takes the extreme of id >= ANY(times) with them), and
+-- a family must compare every pair of its types.  They are the operators of
+-- an operator class for timestamptz in the family, as PostgreSQL's own
+-- cross-type families have one for each of their types: every member of a
+-- family is then usable by one of its classes (opr_sanity checks both
+-- rules; test/stress/catalog_sanity.sh runs it).  Nobody needs to index a
+-- timestamptz with it: timestamptz's default class orders times the same.
+CREATE OPERATOR CLASS uid_timestamptz_ops FOR TYPE timestamptz USING btree FAMILY uid_ops AS
+    OPERATOR 1 @extschema@.~<~,
+    OPERATOR 2 @extschema@.~<=~,
+    OPERATOR 3 @extschema@.~=~,
+    OPERATOR 4 @extschema@.~>=~,
+    OPERATOR 5 @extschema@.~>~,
+    FUNCTION 1 pg_catalog.timestamptz_cmp(timestamptz, timestamptz),
+    FUNCTION 4 pg_catalog.btequalimage(oid);
+COMMENT ON OPERATOR CLASS uid_timestamptz_ops USING btree IS 'timestamptz in the btree order of uid (the time comparisons of the family, as timestamptz orders them)';
 
 -- BRIN: min/max summaries for append-only tables ordered by uid, with the
 -- same cross-type operators so that id >= t can skip block ranges.
@@ -1722,12 +1781,17 @@ COMMENT ON FUNCTION timestamptz_ge_uid_global(timestamptz, uid_global) IS 'imple
 COMMENT ON FUNCTION timestamptz_gt_uid_global(timestamptz, uid_global) IS 'implementation of timestamptz > uid_global';
 COMMENT ON FUNCTION timestamptz_cmp_uid_global(timestamptz, uid_global) IS 'btree comparison of a time, which sorts just below the smallest uid_global of its unit, with a uid_global: -1 or 1, never 0';
 
+-- The two = are MERGES: PostgreSQL requires every equality member of a btree
+-- family to be mergejoinable (opr_sanity checks it).  A merge join on id = t
+-- walks both sides in the family's order and, like the operator, pairs
+-- nothing; the planner's equivalence classes built from id = t only ever
+-- derive clauses of the same family, which are as false.
 CREATE OPERATOR < (LEFTARG = uid_global, RIGHTARG = timestamptz, FUNCTION = uid_global_lt_timestamptz,
     COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 CREATE OPERATOR <= (LEFTARG = uid_global, RIGHTARG = timestamptz, FUNCTION = uid_global_le_timestamptz,
     COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 CREATE OPERATOR = (LEFTARG = uid_global, RIGHTARG = timestamptz, FUNCTION = uid_global_eq_timestamptz,
-    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel);
+    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, MERGES);
 CREATE OPERATOR <> (LEFTARG = uid_global, RIGHTARG = timestamptz, FUNCTION = uid_global_ne_timestamptz,
     COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 CREATE OPERATOR >= (LEFTARG = uid_global, RIGHTARG = timestamptz, FUNCTION = uid_global_ge_timestamptz,
@@ -1739,7 +1803,7 @@ CREATE OPERATOR < (LEFTARG = timestamptz, RIGHTARG = uid_global, FUNCTION = time
 CREATE OPERATOR <= (LEFTARG = timestamptz, RIGHTARG = uid_global, FUNCTION = timestamptz_le_uid_global,
     COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 CREATE OPERATOR = (LEFTARG = timestamptz, RIGHTARG = uid_global, FUNCTION = timestamptz_eq_uid_global,
-    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel);
+    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, MERGES);
 CREATE OPERATOR <> (LEFTARG = timestamptz, RIGHTARG = uid_global, FUNCTION = timestamptz_ne_uid_global,
     COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
 CREATE OPERATOR >= (LEFTARG = timestamptz, RIGHTARG = uid_global, FUNCTION = timestamptz_ge_uid_global,
@@ -1772,15 +1836,24 @@ ALTER OPERATOR FAMILY uid_global_ops USING btree ADD
     OPERATOR 3 = (timestamptz, uid_global),
     OPERATOR 4 >= (timestamptz, uid_global),
     OPERATOR 5 > (timestamptz, uid_global),
-    FUNCTION 1 (timestamptz, uid_global) timestamptz_cmp_uid_global(timestamptz, uid_global),
-    -- Times among themselves (btree needs them for arrays of times, e.g.
-    -- id = ANY(times); and a family must compare every pair of its types).
-    OPERATOR 1 @extschema@.~<~ (timestamptz, timestamptz),
-    OPERATOR 2 @extschema@.~<=~ (timestamptz, timestamptz),
-    OPERATOR 3 @extschema@.~=~ (timestamptz, timestamptz),
-    OPERATOR 4 @extschema@.~>=~ (timestamptz, timestamptz),
-    OPERATOR 5 @extschema@.~>~ (timestamptz, timestamptz),
-    FUNCTION 1 (timestamptz, timestamptz) pg_catalog.timestamptz_cmp(timestamptz, timestamptz);
+    FUNCTION 1 (timestamptz, uid_global) timestamptz_cmp_uid_global(timestamptz, uid_global);
+-- Times among themselves: btree needs them for arrays of times (it sorts
+-- id = ANY(times) and takes the extreme of id >= ANY(times) with them), and
+-- a family must compare every pair of its types.  They are the operators of
+-- an operator class for timestamptz in the family, as PostgreSQL's own
+-- cross-type families have one for each of their types: every member of a
+-- family is then usable by one of its classes (opr_sanity checks both
+-- rules; test/stress/catalog_sanity.sh runs it).  Nobody needs to index a
+-- timestamptz with it: timestamptz's default class orders times the same.
+CREATE OPERATOR CLASS uid_global_timestamptz_ops FOR TYPE timestamptz USING btree FAMILY uid_global_ops AS
+    OPERATOR 1 @extschema@.~<~,
+    OPERATOR 2 @extschema@.~<=~,
+    OPERATOR 3 @extschema@.~=~,
+    OPERATOR 4 @extschema@.~>=~,
+    OPERATOR 5 @extschema@.~>~,
+    FUNCTION 1 pg_catalog.timestamptz_cmp(timestamptz, timestamptz),
+    FUNCTION 4 pg_catalog.btequalimage(oid);
+COMMENT ON OPERATOR CLASS uid_global_timestamptz_ops USING btree IS 'timestamptz in the btree order of uid_global (the time comparisons of the family, as timestamptz orders them)';
 
 -- BRIN: min/max summaries for append-only tables ordered by uid_global, with the
 -- same cross-type operators so that id >= t can skip block ranges.

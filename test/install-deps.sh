@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # Install what building and testing kid needs on Debian 12, as root.
+#   test/install-deps.sh          everything make test needs
+#   test/install-deps.sh --demo   only what building kid and make demo need
+#                                 (PostgreSQL 15, its server headers, make, g++)
 # Idempotent and quick when everything is there: apt-get runs only for
 # packages that are missing, and waits for another apt (DPkg::Lock::Timeout).
 set -euo pipefail
 
-packages=(
-    make g++ pkg-config
+# Building kid and running the demo: the compiler, PGXS and PostgreSQL 15.
+demo_packages=(
+    make g++
+    postgresql-15 postgresql-server-dev-15 postgresql-client-15
+)
+test_packages=(
+    pkg-config
     # pgrep, ps: the fault tests find a postmaster's children (a minimal
     # Debian 12, debootstrap minbase or the debian:12 image, has no procps).
     procps
-    postgresql-15 postgresql-server-dev-15 postgresql-client-15 libpq-dev
+    libpq-dev
     libgtest-dev
     faketime libfaketime
     # Hostile-input tests: clang and its runtimes for libFuzzer and the
@@ -34,6 +42,9 @@ packages=(
     # release tarball has no generated parser files; OpenSSL for uuidv7's
     # random numbers and the TLS code, zlib for pg_dump and base backups.
     bison flex libssl-dev zlib1g-dev bzip2
+    # PostgreSQL 17 (test/pg17.sh): Debian 13's packages in a chroot that
+    # debootstrap makes.
+    debootstrap
     # Citus built from the vendored tarballs (test/citus-build.sh) for
     # test/stress/citus.sh: lz4 and zstd for its columnar storage (configure
     # requires them), Kerberos's headers because Debian's PostgreSQL server
@@ -47,12 +58,22 @@ packages=(
     # test/stress/client_ruby_php_perl.sh: ruby-pg, PHP's pgsql, DBD::Pg.
     ruby-pg php-cli php-pgsql libdbd-pg-perl
 )
-# Node.js and npm run the reference implementations of the cross-checks and
-# node-postgres (test/stress/client_node.sh);
-# a machine that already has a node (e.g. from nodesource) keeps it.
-command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
-# npm reaches its registry over TLS: the CA certificates (a minimal image has none).
-packages+=(ca-certificates)
+case ${1:-} in
+--demo) packages=("${demo_packages[@]}") ;;
+"")
+    packages=("${demo_packages[@]}" "${test_packages[@]}")
+    # Node.js and npm run the reference implementations of the cross-checks
+    # and node-postgres (test/stress/client_node.sh); a machine that already
+    # has a node (e.g. from nodesource) keeps it.
+    command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+    # npm reaches its registry over TLS: the CA certificates (a minimal image has none).
+    packages+=(ca-certificates)
+    ;;
+*)
+    echo "usage: test/install-deps.sh [--demo]" >&2
+    exit 2
+    ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,23 +1,30 @@
 #!/usr/bin/env bash
 # test/run-majors.sh: what make test runs.  test/run-all.sh on PostgreSQL 15,
-# then on PostgreSQL 18.6 (built once and cached by test/pg18.sh), and one
-# "N passed, N failed" line summing both.  Each check's line names the major
-# it ran on ("ok: pg15 ...", "FAILED: pg18 ...").
+# then on PostgreSQL 17 (Debian 13's packages in a chroot made once and cached
+# by test/pg17.sh), then on PostgreSQL 18.6 (built once and cached by
+# test/pg18.sh), and one "N passed, N failed" line summing them.  Each
+# check's line names the major it ran on ("ok: pg15 ...", "FAILED: pg18 ...").
 #
-# PostgreSQL 15 runs everything; 18 runs what depends on the server: pg_regress,
-# every stress script and pg_regress under ASan+UBSan (the unit tests, the
-# formatting check, valgrind and the fuzzers test src/core, which includes no
-# PostgreSQL header: they would run the same code again).
+# PostgreSQL 15 runs everything; 17 and 18 run what depends on the server:
+# pg_regress, the stress scripts and pg_regress under ASan+UBSan (the unit
+# tests, the formatting check, valgrind and the fuzzers test src/core, which
+# includes no PostgreSQL header: they would run the same code again).  18
+# runs every stress script; 17 all but PG17_SKIP below, whose tools (Citus's
+# vendored builds, a JDK, Go, Node.js, zip) the chroot does not have and
+# which test client libraries, src/core's codecs and the release archive,
+# the same on every major.
 #
-#   KID_MAJORS        which to run (default "15 18")
+#   KID_MAJORS        which to run (default "15 17 18")
 #   KID_PG15_CONFIG   PostgreSQL 15's pg_config (default: $PG_CONFIG, else Debian's)
+#   KID_PG17_ROOT     the PostgreSQL 17 chroot (default: the one test/pg17.sh prints)
 #   KID_PG18_CONFIG   PostgreSQL 18's pg_config (default: the one test/pg18.sh prints)
-#   KID_VENDOR, KID_PG_CACHE: see test/pg18.sh
+#   KID_VENDOR, KID_PG_CACHE: see test/pg18.sh (and test/pg17.sh)
 # With NAMEs (test/run-all.sh -h), only those run, on every major.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-KID_MAJORS=${KID_MAJORS:-15 18}
+KID_MAJORS=${KID_MAJORS:-15 17 18}
+PG17_SKIP="citus client_jdbc client_pgx client_node xcheck_atproto xcheck_koid dist"
 PG15_CONFIG=${KID_PG15_CONFIG:-${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}}
 # test/stress/pg_upgrade.sh upgrades from this 15 on the 18 pass too.
 export KID_PG15_CONFIG=$PG15_CONFIG
@@ -27,11 +34,41 @@ log=$(mktemp /tmp/kid-majors.XXXXXX)
 trap 'rm -f "$log"' EXIT
 
 # run_major LABEL PG_CONFIG NAME...: test/run-all.sh on one server, its lines labelled.
+# With KID_CHROOT set, test/run-all.sh runs inside that chroot (PG_CONFIG is
+# the chroot's), in a mount namespace of its own: the repository (and its
+# git directory, for a worktree) bind-mounted at the same path, /proc for
+# pgrep and /dev; the mounts go with the namespace, whatever happens.
 run_major() {
-    local label=$1 config=$2 p f
+    local label=$1 config=$2 p f version
     shift 2
-    echo "=== $label: $("$config" --version) ($config)"
-    env -u PG_BIN PG_CONFIG="$config" test/run-all.sh "$@" 2>&1 |
+    if [ -n "${KID_CHROOT:-}" ]; then
+        version=$(chroot "$KID_CHROOT" "$config" --version)
+        echo "=== $label: $version ($config in $KID_CHROOT)"
+    else
+        echo "=== $label: $("$config" --version) ($config)"
+    fi
+    in_env() {
+        if [ -z "${KID_CHROOT:-}" ]; then
+            env -u PG_BIN PG_CONFIG="$config" test/run-all.sh "$@"
+            return
+        fi
+        local gitdir
+        gitdir=$(git rev-parse --path-format=absolute --git-common-dir 2>/dev/null) || gitdir=
+        case $gitdir in "$PWD"/*) gitdir= ;; esac
+        unshare --mount --propagation private /bin/bash -c '
+            root=$1 repo=$2 gitdir=$3 config=$4
+            shift 4
+            mount -t proc proc "$root/proc" && mount --rbind /dev "$root/dev" &&
+                mkdir -p "$root$repo" && mount --bind "$repo" "$root$repo" || exit 1
+            if [ -n "$gitdir" ]; then
+                mkdir -p "$root$gitdir" && mount --bind "$gitdir" "$root$gitdir" || exit 1
+            fi
+            exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+                PG_CONFIG="$config" ${FUZZ_SECONDS:+FUZZ_SECONDS=$FUZZ_SECONDS} \
+                /bin/bash -c "cd \"\$0\" && exec test/run-all.sh \"\$@\"" "$repo" "$@"' \
+            _ "$KID_CHROOT" "$PWD" "$gitdir" "$config" "$@"
+    }
+    in_env "$@" 2>&1 |
         sed -u -e "s/^\(ok\|FAILED\): /\1: $label /" -e "s/^\([0-9]* passed, [0-9]* failed\)$/$label: \1/" |
         tee "$log"
     read -r p f < <(sed -n "s/^$label: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p" "$log" | tail -1)
@@ -47,6 +84,26 @@ for major in $KID_MAJORS; do
     case $major in
     15)
         run_major pg15 "$PG15_CONFIG" "$@"
+        ;;
+    17)
+        root=${KID_PG17_ROOT:-}
+        if [ -z "$root" ]; then
+            start=$SECONDS
+            root=$(test/pg17.sh | tail -1)
+            echo "(PostgreSQL 17: chroot $root, $((SECONDS - start)) s)"
+        fi
+        config=/usr/lib/postgresql/17/bin/pg_config
+        if [ -x "$root$config" ]; then
+            if [ $# -eq 0 ]; then
+                names=$(ls test/stress/*.sh | xargs -n1 basename | sed 's/\.sh$//' | grep -vxF "$(tr ' ' '\n' <<<"$PG17_SKIP")")
+                KID_CHROOT=$root run_major pg17 "$config" regress $names sanitize
+            else
+                KID_CHROOT=$root run_major pg17 "$config" "$@"
+            fi
+        else
+            echo "FAILED: pg17 no PostgreSQL 17 (test/pg17.sh)"
+            failed=$((failed + 1))
+        fi
         ;;
     18)
         config=${KID_PG18_CONFIG:-}

@@ -3,7 +3,7 @@
 #
 #   make test       install everything needed and run every test on PostgreSQL 15
 #                   and 18 (test/run-majors.sh: test/run-all.sh on each)
-#   make demo       install everything needed, build, install, and run a demo
+#   make demo       install what the demo needs, build, install, and run a demo
 #   make bench      the benchmark (on PG_CONFIG's PostgreSQL, 15 by default)
 #   make bench18    the benchmark on PostgreSQL 18 (KID_PG18_CONFIG, or the
 #                   one test/pg18.sh builds and caches), with uuidv7() and
@@ -83,14 +83,17 @@ format:
 	$(CLANG_FORMAT) -i $(FORMAT_FILES)
 
 # ---------------------------------------------------------------- everything
-.PHONY: unit unit-valgrind unit-sanitize fuzz fuzz-build sanitize-check format-check format test demo bench bench18 deps
+.PHONY: unit unit-valgrind unit-sanitize fuzz fuzz-build sanitize-check format-check format test demo bench bench18 deps deps-demo
 deps:
 	test/install-deps.sh
+# make demo installs only what building kid and the demo need.
+deps-demo:
+	test/install-deps.sh --demo
 
 test: deps
 	test/run-majors.sh
 
-demo: deps
+demo: deps-demo
 	test/demo.sh
 
 bench: deps

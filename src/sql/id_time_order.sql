@@ -19,13 +19,16 @@
 -- friends must not join kid's families, because the planner takes the
 -- sort order of ORDER BY created_at from whichever btree family holds its
 -- < operator, and a kid family would no longer match timestamptz indexes.
--- Not MERGES or HASHES: the planner never infers equalities from them.
+-- ~=~ is MERGES, as every equality member of a btree family must be (and the
+-- id = timestamptz members are); it is timestamptz's own equality, so an
+-- equality the planner derives with it holds exactly when timestamptz's =
+-- does.  Not HASHES: no hash family holds it.
 CREATE OPERATOR ~<~ (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = pg_catalog.timestamptz_lt,
     COMMUTATOR = ~>~, NEGATOR = ~>=~, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
 CREATE OPERATOR ~<=~ (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = pg_catalog.timestamptz_le,
     COMMUTATOR = ~>=~, NEGATOR = ~>~, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
 CREATE OPERATOR ~=~ (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = pg_catalog.timestamptz_eq,
-    COMMUTATOR = ~=~, RESTRICT = eqsel, JOIN = eqjoinsel);
+    COMMUTATOR = ~=~, RESTRICT = eqsel, JOIN = eqjoinsel, MERGES);
 CREATE OPERATOR ~>=~ (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = pg_catalog.timestamptz_ge,
     COMMUTATOR = ~<=~, NEGATOR = ~<~, RESTRICT = scalargesel, JOIN = scalargejoinsel);
 CREATE OPERATOR ~>~ (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = pg_catalog.timestamptz_gt,

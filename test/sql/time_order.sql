@@ -241,3 +241,41 @@ BEGIN
 END $$;
 DROP FUNCTION run_array_forms(text, text), plan_nodes(text), check_family(oid), check_triples(text),
     consistent3(integer, integer, integer);
+
+-- 4. The equality members of the families are mergejoinable, as PostgreSQL
+-- requires of every btree equality (test/stress/catalog_sanity.sh runs its
+-- opr_sanity): id = t and t = id of every id type, and ~=~.  With hash and
+-- nested-loop joins off, the planner merge-joins on them; a merge join on
+-- id = t, both sides in the family's order, pairs nothing (no id equals a
+-- time), and one on ~=~ pairs the times timestamptz's = pairs.
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM samples_sno s JOIN samples_timestamptz t ON s.v = t.v;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM samples_timestamptz t JOIN samples_koid s ON t.v = s.v;
+-- The count of a join, or NULL when its plan is not a merge join.
+CREATE FUNCTION merge_join_count(sql text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+    merged boolean := false;
+    n bigint;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || sql LOOP
+        merged := merged OR line LIKE '%Merge Join%';
+    END LOOP;
+    IF NOT merged THEN
+        RETURN NULL;
+    END IF;
+    EXECUTE sql INTO n;
+    RETURN n;
+END $$;
+SELECT typ,
+    (SELECT count(*) FROM samples_timestamptz) AS times,
+    merge_join_count(format('SELECT count(*) FROM samples_%s s JOIN samples_timestamptz t ON s.v = t.v', typ)) AS id_eq_t,
+    merge_join_count(format('SELECT count(*) FROM samples_timestamptz t JOIN samples_%s s ON t.v = s.v', typ)) AS t_eq_id
+FROM id_types ORDER BY typ;
+SELECT count(*) AS tilde_eq, (SELECT count(*) FROM samples_timestamptz a JOIN samples_timestamptz b ON a.v = b.v) AS eq
+FROM samples_timestamptz a JOIN samples_timestamptz b ON a.v ~=~ b.v;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM samples_timestamptz a JOIN samples_timestamptz b ON a.v ~=~ b.v;
+RESET enable_hashjoin;
+RESET enable_nestloop;
+DROP FUNCTION merge_join_count(text);

@@ -13,8 +13,13 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
 FT_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
 FT_FILE="$KID_TMP/faketime.offset"
+# set_offset OFFSET: the faked clock's offset, written to a new file renamed
+# over the old one.  The server reads the file at every clock call, and a
+# read between echo's truncation and its write finds it empty: libfaketime
+# 0.9.10 of Debian 13 then ends the process ("failed to parse FAKETIME").
+set_offset() { echo "$1" > "$FT_FILE.new" && mv -f "$FT_FILE.new" "$FT_FILE"; }
 FPORT=54350
-echo "+0" > "$FT_FILE"
+set_offset +0
 chmod 644 "$FT_FILE"
 cluster_init faulty $FPORT
 # CLOCK_MONOTONIC stays true, as on a real machine, where a clock step
@@ -45,16 +50,16 @@ gen_all() { # round, then the generators to run
 
 check "clock faults: ids at the true time" gen_all 0 sno tid koid uid
 expect_eq "clock faults: the server's clock is faked" \
-    "$(echo "-3600" > "$FT_FILE"; fq -c "SELECT now() < statement_timestamp() OR clock_timestamp() < now() - interval '50 minutes' OR clock_timestamp() < (SELECT max(sno_to_timestamp(id)) FROM f_sno) - interval '50 minutes'"; echo "+0" > "$FT_FILE")" t
-echo "-0.001" > "$FT_FILE"
+    "$(set_offset -3600; fq -c "SELECT now() < statement_timestamp() OR clock_timestamp() < now() - interval '50 minutes' OR clock_timestamp() < (SELECT max(sno_to_timestamp(id)) FROM f_sno) - interval '50 minutes'"; set_offset +0)" t
+set_offset -0.001
 check "clock faults: 1 ms back, every generator" gen_all 1 sno tid koid uid
-echo "-1.001" > "$FT_FILE"
+set_offset -1.001
 # The first tid and uid after the step are above the last ones (their
 # floor), while the clock reads below those.
 expect_eq "clock faults: 1 s back, the first tid and uid are above the last ones, the clock behind them" \
     "$(fq -c "SELECT tid_new() > max(id) AND clock_timestamp() < max(tid_to_timestamp(id)) FROM f_tid")$(fq -c "SELECT uid_new() > max(id) AND clock_timestamp() < max(uid_to_timestamp(id)) FROM f_uid")" tt
 check "clock faults: 1 s back, every generator (koid waits about 1 s)" gen_all 2 sno tid koid uid
-echo "-3601.001" > "$FT_FILE"
+set_offset -3601.001
 check "clock faults: 1 h back, tid and uid continue" gen_all 3 tid uid
 out=$(fq -v VERBOSITY=verbose -c "SET kid.koid_max_clock_wait_ms = 300" -c "SELECT koid_new()" 2>&1)
 expect_eq "clock faults: 1 h back, koid waits 300 ms then fails with 55000" "$(grep -c 'ERROR:  55000' <<<"$out")" 1
@@ -62,13 +67,13 @@ expect_eq "clock faults: 1 h back, koid waits 300 ms then fails with 55000" "$(g
 # sno's policy lives in one backend's partition: one session steps the clock
 # back twice.  Each new backend takes a partition of its own, which never
 # saw the earlier times, so only the same session shows the policy.
-echo "+0" > "$FT_FILE"
+set_offset +0
 out=$(fq -v VERBOSITY=verbose <<SQL 2>&1
 INSERT INTO f_sno SELECT sno_new(), 10 FROM generate_series(1, 2000);
-\! echo "-1.001" > $FT_FILE
+\! echo "-1.001" > $FT_FILE.new && mv -f $FT_FILE.new $FT_FILE
 INSERT INTO f_sno SELECT sno_new(), 11 FROM generate_series(1, 2000);
 SELECT 'ticks ' || count(*) FILTER (WHERE sno_tick(id) = 1) FROM f_sno WHERE round = 11;
-\! echo "-3601.001" > $FT_FILE
+\! echo "-3601.001" > $FT_FILE.new && mv -f $FT_FILE.new $FT_FILE
 \set ON_ERROR_STOP 0
 SET statement_timeout = '500ms';
 SELECT sno_new();
@@ -103,12 +108,12 @@ done
 expect_eq "clock faults: the postmaster crash-restarted (server log)" "$(cf_reinits)" $((cf_before + 1))
 expect_eq "clock faults: after the crash restart the tid and uid floors are the lease marks before it" \
     "$(fq -c "SELECT string_agg(line || '=' || startup_floor, ' ' ORDER BY line) FROM kid_lease() WHERE line IN ('atproto_tid', 'uid')")" "$cf_lease"
-echo "-3601.001" > "$FT_FILE"
+set_offset -3601.001
 check "clock faults: after a crash restart 1 h back, tid and uid continue" gen_all 4 tid uid
 expect_eq "clock faults: after a crash restart 1 h back, the first tid and uid are above their floors" \
     "$(fq -c "SELECT (SELECT min(tid_to_timestamp(id)) FROM f_tid WHERE round = 4) > (SELECT startup_floor FROM kid_lease() WHERE line = 'atproto_tid')
                  AND (SELECT min(uid_to_timestamp(id)) FROM f_uid WHERE round = 4) > (SELECT startup_floor FROM kid_lease() WHERE line = 'uid')")" t
-echo "+0" > "$FT_FILE"
+set_offset +0
 sleep 11   # past the lease written ahead before the crash (10 s)
 check "clock faults: clock back to true time, every generator" gen_all 5 sno tid koid uid
 

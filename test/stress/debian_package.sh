@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Debian package (runs alone or from run-all.sh; starts a server of its
 # own).  Needs dpkg-dev, debhelper, fakeroot and postgresql-server-dev-all
-# (test/install-deps.sh) and the system's PostgreSQL 15 (postgresql-15).
+# (test/install-deps.sh) and the system's PostgreSQL of PG_CONFIG's major
+# (postgresql-15; postgresql-17 in test/pg17.sh's chroot).
 #
 # The committed tree (git HEAD) is built with dpkg-buildpackage -us -uc -b,
 # as debian/ says (pg_buildext over debian/pgversions), into
@@ -14,7 +15,11 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
 DEB_VERSION=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" kid.control)
-DEB_PG=15
+# The major of PG_CONFIG (15 from make test's first pass, 17 in the chroot
+# of test/pg17.sh): debian/pgversions names 15, the release's; for another
+# major the copy built here names that one (control regenerated from
+# control.in, as pg_buildext updatecontrol would).
+DEB_PG=$("$PG_CONFIG" --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')
 DEB_PG_SYS=/usr/lib/postgresql/$DEB_PG
 DEB_DIR=$KID_TMP/deb
 DEB_SRC=$DEB_DIR/kid-$DEB_VERSION
@@ -36,6 +41,10 @@ deb_build() {
         git archive --format=tar HEAD | tar -x -C "$DEB_SRC" || return 1
     else
         tar --exclude='*.o' --exclude='*.so' --exclude=./test/results -cf - . | tar -x -C "$DEB_SRC" || return 1
+    fi
+    if [ "$DEB_PG" != "$(cat debian/pgversions)" ]; then
+        echo "$DEB_PG" >"$DEB_SRC/debian/pgversions" &&
+            sed "s/PGVERSION/$DEB_PG/g" debian/control.in >"$DEB_SRC/debian/control" || return 1
     fi
     # parallel=2: the machine's two cores; no debug-symbol package, which nothing here reads.
     (cd "$DEB_SRC" && DEB_BUILD_OPTIONS="parallel=2 noautodbgsym" dpkg-buildpackage -us -uc -b >"$DEB_DIR/build.log" 2>&1) ||

@@ -75,7 +75,7 @@ cluster_start promo_np
 
 # The primary's clock jumps a minute ahead: its lease runs far past the backup's.
 pr_lsn0=$(ppq -c "SELECT pg_current_wal_lsn()")
-echo "+60" > "$PR_FT_FILE"
+echo "+60" > "$PR_FT_FILE.new" && mv -f "$PR_FT_FILE.new" "$PR_FT_FILE"   # renamed in one step, as in clock_faults.sh
 check "promotion: primary generates every scheme 60 s ahead" pr_gen $PR_P 1 sno tid koid uid
 pr_lsn1=$(ppq -c "SELECT pg_current_wal_lsn()")
 pr_caught_up() { # [port]

@@ -117,8 +117,8 @@ check "README: make demo and make test are targets" make -n -s demo test >/dev/n
 # What the two commands install: every package test/install-deps.sh names is
 # in the README's list (the list there is the script's, word for word).
 expect_eq "README: names every package test/install-deps.sh installs" \
-    "$({ sed -n '/^packages=(/,/^)/p' test/install-deps.sh; grep -o 'packages+=([^)]*)' test/install-deps.sh; } |
-        sed 's/#.*//; s/packages=(//; s/packages+=(//; s/)//g' |
+    "$({ sed -n '/^[a-z_]*packages=(/,/^)/p' test/install-deps.sh; grep -o 'packages+=([^)]*)' test/install-deps.sh; } |
+        sed 's/#.*//; s/^[a-z_]*packages=(//; s/packages+=(//; s/)//g' |
         tr ' ' '\n' | grep -v '^$' | while read -r p; do tr -s ' \n' '  ' < README.md | grep -qF -- "$p" || printf '%s ' "$p"; done)" ""
 
 # The README's client lines are the client tests' lines: every SQL string
