@@ -7,6 +7,10 @@
 # (and META.json) and compares it with what it describes: the catalog, the
 # settings, the files of the tree.  A failure names the statement to update.
 # The SQL examples themselves are run by doc_examples.sh.
+#
+# Its result is the same on every PostgreSQL (the catalog it reads is the
+# install script's), so test/run-all.sh runs it on the first major only:
+# kid-test: server-independent
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
