@@ -108,6 +108,22 @@ ensure_main_cluster() {
     PORT=$KID_MAIN_PORT
 }
 
+# reload_conf PORT: pg_reload_conf() on the server of PORT, returning once
+# the postmaster has read the files again (a new session's
+# pg_conf_load_time() moved; by then it has signalled every backend, which
+# applies the reload before its next statement).  Bounded: 60 s, then 1.
+reload_conf() {
+    local port=$1 before
+    before=$(kpsql "$port" -d postgres -c "SELECT pg_conf_load_time()") || return 1
+    kpsql "$port" -d postgres -c "SELECT pg_reload_conf()" >/dev/null || return 1
+    for _ in $(seq 600); do
+        [ "$(kpsql "$port" -d postgres -c "SELECT pg_conf_load_time()")" != "$before" ] && return 0
+        sleep 0.1
+    done
+    echo "the server on port $port did not reload its configuration in 60 s"
+    return 1
+}
+
 # main_db NAME: a fresh database NAME on the main cluster, with kid created.
 main_db() {
     kpsql "$KID_MAIN_PORT" -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" &&
