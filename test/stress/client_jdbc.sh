@@ -32,8 +32,8 @@ jdbc_cluster() {
 
 have_jdk() { command -v java >/dev/null && command -v javac >/dev/null; }
 have_pgjdbc() { [ -f "$JDBC_JAR" ]; }
-check "a JDK is installed (default-jdk-headless: java, javac)" have_jdk
-check "pgJDBC is installed (libpostgresql-jdbc-java: $JDBC_JAR)" have_pgjdbc
+need "a JDK is installed (default-jdk-headless: java, javac)" have_jdk
+need "pgJDBC is installed (libpostgresql-jdbc-java: $JDBC_JAR)" have_pgjdbc
 if have_jdk && have_pgjdbc; then
     if jdbc_cluster && kpsql "$PORT" -d postgres -c "CREATE DATABASE $DB" && kpsql "$PORT" -d $DB -c "CREATE EXTENSION kid"; then
         # -XX:-UsePerfData: no hsperfdata file under /tmp.

@@ -10,7 +10,7 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
 ensure_main_cluster || exit 1
-check "node-postgres: npm install of test/clients/node/package.json" npm_install_once test/clients/node
+need "node-postgres: npm install of test/clients/node/package.json" npm_install_once test/clients/node
 # TZ=UTC: node-postgres writes a Date in the process's time zone, and the
 # test compares the text the server reports.
 run_client_test "node-postgres" kid_client_node env TZ=UTC node test/clients/node/test_pg.mjs

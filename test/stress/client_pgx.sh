@@ -17,15 +17,15 @@ DB=kid_client_pgx
 
 have_go() { command -v go >/dev/null; }
 have_pgx() { [ -f "$GOPATH_DEBIAN/src/github.com/jackc/pgx/v4/conn.go" ]; }
-check "Go is installed (golang-go)" have_go
-check "pgx v4 is installed (golang-github-jackc-pgx-v4-dev)" have_pgx
+need "Go is installed (golang-go)" have_go
+need "pgx v4 is installed (golang-github-jackc-pgx-v4-dev)" have_pgx
 build() {
     mkdir -p "$GO_CACHE" &&
         (cd test/clients/go && env GO111MODULE=off GOPATH=$GOPATH_DEBIAN GOCACHE="$GO_CACHE" GOENV=off \
             GOFLAGS= GOPROXY=off GOTOOLCHAIN=local go build -o "$KID_TMP/kid-pgx-test" .)
 }
 if have_go && have_pgx; then
-    check "pgx: the test program builds offline against Debian's pgx" build
+    need "pgx: the test program builds offline against Debian's pgx" build
 fi
 if [ -x "$KID_TMP/kid-pgx-test" ]; then
     ensure_main_cluster || exit 1

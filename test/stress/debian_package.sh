@@ -10,6 +10,10 @@
 # script.  It is then installed (dpkg -x) into a clean copy of the system's
 # PostgreSQL 15 (any kid removed from the copy first), a server of that copy
 # with kid preloaded runs the whole pg_regress suite against it.
+#
+# It builds and tests against the system's PostgreSQL 15 whatever PG_CONFIG
+# says, so test/run-all.sh runs it on the first major only:
+# kid-test: server-independent
 
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1

@@ -163,7 +163,12 @@ for f in README.md docs/*.md; do
     exec 4>&-
     count=$(cat "$KID_TMP/count")
     doc_total=$((doc_total + count))
-    expect_eq "$f: its $count SQL examples run and print what it shows" "$rc" 0
+    # A file without examples has nothing to check (but a failure to read it).
+    if [ "$count" -eq 0 ] && [ "$rc" -eq 0 ]; then
+        echo "note: $f: no SQL example"
+    else
+        expect_eq "$f: its $count SQL examples run and print what it shows" "$rc" 0
+    fi
 done
 echo "$doc_total SQL examples executed"
 

@@ -11,6 +11,11 @@
 # character, a bad identifier or number, an unknown or missing key, a text
 # value outside a literal or comment, an unknown placeholder, a dollar quote
 # in the template.
+#
+# Its result is the same on every PostgreSQL (the generator is perl; what it
+# installs, pg_regress installs on each major), so test/run-all.sh runs it
+# on the first major only:
+# kid-test: server-independent
 
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1

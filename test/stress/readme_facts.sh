@@ -7,6 +7,10 @@
 # (and META.json) and compares it with what it describes: the catalog, the
 # settings, the files of the tree.  A failure names the statement to update.
 # The SQL examples themselves are run by doc_examples.sh.
+#
+# Its result is the same on every PostgreSQL (the catalog it reads is the
+# install script's), so test/run-all.sh runs it on the first major only:
+# kid-test: server-independent
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
@@ -22,23 +26,40 @@ rf_kid_functions="FROM pg_proc p
     JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
     JOIN pg_extension e ON d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid AND e.extname = 'kid'"
 
+# rf_expect NAME ACTUAL EXPECTED READ...: expect_eq NAME ACTUAL EXPECTED,
+# where each READ is what the check read (out of the text, or the catalog)
+# to compare: when one is empty the statement or the query was not found,
+# and the comparison would check nothing; that is a failure.
+rf_expect() {
+    local name=$1 actual=$2 expected=$3 read
+    shift 3
+    for read in "$@"; do
+        if [ -z "${read//[[:space:]]/}" ]; then
+            check "$name (found nothing to compare: the statement or the query changed)" false
+            return
+        fi
+    done
+    expect_eq "$name" "$actual" "$expected"
+}
+
 # Generators' parallel safety: every VOLATILE generator (*_new,
 # *_new_with_time) is named in a sentence "`f`, `g` and `h` are
 # `PARALLEL SAFE`" (or RESTRICTED) with the marking the catalog has.
-expect_eq "README: every generator's PARALLEL marking, as the catalog has it" \
-    "$(perl -0777 -ne 's/\s+/ /g;
+rf_parallel_text=$(perl -0777 -ne 's/\s+/ /g;
         while (/((?:`\w+`(?:, | and )?)+) are `PARALLEL (SAFE|RESTRICTED|UNSAFE)`/g) {
             my ($names, $m) = ($1, lc substr($2, 0, 1));
             print "$_:$m\n" for $names =~ /`(\w+)`/g;
-        }' README.md | LC_ALL=C sort -u | tr '\n' ' ')" \
-    "$(rf_sql "SELECT p.proname || ':' || p.proparallel::text $rf_kid_functions
-               WHERE p.provolatile = 'v' AND p.proname ~ '_new(_with_time)?$'" | LC_ALL=C sort -u | tr '\n' ' ')"
+        }' README.md | LC_ALL=C sort -u | tr '\n' ' ')
+rf_parallel_catalog=$(rf_sql "SELECT p.proname || ':' || p.proparallel::text $rf_kid_functions
+               WHERE p.provolatile = 'v' AND p.proname ~ '_new(_with_time)?$'" | LC_ALL=C sort -u | tr '\n' ' ')
+rf_expect "README: every generator's PARALLEL marking, as the catalog has it" \
+    "$rf_parallel_text" "$rf_parallel_catalog" "$rf_parallel_text" "$rf_parallel_catalog"
 
 # Every function called in inline code exists (kid's or PostgreSQL's),
 # but for the few that are not kid's or not installed here.
 rf_called=$(perl -ne 'while (/`([^`]+)`/g) { my $c = $1; print "$1\n" while $c =~ /\b([a-z][a-z0-9_]*)\(/g }' $rf_docs |
     LC_ALL=C sort -u | tr '\n' ' ')
-expect_eq "README and docs/: every function called in inline code exists" \
+rf_expect "README and docs/: every function called in inline code exists" \
     "$(rf_sql "SELECT coalesce(string_agg(n, ' ' ORDER BY n), 'none') FROM unnest(string_to_array(trim('$rf_called'), ' ')) n
                WHERE NOT EXISTS (SELECT FROM pg_proc WHERE proname = n)
                  AND n NOT IN ('uuidv7', 'uuid_generate_v1', 'uuid_generate_v4',  -- benchmark's comparisons
@@ -46,7 +67,7 @@ expect_eq "README and docs/: every function called in inline code exists" \
                                'floor_div',                                      -- a C++ helper
                                'pg_input_is_valid', 'pg_input_error_info',       -- PostgreSQL 16+
                                'uuid_extract_timestamp',                         -- PostgreSQL 17+ (benchmark on 18)
-                               'pg_get_loaded_modules')                          -- PostgreSQL 18")" none
+                               'pg_get_loaded_modules')                          -- PostgreSQL 18")" none "$rf_called"
 
 # The SQLSTATE the README and docs/ give for each of kid's errors is the one
 # src/pg raises it with (test/stress/doc_errors.pl); first, the comparison
@@ -70,16 +91,16 @@ rf_user_functions=$(rf_sql "SELECT p.proname $rf_kid_functions
       AND NOT EXISTS (SELECT FROM pg_amproc a WHERE a.amproc = p.oid)
       AND NOT EXISTS (SELECT FROM pg_cast c WHERE c.castfunc = p.oid)
       AND NOT EXISTS (SELECT FROM pg_aggregate g WHERE p.oid IN (g.aggtransfn, g.aggfinalfn, g.aggcombinefn))")
-expect_eq "README: names every function users call (all but the types' support functions)" \
-    "$(for f in $rf_user_functions; do grep -qw -- "$f" README.md || printf '%s ' "$f"; done)" ""
+rf_expect "README: names every function users call (all but the types' support functions)" \
+    "$(for f in $rf_user_functions; do grep -qw -- "$f" README.md || printf '%s ' "$f"; done)" "" "$rf_user_functions"
 
 # Every file of the tree named in README.md, docs/ and CONTRIBUTING.md
 # exists (the install script and fuzz artifacts are made by the build and
 # runs; docs/citus.md comes with the citus branch; globs are not files).
-expect_eq "README, docs/, CONTRIBUTING: every file of the tree they name exists" \
-    "$(perl -ne 'while (/`((?:test|src|sql|expected|docs)\/[^`\s]*)`/g) { print "$1\n" }' README.md docs/*.md CONTRIBUTING.md |
-        LC_ALL=C sort -u | grep -v -e VERSION -e '^test/fuzz/artifacts/' -e '^test/xcheck/node_modules' -e '\*' -e '^docs/citus.md$' |
-        while read -r f; do [ -e "$f" ] || printf '%s ' "$f"; done)" ""
+rf_files=$(perl -ne 'while (/`((?:test|src|sql|expected|docs)\/[^`\s]*)`/g) { print "$1\n" }' README.md docs/*.md CONTRIBUTING.md |
+    LC_ALL=C sort -u | grep -v -e VERSION -e '^test/fuzz/artifacts/' -e '^test/xcheck/node_modules' -e '\*' -e '^docs/citus.md$')
+rf_expect "README, docs/, CONTRIBUTING: every file of the tree they name exists" \
+    "$(while read -r f; do [ -e "$f" ] || printf '%s ' "$f"; done <<<"$rf_files")" "" "$rf_files"
 
 # Counts of things.
 rf_regress=$(ls test/sql/*.sql | wc -l)
@@ -89,11 +110,12 @@ rf_functions=$(rf_sql "SELECT count(*) $rf_kid_functions")
 rf_called_n=$(grep -c '| called$' test/expected/privileges.out)
 rf_unused_n=$(grep -c '| NOT USED$' test/expected/privileges.out)
 rf_other_n=$((rf_functions - rf_called_n - rf_unused_n))
-expect_eq "docs/guarantees.md: functions of the privileges test (total, called, used otherwise)" \
+rf_expect "docs/guarantees.md: functions of the privileges test (total, called, used otherwise)" \
     "$(cat $rf_docs | perl -0777 -ne 's/\s+/ /g; print "$1 $2 $3\n" if /of (\d+) functions, (\d+) show as `called`.*?(\d+) others cannot/; print "$1 $2 $3\n" if /(\d+) functions: (\d+) called directly, (\d+) used/' | tr '\n' ' ')" \
-    "$rf_functions $rf_called_n $rf_other_n $rf_functions $rf_called_n $rf_other_n "
-expect_eq "test/sql/privileges.sql: no kid function is left NOT USED" "$rf_unused_n" 0
-expect_eq "docs/testing.md: the number of codokey unit-test cases" \
+    "$rf_functions $rf_called_n $rf_other_n $rf_functions $rf_called_n $rf_other_n " "$rf_functions"
+# (zero functions "called" would mean the test's output changed form.)
+rf_expect "test/sql/privileges.sql: no kid function is left NOT USED" "$rf_unused_n" 0 "${rf_called_n#0}"
+rf_expect "docs/testing.md: the number of codokey unit-test cases" \
     "$(cat $rf_docs | perl -0777 -ne 's/\s+/ /g; print "$1" if /codokey_test\.cpp`\) (\d+) cases/')" \
     "$(grep -c '^TEST' test/unit/codokey_test.cpp)"
 rf_fuzz=$(ls test/fuzz/*_fuzz.cpp | wc -l)
@@ -101,32 +123,32 @@ expect_eq "docs/: the number of libFuzzer targets" \
     "$(grep -h -o -e '[0-9]* libFuzzer targets' -e 'each of [0-9]* decoder targets' $rf_docs | grep -o '[0-9]*' | sort -u | tr '\n' ' ')" "$rf_fuzz "
 
 # The Settings table: each kid.* row's default and context.
-expect_eq "README: the Settings table's defaults and contexts are the server's" \
-    "$(perl -ne 'if ((/^## Settings/ .. /^## FAQ/) && /^\| `(kid\.\w+)` \| ([^|]*?) \| (\w+)/) { my ($n, $d, $c) = ($1, $2, $3); $d =~ s/ \(.*//; $d = "" if $d eq "empty"; print "$n=$d/$c\n" }' README.md | LC_ALL=C sort | tr '\n' ' ')" \
-    "$(rf_sql "SELECT name || '=' || boot_val || '/' || context FROM pg_settings WHERE name LIKE 'kid.%'" | LC_ALL=C sort | tr '\n' ' ')"
+rf_settings=$(rf_sql "SELECT name || '=' || boot_val || '/' || context FROM pg_settings WHERE name LIKE 'kid.%'" | LC_ALL=C sort | tr '\n' ' ')
+rf_table=$(perl -ne 'if ((/^## Settings/ .. /^## FAQ/) && /^\| `(kid\.\w+)` \| ([^|]*?) \| (\w+)/) { my ($n, $d, $c) = ($1, $2, $3); $d =~ s/ \(.*//; $d = "" if $d eq "empty"; print "$n=$d/$c\n" }' README.md | LC_ALL=C sort | tr '\n' ' ')
+rf_expect "README: the Settings table's defaults and contexts are the server's" "$rf_table" "$rf_settings" "$rf_table" "$rf_settings"
 
-expect_eq "docs/settings.md: the settings table's defaults and contexts are the server's" \
-    "$(perl -ne 'if ((/^## The settings/ .. /^## Privileges/) && /^\| `(kid\.\w+)` \| ([^|]*?) \| (\w+)/) { my ($n, $d, $c) = ($1, $2, $3); $d =~ s/ \(.*//; $d = "" if $d eq "empty"; print "$n=$d/$c\n" }' docs/settings.md | LC_ALL=C sort | tr '\n' ' ')" \
-    "$(rf_sql "SELECT name || '=' || boot_val || '/' || context FROM pg_settings WHERE name LIKE 'kid.%'" | LC_ALL=C sort | tr '\n' ' ')"
+rf_table=$(perl -ne 'if ((/^## The settings/ .. /^## Privileges/) && /^\| `(kid\.\w+)` \| ([^|]*?) \| (\w+)/) { my ($n, $d, $c) = ($1, $2, $3); $d =~ s/ \(.*//; $d = "" if $d eq "empty"; print "$n=$d/$c\n" }' docs/settings.md | LC_ALL=C sort | tr '\n' ' ')
+rf_expect "docs/settings.md: the settings table's defaults and contexts are the server's" "$rf_table" "$rf_settings" "$rf_table" "$rf_settings"
 
 # The set-up is the two commands the Makefile has, word for word.
 expect_eq "README: the set-up commands are exactly make demo and make test, targets of the Makefile" \
     "$(perl -ne 'print "$1\n" if (/^```sh/ ... /^```/) && /^(make \w+)\s+#/' README.md | head -2 | tr '\n' ' ')" "make demo make test "
-check "README: make demo and make test are targets" make -n -s demo test >/dev/null
+rf_targets() { make -n -s demo test >/dev/null; }
+check "README: make demo and make test are targets" rf_targets
 
 # What the two commands install: every package test/install-deps.sh names is
 # in the README's list (the list there is the script's, word for word).
-expect_eq "README: names every package test/install-deps.sh installs" \
-    "$({ sed -n '/^[a-z_]*packages=(/,/^)/p' test/install-deps.sh; grep -o 'packages+=([^)]*)' test/install-deps.sh; } |
-        sed 's/#.*//; s/^[a-z_]*packages=(//; s/packages+=(//; s/)//g' |
-        tr ' ' '\n' | grep -v '^$' | while read -r p; do tr -s ' \n' '  ' < README.md | grep -qF -- "$p" || printf '%s ' "$p"; done)" ""
+rf_packages=$({ sed -n '/^[a-z_]*packages=(/,/^)/p' test/install-deps.sh; grep -o 'packages+=([^)]*)' test/install-deps.sh; } |
+    sed 's/#.*//; s/^[a-z_]*packages=(//; s/packages+=(//; s/)//g' | tr ' ' '\n' | grep -v '^$')
+rf_expect "README: names every package test/install-deps.sh installs" \
+    "$(while read -r p; do tr -s ' \n' '  ' < README.md | grep -qF -- "$p" || printf '%s ' "$p"; done <<<"$rf_packages")" "" "$rf_packages"
 
 # The README's client lines are the client tests' lines: every SQL string
 # in its python, js, java, go, ruby, php and perl blocks occurs in
 # test/clients/.
-expect_eq "README: every SQL string of its client examples occurs in test/clients/" \
-    "$(perl -ne 'if (/^```(python|js|java|go|ruby|php|perl)/ ... /^```$/) { while (/["\x27]((?:SELECT|INSERT|COPY|UPDATE)[^"\x27]*)["\x27]/g) { print "$1\n" } }' README.md |
-        while read -r q; do grep -rqF -- "$q" test/clients/ || printf '%s; ' "$q"; done)" ""
+rf_client_sql=$(perl -ne 'if (/^```(python|js|java|go|ruby|php|perl)/ ... /^```$/) { while (/["\x27]((?:SELECT|INSERT|COPY|UPDATE)[^"\x27]*)["\x27]/g) { print "$1\n" } }' README.md)
+rf_expect "README: every SQL string of its client examples occurs in test/clients/" \
+    "$(while read -r q; do grep -rqF -- "$q" test/clients/ || printf '%s; ' "$q"; done <<<"$rf_client_sql")" "" "$rf_client_sql"
 
 # Links from the README and docs/ to files of the tree and to headings
 # reach them (a heading's anchor as GitHub makes it).  docs/citus.md is
@@ -153,20 +175,23 @@ rf_links() {
             }
         }' README.md docs/*.md
 }
-expect_eq "README and docs/: every link reaches its file and heading" "$(rf_links)" ""
+rf_link_targets=$(perl -ne 'print "$1\n" while /\]\(([^)\s]+)\)/g' README.md docs/*.md)
+rf_expect "README and docs/: every link reaches its file and heading" "$(rf_links)" "" "$rf_link_targets"
 
 # META.json: the version is the control file's, and the file it names exists.
-expect_eq "META.json: version and provides.kid.version are kid.control's, provides.kid.file exists" \
+rf_version=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" kid.control)
+rf_expect "META.json: version and provides.kid.version are kid.control's, provides.kid.file exists" \
     "$(perl -MJSON::PP -0777 -ne 'my $m = decode_json($_); my $p = $m->{provides}{kid};
         print join(" ", $m->{version}, $p->{version}, (-e $p->{file} ? "exists" : "missing: $p->{file}"))' META.json)" \
-    "$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" kid.control) $(sed -n "s/^default_version *= *'\(.*\)'/\1/p" kid.control) exists"
+    "$rf_version $rf_version exists" "$rf_version"
 
 # META.json's tags say what kid is: every word of every tag occurs in the
 # README (a tag for a scheme kid does not have, such as ksuid, fails).
-expect_eq "META.json: every word of its tags occurs in the README" \
+rf_tags=$(perl -MJSON::PP -0777 -ne 'print join " ", @{decode_json($_)->{tags}}' META.json)
+rf_expect "META.json: every word of its tags occurs in the README" \
     "$(perl -MJSON::PP -0777 -e 'open my $m, "<", "META.json"; my $meta = decode_json(join "", <$m>);
         open my $r, "<", "README.md"; my $readme = lc join "", <$r>;
-        print join " ", grep { index($readme, lc $_) < 0 } map { split /[- ]/ } @{$meta->{tags}}')" ""
+        print join " ", grep { index($readme, lc $_) < 0 } map { split /[- ]/ } @{$meta->{tags}}')" "" "$rf_tags"
 
 kpsql $PORT -d postgres -c "DROP DATABASE readme_facts"
 

@@ -19,12 +19,17 @@ ensure_main_cluster || exit 1
 main_db kid_xcheck_atproto || exit 1
 if xcheck_install; then
     kpsql $PORT -d kid_xcheck_atproto -c "SELECT id::text || E'\t' || (tid_info(id)).unix_us || E'\t' || tid_clock_id(id) FROM (SELECT tid_new() AS id FROM generate_series(1, 2000)) s" > "$XC/kid.tsv"
+    # Each comparison names the exit status of node (a missing reference
+    # script or package fails it) and of psql, and what each side read.
     (cd "$XC" && node "$XC_JS/atproto.mjs" check-kid < kid.tsv > disagreements.txt 2> summary.txt)
+    rc=$?
     cat "$XC/summary.txt"
     expect_eq "atproto xcheck: 2000 kid tids valid for the reference, same time and clock id" \
-        "$(wc -l < "$XC/disagreements.txt") $(wc -l < "$XC/kid.tsv")" "0 2000"
+        "node $rc, $(wc -l < "$XC/disagreements.txt") of $(wc -l < "$XC/kid.tsv") disagree, $(grep -o '^checked [0-9]* kid tids, [0-9]* disagreements' "$XC/summary.txt")" \
+        "node 0, 0 of 2000 disagree, checked 2000 kid tids, 0 disagreements"
 
     (cd "$XC" && node "$XC_JS/atproto.mjs" make 2000 > ref.tsv)
+    rc=$?
     kpsql $PORT -d kid_xcheck_atproto <<SQL
 CREATE TEMP TABLE ref (tid text, unix_us bigint, clock_id int);
 \copy ref FROM '$XC/ref.tsv'
@@ -33,10 +38,12 @@ SELECT * FROM ref WHERE (tid_info(tid::atproto_tid)).unix_us <> unix_us OR tid_c
    OR tid::atproto_tid::text <> tid;
 \o
 SQL
+    psql_rc=$?
     expect_eq "atproto xcheck: 2100 reference tids decode to the same time and clock id" \
-        "$(grep -c . "$XC/ref_mismatch.txt") $(wc -l < "$XC/ref.tsv")" "0 2100"
+        "node $rc, psql $psql_rc, $(grep -c . "$XC/ref_mismatch.txt") of $(wc -l < "$XC/ref.tsv") disagree" "node 0, psql 0, 0 of 2100 disagree"
 
     (cd "$XC" && node "$XC_JS/atproto.mjs" syntax 5000 > syntax.tsv)
+    rc=$?
     kpsql $PORT -d kid_xcheck_atproto <<SQL
 CREATE FUNCTION pg_temp.kid_accepts_tid(s text) RETURNS boolean LANGUAGE plpgsql AS \$\$
 BEGIN
@@ -54,9 +61,10 @@ SELECT * FROM syntax WHERE pg_temp.kid_accepts_tid(s) <> tid_ok OR atproto_rkey_
 SELECT count(*) FILTER (WHERE tid_ok), count(*) FILTER (WHERE NOT tid_ok), count(*) FILTER (WHERE NOT rkey_ok) FROM syntax;
 \o
 SQL
+    psql_rc=$?
     echo "syntax strings: valid tids, invalid tids, invalid record keys: $(cat "$XC/syntax_counts.txt")"
     expect_eq "atproto xcheck: kid's tid and record-key syntax agree with the reference on 5000 strings" \
-        "$(grep -c . "$XC/syntax_mismatch.txt") $(wc -l < "$XC/syntax.tsv")" "0 5000"
+        "node $rc, psql $psql_rc, $(grep -c . "$XC/syntax_mismatch.txt") of $(wc -l < "$XC/syntax.tsv") disagree" "node 0, psql 0, 0 of 5000 disagree"
 else
     check "atproto xcheck: npm install of the reference packages" false
 fi

@@ -16,12 +16,17 @@ ensure_main_cluster || exit 1
 main_db kid_xcheck_koid || exit 1
 if xcheck_install; then
     kpsql $PORT -d kid_xcheck_koid -c "SELECT id::text || E'\t' || i.ms_since_epoch || E'\t' || i.datacenter || E'\t' || i.worker || E'\t' || i.counter FROM (SELECT koid_new() AS id FROM generate_series(1, 2000)) s, koid_info(id) i" > "$XC/kid_koid.tsv"
+    # Each comparison names the exit status of node (a missing reference
+    # script or package fails it) and of psql, and what each side read.
     (cd "$XC" && node "$XC_JS/koid.mjs" check-kid < kid_koid.tsv > koid_disagreements.txt 2> koid_summary.txt)
+    rc=$?
     cat "$XC/koid_summary.txt"
     expect_eq "koid xcheck: 2000 kid koids read the same by the koid package" \
-        "$(wc -l < "$XC/koid_disagreements.txt") $(wc -l < "$XC/kid_koid.tsv")" "0 2000"
+        "node $rc, $(wc -l < "$XC/koid_disagreements.txt") of $(wc -l < "$XC/kid_koid.tsv") disagree, $(grep -o '^checked [0-9]* kid koids, [0-9]* disagreements' "$XC/koid_summary.txt")" \
+        "node 0, 0 of 2000 disagree, checked 2000 kid koids, 0 disagreements"
 
     (cd "$XC" && node "$XC_JS/koid.mjs" make 1000 > ref_koid.tsv)
+    rc=$?
     kpsql $PORT -d kid_xcheck_koid <<SQL
 CREATE TEMP TABLE ref_koid (hex text, ms bigint, datacenter int, worker int, counter int);
 \copy ref_koid FROM '$XC/ref_koid.tsv'
@@ -32,8 +37,9 @@ WHERE i.ms_since_epoch <> r.ms OR i.datacenter <> r.datacenter OR i.worker <> r.
    OR r.hex::koid::bigint <> ('x' || r.hex)::bit(64)::bigint;
 \o
 SQL
+    psql_rc=$?
     expect_eq "koid xcheck: 1000 ids of koid and flake-idgen read the same by kid" \
-        "$(grep -c . "$XC/ref_koid_mismatch.txt") $(wc -l < "$XC/ref_koid.tsv")" "0 1000"
+        "node $rc, psql $psql_rc, $(grep -c . "$XC/ref_koid_mismatch.txt") of $(wc -l < "$XC/ref_koid.tsv") disagree" "node 0, psql 0, 0 of 1000 disagree"
 else
     check "koid xcheck: npm install of the reference packages" false
 fi
