@@ -185,12 +185,15 @@ kpsql $NOPRE_PORT -d postgres -c "ALTER ROLE kid_plain RESET kid.uid_interval"
 # (its IMMUTABLE decoders keep their answers); ALTER SYSTEM from such a
 # session is refused the same way (55P02), from a fresh one it is taken.
 NOPRE_CONF="$KID_TMP/setnopre/data/postgresql.conf"
+# The load time before the reload: the session below waits until a new
+# session sees it move, so the reload has been read when it looks again.
+nopre_loaded=$(kpsql $NOPRE_PORT -d postgres -c "SELECT pg_conf_load_time()")
 expect_eq "not preloaded: a reload does not change the settings of a session that loaded kid" \
     "$(kpsql $NOPRE_PORT -d postgres -v ON_ERROR_STOP=0 2>/dev/null <<SQL
 SELECT current_setting('kid.uid_interval') FROM (SELECT '0123456789abcdef'::koid) k;
 \\! sed -i 's/^kid.uid_interval = 5/kid.uid_interval = 6/' $NOPRE_CONF
 SELECT pg_reload_conf();
-SELECT pg_sleep(0.5);
+\\! for i in \$(seq 600); do [ "\$("$PG_BIN/psql" -h "$KID_TMP" -p $NOPRE_PORT -U postgres -XAtqc 'SELECT pg_conf_load_time()' postgres)" != "$nopre_loaded" ] && break; sleep 0.1; done
 SELECT current_setting('kid.uid_interval'), uid_global_to_timestamp(uid_global_from_timestamp('2026-01-01 00:00:00.5+00', 5)) = '2026-01-01 00:00:00.499712+00';
 ALTER SYSTEM SET kid.uid_interval = 7;
 \\echo :SQLSTATE
@@ -203,19 +206,16 @@ t
 expect_eq "not preloaded: a session started after the reload reads the new value" \
     "$(kpsql $NOPRE_PORT -d postgres -c "SELECT current_setting('kid.uid_interval') FROM (SELECT '0123456789abcdef'::koid) k")" 6
 sed -i 's/^kid.uid_interval = 6/kid.uid_interval = 5/' "$NOPRE_CONF"
-kpsql $NOPRE_PORT -d postgres -c "SELECT pg_reload_conf()" >/dev/null
-sleep 0.5
+check "not preloaded: the server reloaded its configuration" reload_conf $NOPRE_PORT
 
 # An invalid value on the non-preloaded server: every use of kid fails, naming it.
 echo "kid.uid_interval = 11" | as_postgres tee -a "$KID_TMP/setnopre/data/postgresql.conf" >/dev/null
-kpsql $NOPRE_PORT -d postgres -c "SELECT pg_reload_conf()" >/dev/null
-sleep 0.5
+check "not preloaded: the server reloaded its configuration" reload_conf $NOPRE_PORT
 out=$(kpsql $NOPRE_PORT -d postgres -v ON_ERROR_STOP=0 -c "SELECT '0123456789abcdef'::koid" -c "SELECT sno_from_timestamp(now())" 2>&1)
 expect_eq "not preloaded, kid.uid_interval = 11: every use of kid fails naming the setting" \
     "$(grep -c 'ERROR:  invalid value for parameter "kid.uid_interval": "11"' <<<"$out")" 2
 sed -i '$d' "$KID_TMP/setnopre/data/postgresql.conf"
-kpsql $NOPRE_PORT -d postgres -c "SELECT pg_reload_conf()" >/dev/null
-sleep 0.5
+check "not preloaded: the server reloaded its configuration" reload_conf $NOPRE_PORT
 expect_eq "not preloaded, setting fixed again: kid works" \
     "$(kpsql $NOPRE_PORT -d postgres -c "SELECT current_setting('kid.uid_interval') FROM (SELECT '0123456789abcdef'::koid) k")" 5
 
