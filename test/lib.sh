@@ -140,6 +140,13 @@ main_pgbench() {
         >"$KID_TMP/pgbench.$BASHPID.$RANDOM.log" 2>&1
 }
 
+# faketime_set FILE OFFSET: libfaketime's offset file (FAKETIME_TIMESTAMP_FILE)
+# written whole, by rename: Debian 13's libfaketime ends the process that
+# reads a half-written file.
+faketime_set() {
+    echo "$2" > "$1.new" && chmod 644 "$1.new" && mv -f "$1.new" "$1"
+}
+
 # npm_install_once DIR: the packages of DIR/package.json (pinned versions),
 # installed once into DIR/node_modules (gitignored) and reused by every later
 # run and script; reinstalled when package.json changes.

@@ -28,11 +28,13 @@ SUITE=trixie
 # pg_regress is in server-dev), what kid is built with, and what the server
 # tests that run on 17 use: procps (pgrep), libfaketime (clock_faults,
 # promotion), perl (the install script, random_literals), python3 and both
-# psycopgs (client_python), git (upgrade.sh reads 0.1.0's files from history),
+# psycopgs, asyncpg and SQLAlchemy (client_python), ruby-pg, PHP pgsql and
+# DBD::Pg (client_ruby_php_perl), git (upgrade.sh reads 0.1.0's files from history),
 # and what building the Debian package postgresql-17-kid needs
 # (debian_package: dpkg-buildpackage with pg_buildext).
 PACKAGES="postgresql-17 postgresql-server-dev-17 postgresql-client-17 make g++ procps
-libfaketime perl python3 python3-psycopg python3-psycopg2 git ca-certificates
+libfaketime perl python3 python3-psycopg python3-psycopg2 python3-asyncpg python3-sqlalchemy
+ruby-pg php-cli php-pgsql libdbd-pg-perl git ca-certificates
 build-essential dpkg-dev debhelper fakeroot postgresql-server-dev-all"
 KID_PG_CACHE=${KID_PG_CACHE:-/var/cache/kid}
 

@@ -16,7 +16,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 FT_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
 FT_FILE="$KID_TMP/faketime.offset"
 CB_PORT=54356
-echo "+0" > "$FT_FILE"
+faketime_set "$FT_FILE" "+0"
 chmod 644 "$FT_FILE"
 cluster_init cb $CB_PORT
 cb_start() {
@@ -32,7 +32,7 @@ cq -c "CREATE EXTENSION kid" \
 # 1. A crash restart (a backend killed by SIGKILL) with the clock an hour
 # behind.  The server's clock is read just before the crash: the restart
 # sets the floors, and anchors the trusted time at them, after it.
-echo "-3601.001" > "$FT_FILE"
+faketime_set "$FT_FILE" "-3601.001"
 reinits() { grep -c 'all server processes terminated; reinitializing' "$KID_TMP/cb/server.log"; }
 reinits_before=$(reinits)
 before_crash=$(cq -c "SELECT clock_timestamp()")
@@ -67,7 +67,7 @@ expect_eq "clock behind: 5,000,000 tids below the floor stay within 1 ms of the 
 # (before the fix it waited about 4 s, 30,000 sleeps).  ahead_waits counts
 # every sleep.
 floor_epoch=$(cq -c "SELECT extract(epoch FROM $(floor_of atproto_tid))")
-python3 -c "import time; print('%+.6f' % ($floor_epoch - time.time() + 1.0))" > "$FT_FILE"
+faketime_set "$FT_FILE" "$(python3 -c "import time; print('%+.6f' % ($floor_epoch - time.time() + 1.0))")"
 lead=$(cq -c "SELECT clock_timestamp() > $(floor_of atproto_tid) AND last_made > clock_timestamp() + interval '2 s' FROM kid_node_info() WHERE scheme = 'atproto_tid'")
 ahead_waits() { cq -c "SELECT ahead_waits FROM kid_generator_stats() WHERE scheme = 'atproto_tid'"; }
 w0=$(ahead_waits)
@@ -78,11 +78,11 @@ expect_eq "clock behind: the clock past the floor, 2 s or more below the newest 
 
 # 2. One run with the clock 10 years ahead (one id per scheme), a clean
 # restart, the clock right again.
-echo "+315360000" > "$FT_FILE"
+faketime_set "$FT_FILE" "+315360000"
 cq -c "SELECT sno_new(), tid_new(), koid_new(), uid_new(), uid_global_new()" >/dev/null
 newest_koid=$(cq -c "SELECT koid_to_timestamp(koid_new())")
 cluster_stop cb fast
-echo "+0" > "$FT_FILE"
+faketime_set "$FT_FILE" "+0"
 cb_start || exit 1
 out=$(cq -c "SET kid.koid_max_clock_wait_ms = 0" -c "SELECT koid_new()" 2>&1)
 echo "$out" | sed 's/^/  /'

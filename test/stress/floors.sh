@@ -25,7 +25,7 @@ FT_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
 FT_FILE="$KID_TMP/faketime.offset"
 FL_P=54396
 FL_DIR=$KID_TMP/fl
-echo "+0" >"$FT_FILE"
+faketime_set "$FT_FILE" "+0"
 chmod 644 "$FT_FILE"
 cluster_init fl $FL_P || exit 1
 fl_start() { LD_PRELOAD=$FT_LIB FAKETIME_TIMESTAMP_FILE=$FT_FILE FAKETIME_NO_CACHE=1 cluster_start fl "$@"; }
@@ -45,9 +45,9 @@ CREATE TABLE fl_uidg (id uid_global PRIMARY KEY, round int);"
 fl_gen() { # round back
     flq <<SQL
 INSERT INTO fl_sno SELECT sno_new(), $1 FROM generate_series(1, 1000);
-\! echo "-$2" > $FT_FILE
+\! echo "-$2" > $FT_FILE.new && mv -f $FT_FILE.new $FT_FILE
 INSERT INTO fl_sno SELECT sno_new(), $1 FROM generate_series(1, 1000);
-\! echo "+0" > $FT_FILE
+\! echo "+0" > $FT_FILE.new && mv -f $FT_FILE.new $FT_FILE
 INSERT INTO fl_tid SELECT tid_new(), $1 FROM generate_series(1, 1000);
 SET kid.koid_max_clock_wait_ms = 15000;
 INSERT INTO fl_koid SELECT koid_new(), $1 FROM generate_series(1, 1000);
@@ -62,7 +62,7 @@ fl_lease() {
 fl_file() { awk '{print $4, $5, $6, $7, $8}' "$FL_DIR/data/kid.lease"; }
 fl_checks() { # what round between
     local what=$1 round=$2 between=$3 out
-    echo "-3600" >"$FT_FILE"
+    faketime_set "$FT_FILE" "-3600"
     expect_eq "$what, clock 1 h behind: the server's clock is behind every floor" \
         "$(flq -c "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint < least($(tr ' ' ',' <<<"$fl_floors"))")" t
     # One session, first thing after the start: tid, uid and uid_global.
@@ -87,13 +87,13 @@ fl_checks() { # what round between
     expect_eq "$what, clock 1 h behind: sno waits (57014 after statement_timeout) rather than go below either tick's floor" \
         "$(grep -c 'ERROR:  57014' <<<"$out") $(grep -vc 'ERROR\|STATEMENT\|LOCATION' <<<"$out")" "1 0"
     # Between the tick-1 floor (minutes back) and the tick-0 floor.
-    echo "-$between" >"$FT_FILE"
+    faketime_set "$FT_FILE" "-$between"
     expect_eq "$what, clock $between s behind: the clock is between the tick-1 and the tick-0 floors" \
         "$(flq -c "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint BETWEEN $(cut -d' ' -f2 <<<"$fl_floors") AND $(cut -d' ' -f1 <<<"$fl_floors")")" t
     out=$(flq -c "INSERT INTO fl_sno VALUES (sno_new(), $round) RETURNING sno_tick(id), (extract(epoch FROM sno_to_timestamp(id)) * 1000000)::bigint")
     expect_eq "$what, clock $between s behind: the first sno is on tick 1" "${out%%|*}" 1
     fl_above "$what: sno tick 1" 2 "${out#*|}"
-    echo "+0" >"$FT_FILE"
+    faketime_set "$FT_FILE" "+0"
     out=$(flq -c "SET kid.koid_max_clock_wait_ms = 30000" -c "INSERT INTO fl_koid VALUES (koid_new(), $round) RETURNING (extract(epoch FROM koid_to_timestamp(id)) * 1000000)::bigint")
     fl_above "$what, true time: koid" 4 "$out"
 }
@@ -124,7 +124,7 @@ for _ in $(seq 150); do
 done
 expect_eq "crash: the postmaster and its children are gone" "$fl_alive" ""
 expect_eq "crash: kid.lease holds the floors kid_lease() showed before it" "$(fl_file)" "$fl_floors"
-echo "-3600" >"$FT_FILE"
+faketime_set "$FT_FILE" "-3600"
 fl_start 2>/dev/null # pg_ctl warns about the dead postmaster's pid file
 expect_eq "crash: the next start ran crash recovery (server log)" \
     "$(grep -c 'database system was not properly shut down' "$FL_DIR/server.log")" $((fl_recoveries + 1))
@@ -149,7 +149,7 @@ cluster_stop fl fast
 expect_eq "clean stop: the postmaster wrote exact marks" \
     "$(grep -c 'kid: wrote the exact high-water marks' "$FL_DIR/server.log") $(awk '{print $15}' "$FL_DIR/data/kid.lease")" "$((fl_cleans + 1)) 1"
 fl_floors=$(fl_file)
-echo "-3600" >"$FT_FILE"
+faketime_set "$FT_FILE" "-3600"
 fl_start || exit 1
 expect_eq "clean restart: the startup floors are the exact marks of kid.lease" \
     "$(fl_lease startup_floor) $(flq -c "SELECT string_agg(DISTINCT startup_mark, ',') FROM kid_node_info()")" "$fl_floors exact"
@@ -175,7 +175,7 @@ fl_caught_up() {
 }
 check "promotion: the standby replayed round 5" fl_caught_up
 cluster_stop fl immediate
-echo "-3600" >"$FT_FILE"
+faketime_set "$FT_FILE" "-3600"
 as_postgres "$PG_BIN/pg_ctl" -D "$KID_TMP/fls/data" -w -t 60 promote >/dev/null
 FL_Q=$FL_S
 expect_eq "promotion: the standby is promoted" "$(flq -c "SELECT pg_is_in_recovery()")" f

@@ -16,7 +16,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 FT_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
 FT_FILE="$KID_TMP/faketime"
 PORT=54407
-echo "+0" > "$FT_FILE"
+faketime_set "$FT_FILE" "+0"
 chmod 644 "$FT_FILE"
 cluster_init overflow $PORT
 # Only the wall clock is faked: PostgreSQL's waits and timers run on the
@@ -27,7 +27,7 @@ kpsql $PORT -d postgres -c "CREATE EXTENSION kid" -c "SELECT koid_new()" >/dev/n
 
 # An absolute time without "@" stops libfaketime's clock there.
 stopped=$(date -u -d '+10 seconds' '+%Y-%m-%d %H:%M:%S')
-echo "$stopped" > "$FT_FILE"
+faketime_set "$FT_FILE" "$stopped"
 # (pg_sleep would never end: it waits for the wall clock.)
 expect_eq "the server's clock is stopped" \
     "$(kpsql $PORT -d postgres -c "SELECT bool_and(clock_timestamp() = '$stopped+00') FROM generate_series(1, 100000)")" t
@@ -60,6 +60,6 @@ wait "$waiter"
 expect_eq "kid.koid_overflow_error = off: the 4097th waits (overflow_waits counts it), and a cancel ends the wait (57014)" \
     "$waits $(grep -c '^ERROR:  57014' "$KID_TMP/wait.out")" "t 1"
 
-echo "+0" > "$FT_FILE"
+faketime_set "$FT_FILE" "+0"
 cluster_stop overflow
 kid_finish

@@ -25,7 +25,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
 FT_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
 FT_FILE="$KID_TMP/faketime.offset"
-echo "+3600" > "$FT_FILE"
+faketime_set "$FT_FILE" "+3600"
 chmod 644 "$FT_FILE"
 
 if [ -n "${KID_PG15_CONFIG:-}" ]; then

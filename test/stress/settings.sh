@@ -200,7 +200,6 @@ ALTER SYSTEM SET kid.uid_interval = 7;
 SQL
 )" "5
 t
-
 5|t
 55P02"
 expect_eq "not preloaded: a session started after the reload reads the new value" \
