@@ -4,12 +4,12 @@
 # the old data directory, so the new cluster's generators start at its own
 # clock; the database carries kid_database_origin instead.
 #
-# The old cluster is PostgreSQL 15 (KID_PG15_CONFIG, else this PG_CONFIG when
-# it is 15, else Debian's), with kid installed, running under libfaketime
+# The old cluster is this PG_CONFIG's PostgreSQL when it is 15 or 17, else
+# PostgreSQL 15 (KID_PG15_CONFIG, else Debian's), with kid installed, running under libfaketime
 # with its clock 1 hour ahead; it makes ids of every scheme, is dumped
 # (pg_dump -Fc) and stopped cleanly.  The new clusters are this PG_CONFIG's
-# major with the true clock: 15 -> 15 on the 15 pass of make test, 15 -> 18
-# on the 18 pass.
+# major with the true clock: 15 -> 15 on the 15 pass of make test, 17 -> 17
+# on the 17 pass, 15 -> 18 on the 18 pass.
 #   - pg_upgrade: generation in the upgraded database is refused (55000, the
 #     hint names kid_adopt_database()), in a read-only transaction too; after
 #     kid_adopt_database() the floors are the newest stored times, every new
@@ -28,10 +28,12 @@ FT_FILE="$KID_TMP/faketime.offset"
 faketime_set "$FT_FILE" "+3600"
 chmod 644 "$FT_FILE"
 
-if [ -n "${KID_PG15_CONFIG:-}" ]; then
-    OLD_CONFIG=$KID_PG15_CONFIG
-elif "$PG_CONFIG" --version | grep -q '^PostgreSQL 15\.'; then
+# PostgreSQL 17's pass runs in a chroot that has only 17: there the old
+# cluster is 17 too (17 -> 17).
+if "$PG_CONFIG" --version | grep -q '^PostgreSQL 1[57]\.'; then
     OLD_CONFIG=$PG_CONFIG
+elif [ -n "${KID_PG15_CONFIG:-}" ]; then
+    OLD_CONFIG=$KID_PG15_CONFIG
 else
     OLD_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 fi
