@@ -31,7 +31,7 @@ REGRESS = $(sort $(basename $(notdir $(wildcard test/sql/*.sql))))
 REGRESS_OPTS = --inputdir=test --outputdir=test --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config
-PG_CPPFLAGS = -Isrc/core -Isrc/pg -DKID_VERSION='"$(EXTVERSION)"'
+PG_CPPFLAGS = -Isrc -DKID_VERSION='"$(EXTVERSION)"'
 PG_CXXFLAGS = -std=c++17 -Wno-register -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 SHLIB_LINK += -lstdc++
 # make SANITIZE=1: kid built with AddressSanitizer and UndefinedBehaviorSanitizer

@@ -25,7 +25,7 @@ UNIT_TESTS = $(wildcard test/unit/*_test.cpp)
 UNIT_DEPS = $(CORE_SRCS) $(UNIT_TESTS) $(wildcard src/core/*.h) Makefile test/test.mk
 UNIT_CXXFLAGS ?= -O1 -g
 test/unit/kid_unit_tests: $(UNIT_DEPS)
-	$(CXX) -std=c++17 -Wall -Wextra -Werror $(UNIT_CXXFLAGS) -Isrc/core \
+	$(CXX) -std=c++17 -Wall -Wextra -Werror $(UNIT_CXXFLAGS) -Isrc \
 		$(CORE_SRCS) $(UNIT_TESTS) -lgtest -lgtest_main -pthread -o $@
 
 unit: test/unit/kid_unit_tests
@@ -42,7 +42,7 @@ unit-valgrind: test/unit/kid_unit_tests
 SAN_CXX ?= $(shell command -v clang++-14 || echo clang++)
 SAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 test/unit/kid_unit_tests_san: $(UNIT_DEPS)
-	$(SAN_CXX) -std=c++17 -Wall -Wextra -Werror -O1 -g $(SAN_FLAGS) -Isrc/core \
+	$(SAN_CXX) -std=c++17 -Wall -Wextra -Werror -O1 -g $(SAN_FLAGS) -Isrc \
 		$(CORE_SRCS) $(UNIT_TESTS) -lgtest -lgtest_main -pthread -o $@
 unit-sanitize: test/unit/kid_unit_tests_san
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 test/unit/kid_unit_tests_san --gtest_brief=1
@@ -53,7 +53,7 @@ unit-sanitize: test/unit/kid_unit_tests_san
 FUZZ_CXX ?= $(SAN_CXX)
 FUZZ_SECONDS ?= 15
 FUZZ_FLAGS = -std=c++17 -g -O1 -Wall -Wextra -Werror -fsanitize=address,undefined \
-	-fno-sanitize-recover=all -fno-omit-frame-pointer -Isrc/core -Itest/fuzz
+	-fno-sanitize-recover=all -fno-omit-frame-pointer -Isrc -Itest/fuzz
 FUZZ_TARGETS = $(patsubst %.cpp,%,$(wildcard test/fuzz/*_fuzz.cpp))
 FUZZ_CORE_OBJS = $(patsubst src/core/%.cpp,test/fuzz/obj/%.o,$(CORE_SRCS))
 
@@ -64,7 +64,7 @@ test/fuzz/%_fuzz: test/fuzz/%_fuzz.cpp test/fuzz/fuzz.h $(FUZZ_CORE_OBJS)
 	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer $< $(FUZZ_CORE_OBJS) -o $@
 # The seed generator: plain C++ on the uninstrumented core.
 test/fuzz/seeds: test/fuzz/seeds.cpp $(CORE_SRCS) $(wildcard src/core/*.h)
-	$(CXX) -std=c++17 -Wall -Wextra -Werror -O1 -Isrc/core $< $(CORE_SRCS) -o $@
+	$(CXX) -std=c++17 -Wall -Wextra -Werror -O1 -Isrc $< $(CORE_SRCS) -o $@
 
 fuzz-build: $(FUZZ_TARGETS) test/fuzz/seeds
 fuzz: fuzz-build

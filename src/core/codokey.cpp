@@ -1,8 +1,8 @@
 /*
  * codokey.cpp - countdown date keys in lowercase base 36.
  */
-#include "codokey.h"
-#include "no_postgres.h"
+#include "core/codokey.h"
+#include "core/no_postgres.h"
 
 namespace kid {
 

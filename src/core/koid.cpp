@@ -1,10 +1,10 @@
 /*
  * koid.cpp - koid hex codec (the radix codec with 4-bit digits).
  */
-#include "koid.h"
+#include "core/koid.h"
 
-#include "radix.h"
-#include "no_postgres.h"
+#include "core/radix.h"
+#include "core/no_postgres.h"
 
 namespace kid {
 

@@ -1,8 +1,8 @@
 /*
  * radix.cpp - the one bit-string <-> digit-string codec of kid.
  */
-#include "radix.h"
-#include "no_postgres.h"
+#include "core/radix.h"
+#include "core/no_postgres.h"
 
 namespace kid {
 

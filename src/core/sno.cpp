@@ -1,12 +1,12 @@
 /*
  * sno.cpp - sno layout, codec and generator.
  */
-#include "sno.h"
+#include "core/sno.h"
 
 #include <cstring>
 
-#include "radix.h"
-#include "no_postgres.h"
+#include "core/radix.h"
+#include "core/no_postgres.h"
 
 namespace kid {
 

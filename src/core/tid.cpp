@@ -1,10 +1,10 @@
 /*
  * tid.cpp - AT Protocol tid codec and record-key syntax.
  */
-#include "tid.h"
+#include "core/tid.h"
 
-#include "radix.h"
-#include "no_postgres.h"
+#include "core/radix.h"
+#include "core/no_postgres.h"
 
 namespace kid {
 

@@ -1,10 +1,10 @@
 /*
  * uid.cpp - Erlang uid layouts, d64 and base64url text, generator step.
  */
-#include "uid.h"
+#include "core/uid.h"
 
-#include "radix.h"
-#include "no_postgres.h"
+#include "core/radix.h"
+#include "core/no_postgres.h"
 
 namespace kid {
 

@@ -1,7 +1,7 @@
 /*
  * boundary.cpp - the C++/PostgreSQL error boundary and shared helpers.
  */
-#include "kid_pg.h"
+#include "pg/kid_pg.h"
 
 #include <cctype>
 #include <climits>

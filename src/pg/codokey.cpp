@@ -6,8 +6,8 @@
  * named contexts of table codokey_context are looked up in SQL
  * (src/sql/codokey.sql).  The arithmetic is in src/core/codokey.cpp.
  */
-#include "codokey.h"
-#include "kid_pg.h"
+#include "core/codokey.h"
+#include "pg/kid_pg.h"
 
 extern "C" {
 #include "funcapi.h"

@@ -28,8 +28,8 @@
  * relcache invalidation of the table (its statement trigger,
  * kid_database_origin_changed, sends one on every change).
  */
-#include "database_mark.h"
-#include "lease.h"
+#include "pg/database_mark.h"
+#include "pg/lease.h"
 
 extern "C" {
 #include "access/genam.h"

@@ -8,7 +8,7 @@
 #ifndef KID_PG_DATABASE_MARK_H
 #define KID_PG_DATABASE_MARK_H
 
-#include "kid_pg.h"
+#include "pg/kid_pg.h"
 
 namespace kid::pg {
 

@@ -17,7 +17,7 @@
 #ifndef KID_PG_FIXED_BYTES_TYPE_H
 #define KID_PG_FIXED_BYTES_TYPE_H
 
-#include "kid_pg.h"
+#include "pg/kid_pg.h"
 
 extern "C" {
 #include "common/hashfn.h"

@@ -4,7 +4,7 @@
  * entry of the scheme table (schemes.h) or one lease line; columns are
  * named by an enum in the order of the SQL declaration (sql/kid_common.sql).
  */
-#include "shared_state.h"
+#include "pg/shared_state.h"
 
 extern "C" {
 #include "funcapi.h"

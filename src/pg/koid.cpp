@@ -2,10 +2,10 @@
  * koid.cpp - the koid snowflake in SQL: type, koid_new() and decoders.
  * The layout and codec are in src/core/koid.cpp.
  */
-#include "koid.h"
-#include "lease.h"
-#include "time_bound.h"
-#include "uint64_type.h"
+#include "core/koid.h"
+#include "pg/lease.h"
+#include "pg/time_bound.h"
+#include "pg/uint64_type.h"
 
 extern "C" {
 #include "funcapi.h"

@@ -25,9 +25,9 @@
  * start-up does once the lease has run out.  A crash, an immediate shutdown
  * or a crash restart after a backend died leaves the lease written ahead.
  */
-#include "lease.h"
-#include "lease_file.h"
-#include "uid.h"
+#include "pg/lease.h"
+#include "pg/lease_file.h"
+#include "core/uid.h"
 
 #include <sys/stat.h>
 

@@ -8,7 +8,7 @@
 #ifndef KID_PG_LEASE_H
 #define KID_PG_LEASE_H
 
-#include "shared_state.h"
+#include "pg/shared_state.h"
 
 namespace kid::pg {
 

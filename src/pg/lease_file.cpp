@@ -8,9 +8,9 @@
  * or not kid's, one whose checksum is wrong, one with a number out of range
  * or of an unknown version.  Only a missing file means "no floors".
  */
-#include "lease_file.h"
-#include "settings.h"
-#include "uid.h"
+#include "pg/lease_file.h"
+#include "pg/settings.h"
+#include "core/uid.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -6,7 +6,7 @@
 #ifndef KID_PG_LEASE_FILE_H
 #define KID_PG_LEASE_FILE_H
 
-#include "schemes.h"
+#include "pg/schemes.h"
 
 namespace kid::pg {
 

@@ -19,7 +19,7 @@
  * noexcept functions of kid::pg with internal linkage that hold only
  * trivially destructible locals.
  */
-#include "lease.h"
+#include "pg/lease.h"
 
 extern "C" {
 #include "access/xlog.h"

@@ -12,9 +12,9 @@
  * (KID_VERSION, the control file's default_version, passed by the Makefile),
  * which pg_get_loaded_modules() shows.
  */
-#include "lease.h"
-#include "settings.h"
-#include "shared_state.h"
+#include "pg/lease.h"
+#include "pg/settings.h"
+#include "pg/shared_state.h"
 
 extern "C" {
 #ifdef PG_MODULE_MAGIC_EXT

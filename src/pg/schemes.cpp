@@ -4,11 +4,11 @@
  * lives.  The state word's layout is the scheme's core file's business:
  * these functions call its accessors, never shift or mask themselves.
  */
-#include "koid.h"
-#include "shared_state.h"
-#include "sno_slots.h"
-#include "tid.h"
-#include "uid.h"
+#include "core/koid.h"
+#include "pg/shared_state.h"
+#include "pg/sno_slots.h"
+#include "core/tid.h"
+#include "core/uid.h"
 
 namespace kid::pg {
 

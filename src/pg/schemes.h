@@ -14,7 +14,7 @@
 #ifndef KID_PG_SCHEMES_H
 #define KID_PG_SCHEMES_H
 
-#include "kid_pg.h"
+#include "pg/kid_pg.h"
 
 namespace kid::pg {
 

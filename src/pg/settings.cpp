@@ -6,8 +6,8 @@
  * The hooks are PostgreSQL callbacks (CONTRIBUTING.md, "Callbacks"): C++
  * functions in kid::pg with internal linkage, noexcept.
  */
-#include "settings.h"
-#include "uid.h"
+#include "pg/settings.h"
+#include "core/uid.h"
 
 #include <cmath>
 

@@ -5,7 +5,7 @@
 #ifndef KID_PG_SETTINGS_H
 #define KID_PG_SETTINGS_H
 
-#include "kid_pg.h"
+#include "pg/kid_pg.h"
 
 namespace kid::pg {
 

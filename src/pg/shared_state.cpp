@@ -9,10 +9,10 @@
  * it is new (also after a crash restart, when shared memory is rebuilt).
  * The hooks are PostgreSQL callbacks (CONTRIBUTING.md, "Callbacks").
  */
-#include "database_mark.h"
-#include "lease.h"
-#include "shared_state.h"
-#include "sno_slots.h"
+#include "pg/database_mark.h"
+#include "pg/lease.h"
+#include "pg/shared_state.h"
+#include "pg/sno_slots.h"
 
 extern "C" {
 #include "access/xlog.h"

@@ -6,11 +6,11 @@
 #ifndef KID_PG_SHARED_STATE_H
 #define KID_PG_SHARED_STATE_H
 
-#include "kid_pg.h"
-#include "schemes.h"
-#include "settings.h"
-#include "sno.h"
-#include "trusted_time.h"
+#include "pg/kid_pg.h"
+#include "pg/schemes.h"
+#include "pg/settings.h"
+#include "core/sno.h"
+#include "core/trusted_time.h"
 
 #include <time.h>
 

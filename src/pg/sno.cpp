@@ -2,12 +2,12 @@
  * sno.cpp - the sno type in SQL: I/O, comparison support, generation and
  * decoding.  The layout, codec and generator are in src/core/sno.cpp.
  */
-#include "fixed_bytes_type.h"
-#include "radix.h"
-#include "lease.h"
-#include "sno_slots.h"
-#include "sno.h"
-#include "time_bound.h"
+#include "pg/fixed_bytes_type.h"
+#include "core/radix.h"
+#include "pg/lease.h"
+#include "pg/sno_slots.h"
+#include "core/sno.h"
+#include "pg/time_bound.h"
 
 extern "C" {
 #include "funcapi.h"

@@ -2,7 +2,7 @@
  * sno_slots.cpp - claiming and releasing this server's sno partitions, and
  * raising their generators above the floors.  See sno_slots.h.
  */
-#include "sno_slots.h"
+#include "pg/sno_slots.h"
 
 extern "C" {
 #include "access/xlog.h"

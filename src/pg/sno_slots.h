@@ -7,8 +7,8 @@
 #ifndef KID_PG_SNO_SLOTS_H
 #define KID_PG_SNO_SLOTS_H
 
-#include "database_mark.h"
-#include "shared_state.h"
+#include "pg/database_mark.h"
+#include "pg/shared_state.h"
 
 namespace kid::pg {
 

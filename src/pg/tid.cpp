@@ -4,10 +4,10 @@
  * pg_catalog.tid (tuple identifiers) always comes first on the search path.
  * The layout and codec are in src/core/tid.cpp.
  */
-#include "lease.h"
-#include "tid.h"
-#include "time_bound.h"
-#include "uint64_type.h"
+#include "pg/lease.h"
+#include "core/tid.h"
+#include "pg/time_bound.h"
+#include "pg/uint64_type.h"
 
 extern "C" {
 #include "funcapi.h"

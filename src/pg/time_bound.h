@@ -28,7 +28,7 @@
 #ifndef KID_PG_TIME_BOUND_H
 #define KID_PG_TIME_BOUND_H
 
-#include "kid_pg.h"
+#include "pg/kid_pg.h"
 
 /* id against a time in the family's order: -1 or 1, never 0 (see above). */
 #define KID_ID_VS_TIME(cmp, id, t) ((cmp((id), (t)) >= 0) ? 1 : -1)

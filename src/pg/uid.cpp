@@ -3,11 +3,11 @@
  * uid_global (96-bit), generation, conversion, decoding.  Layouts and text
  * are in src/core/uid.cpp.
  */
-#include "fixed_bytes_type.h"
-#include "lease.h"
-#include "time_bound.h"
-#include "uid.h"
-#include "uint64_type.h"
+#include "pg/fixed_bytes_type.h"
+#include "pg/lease.h"
+#include "pg/time_bound.h"
+#include "core/uid.h"
+#include "pg/uint64_type.h"
 
 extern "C" {
 #include "funcapi.h"

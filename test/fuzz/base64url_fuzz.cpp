@@ -1,6 +1,6 @@
 // libFuzzer target: uid's RFC 4648 base64url text (no padding), local and global.
 #include "fuzz.h"
-#include "uid.h"
+#include "core/uid.h"
 
 using namespace kid;
 

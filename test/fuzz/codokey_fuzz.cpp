@@ -6,7 +6,7 @@
 // A codokey is one-to-one within its context: an accepted key must come
 // back unchanged from both encoders, and an encoded time must decode to
 // the earliest instant of its key, which encodes to the same key.
-#include "codokey.h"
+#include "core/codokey.h"
 #include "fuzz.h"
 
 using namespace kid;

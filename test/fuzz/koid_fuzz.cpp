@@ -1,6 +1,6 @@
 // libFuzzer target: the koid hex text codec and its 64-bit layout.
 #include "fuzz.h"
-#include "koid.h"
+#include "core/koid.h"
 
 using namespace kid;
 

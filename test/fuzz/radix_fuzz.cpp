@@ -4,7 +4,7 @@
 // Input: byte 0 picks alphabet and pad, byte 1 the byte length; the rest
 // is the text to decode and, read as bytes, a bit string to encode.
 #include "fuzz.h"
-#include "radix.h"
+#include "core/radix.h"
 
 using namespace kid;
 

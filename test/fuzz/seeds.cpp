@@ -9,12 +9,12 @@
 #include <string>
 #include <sys/stat.h>
 
-#include "codokey.h"
-#include "koid.h"
-#include "radix.h"
-#include "sno.h"
-#include "tid.h"
-#include "uid.h"
+#include "core/codokey.h"
+#include "core/koid.h"
+#include "core/radix.h"
+#include "core/sno.h"
+#include "core/tid.h"
+#include "core/uid.h"
 
 using namespace kid;
 

@@ -1,6 +1,6 @@
 // libFuzzer target: the sno text codec (16 characters) and the 10-byte binary layout.
 #include "fuzz.h"
-#include "sno.h"
+#include "core/sno.h"
 
 using namespace kid;
 

@@ -1,7 +1,7 @@
 // libFuzzer target: the AT Protocol tid text codec, its 64-bit (bigint) form,
 // and the record-key syntax check.
 #include "fuzz.h"
-#include "tid.h"
+#include "core/tid.h"
 
 using namespace kid;
 

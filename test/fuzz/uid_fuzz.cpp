@@ -1,7 +1,7 @@
 // libFuzzer target: uid (64-bit local) and uid_global (96-bit) d64 text,
 // their binary forms and the field checks the types apply on input.
 #include "fuzz.h"
-#include "uid.h"
+#include "core/uid.h"
 
 using namespace kid;
 

@@ -14,7 +14,7 @@
 #include <set>
 #include <string>
 
-#include "codokey.h"
+#include "core/codokey.h"
 
 using namespace kid;
 

@@ -5,7 +5,7 @@
 #include <set>
 #include <string>
 
-#include "koid.h"
+#include "core/koid.h"
 
 using namespace kid;
 

@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "sno.h"
+#include "core/sno.h"
 
 using namespace kid;
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "tid.h"
-#include "trusted_time.h"
+#include "core/tid.h"
+#include "core/trusted_time.h"
 
 using namespace kid;
 

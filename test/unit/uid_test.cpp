@@ -8,8 +8,8 @@
 #include <set>
 #include <string>
 
-#include "trusted_time.h"
-#include "uid.h"
+#include "core/trusted_time.h"
+#include "core/uid.h"
 
 using namespace kid;
 
