@@ -63,7 +63,7 @@ COMMENT ON CAST (uid AS timestamptz) IS 'the start of the 1.024 ms step a uid wa
 COMMENT ON CAST (uid_global AS timestamptz) IS 'the start of the 1.024 ms step of a uid_global made with kid.uid_interval (uid_global_to_timestamp)';
 
 -- PostgreSQL's catalog rules for the btree families (opr_sanity; see
--- src/sql/id_type.sql.in and test/stress/catalog_sanity.sh).  Every equality
+-- src/sql/id_type.sql.in and test/server/12-catalog_sanity.sh).  Every equality
 -- member of a btree family is mergejoinable: id = timestamptz, timestamptz =
 -- id and ~=~ become MERGES.  ALTER OPERATOR sets MERGES only from
 -- PostgreSQL 17 on, so the flag is set in pg_operator, as CREATE OPERATOR

@@ -348,7 +348,7 @@ ALTER OPERATOR FAMILY sno_ops USING btree ADD
 -- an operator class for timestamptz in the family, as PostgreSQL's own
 -- cross-type families have one for each of their types: every member of a
 -- family is then usable by one of its classes (opr_sanity checks both
--- rules; test/stress/catalog_sanity.sh runs it).  Nobody needs to index a
+-- rules; test/server/12-catalog_sanity.sh runs it).  Nobody needs to index a
 -- timestamptz with it: timestamptz's default class orders times the same.
 CREATE OPERATOR CLASS sno_timestamptz_ops FOR TYPE timestamptz USING btree FAMILY sno_ops AS
     OPERATOR 1 @extschema@.~<~,
@@ -732,7 +732,7 @@ ALTER OPERATOR FAMILY atproto_tid_ops USING btree ADD
 -- an operator class for timestamptz in the family, as PostgreSQL's own
 -- cross-type families have one for each of their types: every member of a
 -- family is then usable by one of its classes (opr_sanity checks both
--- rules; test/stress/catalog_sanity.sh runs it).  Nobody needs to index a
+-- rules; test/server/12-catalog_sanity.sh runs it).  Nobody needs to index a
 -- timestamptz with it: timestamptz's default class orders times the same.
 CREATE OPERATOR CLASS atproto_tid_timestamptz_ops FOR TYPE timestamptz USING btree FAMILY atproto_tid_ops AS
     OPERATOR 1 @extschema@.~<~,
@@ -1140,7 +1140,7 @@ ALTER OPERATOR FAMILY koid_ops USING btree ADD
 -- an operator class for timestamptz in the family, as PostgreSQL's own
 -- cross-type families have one for each of their types: every member of a
 -- family is then usable by one of its classes (opr_sanity checks both
--- rules; test/stress/catalog_sanity.sh runs it).  Nobody needs to index a
+-- rules; test/server/12-catalog_sanity.sh runs it).  Nobody needs to index a
 -- timestamptz with it: timestamptz's default class orders times the same.
 CREATE OPERATOR CLASS koid_timestamptz_ops FOR TYPE timestamptz USING btree FAMILY koid_ops AS
     OPERATOR 1 @extschema@.~<~,
@@ -1529,7 +1529,7 @@ ALTER OPERATOR FAMILY uid_ops USING btree ADD
 -- an operator class for timestamptz in the family, as PostgreSQL's own
 -- cross-type families have one for each of their types: every member of a
 -- family is then usable by one of its classes (opr_sanity checks both
--- rules; test/stress/catalog_sanity.sh runs it).  Nobody needs to index a
+-- rules; test/server/12-catalog_sanity.sh runs it).  Nobody needs to index a
 -- timestamptz with it: timestamptz's default class orders times the same.
 CREATE OPERATOR CLASS uid_timestamptz_ops FOR TYPE timestamptz USING btree FAMILY uid_ops AS
     OPERATOR 1 @extschema@.~<~,
@@ -1843,7 +1843,7 @@ ALTER OPERATOR FAMILY uid_global_ops USING btree ADD
 -- an operator class for timestamptz in the family, as PostgreSQL's own
 -- cross-type families have one for each of their types: every member of a
 -- family is then usable by one of its classes (opr_sanity checks both
--- rules; test/stress/catalog_sanity.sh runs it).  Nobody needs to index a
+-- rules; test/server/12-catalog_sanity.sh runs it).  Nobody needs to index a
 -- timestamptz with it: timestamptz's default class orders times the same.
 CREATE OPERATOR CLASS uid_global_timestamptz_ops FOR TYPE timestamptz USING btree FAMILY uid_global_ops AS
     OPERATOR 1 @extschema@.~<~,

@@ -94,7 +94,7 @@ kpsql() {
 
 # ensure_main_cluster: sets PORT to the main cluster's port, starting a
 # private main cluster unless run-all.sh shares one (or a caller that
-# sources the stress scripts already started one in this $KID_TMP).
+# sources the server tests already started one in this $KID_TMP).
 ensure_main_cluster() {
     if [ -z "${KID_MAIN_PORT:-}" ]; then
         KID_MAIN_PORT=54329
@@ -194,7 +194,7 @@ kid_cleanup() {
             kill -KILL "$pid" 2>/dev/null || true
         fi
     done < "$KID_PIDS"
-    # For test/run-all.sh, which runs each stress script as its own process.
+    # For test/run-all.sh, which runs each server test as its own process.
     [ -z "${KID_RESULTS:-}" ] || echo "$KID_PASSED $KID_FAILED" > "$KID_RESULTS"
     rm -rf "$KID_TMP"
 }
@@ -264,8 +264,8 @@ count_program_checks() {
     need "$name: the test program ran to its end, $p passed, $f failed (exit status $rc)" program_ended
 }
 
-# kid_finish: a stress script's last line.  Run as a program of its own
-# (test/stress/NAME.sh, or by run-all.sh) it prints the script's counts and
+# kid_finish: a server test's last line.  Run as a program of its own
+# (test/server/NAME.sh, or by run-all.sh) it prints the script's counts and
 # fails on any failure; sourced into a shell that counts for it, nothing.
 kid_finish() {
     [ "${BASH_SOURCE[1]}" = "$0" ] || return 0

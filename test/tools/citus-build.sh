@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/citus-build.sh PG_CONFIG: Citus for the PostgreSQL of PG_CONFIG, built
+# test/tools/citus-build.sh PG_CONFIG: Citus for the PostgreSQL of PG_CONFIG, built
 # once from the vendored tarball, cached outside the repository, and
 # installed into that PostgreSQL's tree; prints the cache directory on the
 # last line.
@@ -17,7 +17,7 @@
 # $KID_PG_CACHE/citus-VERSION-<sha>-pg<key>/root, a DESTDIR install.
 # Installing copies that staged tree over /: the test servers load Citus from
 # the PostgreSQL they run from (Debian's /usr/lib/postgresql/15 in make test,
-# test/pg18.sh's tree on 18), so building is not enough.  A later run builds
+# test/tools/pg18.sh's tree on 18), so building is not enough.  A later run builds
 # nothing and copies only when the installed citus.so differs.
 #
 # with_llvm=no: no LLVM bitcode for JIT inlining (it would compile every
@@ -26,14 +26,14 @@
 # statistics to citusdata.com from every server; tests must not reach the
 # network.  lz4 and zstd (columnar compression) are required by configure.
 # Needs liblz4-dev and libzstd-dev, and libkrb5-dev for Debian's PostgreSQL
-# server headers (test/install-deps.sh).  About 65 s for
+# server headers (test/tools/install-deps.sh).  About 65 s for
 # 13.2.2 and 35 s for 14.0.1 on an idle 2-core machine.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 fail() { echo "citus-build.sh: $*" >&2; exit 1; }
 
-[ $# -eq 1 ] || fail "usage: test/citus-build.sh PG_CONFIG"
+[ $# -eq 1 ] || fail "usage: test/tools/citus-build.sh PG_CONFIG"
 pg_config=$(command -v "$1") || fail "$1 not found"
 [ -x "$pg_config" ] || fail "$1 is not an executable pg_config"
 KID_VENDOR=${KID_VENDOR:-$(realpath -m ../shared/vendor)}
@@ -63,7 +63,7 @@ if [ ! -f "$cache/root$("$pg_config" --pkglibdir)/citus.so" ]; then
     actual=$(sha256sum "$KID_VENDOR/$TARBALL" | cut -d' ' -f1)
     [ "$actual" = "$expected" ] || fail "$TARBALL: sha256 $actual, SHA256SUMS says $expected"
     # Called from make test, MAKELEVEL=1 would make Citus's make take itself
-    # for a sub-make (as for PostgreSQL in test/pg18.sh).
+    # for a sub-make (as for PostgreSQL in test/tools/pg18.sh).
     unset MAKELEVEL MAKEFLAGS MFLAGS
     start=$SECONDS
     work=$(mktemp -d "$KID_PG_CACHE/.citus-build.XXXXXX")

@@ -2,7 +2,7 @@
 # The README's first command ("make demo"): build and install kid, start a
 # throwaway server with kid preloaded, show it working, stop the server.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source test/lib.sh
 
 echo "== building and installing kid"

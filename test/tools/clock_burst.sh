@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# test/clock_burst.sh [TREE]: the figures of docs/lease.md, "The trusted
+# test/tools/clock_burst.sh [TREE]: the figures of docs/lease.md, "The trusted
 # time".  Builds and installs kid from TREE (default: this one) into
 # PG_CONFIG's PostgreSQL, then on a throwaway server: ids, the postmaster
 # killed by SIGKILL, a start, 20 million tid_new() in one statement, the
 # newest tid against the clock and the floor, then for 35 s one tid_new()
 # every 10 ms and the longest of those calls.  A measurement, not a test.
 set -uo pipefail
-cd "${1:-$(dirname "${BASH_SOURCE[0]}")/..}" || exit 1
+cd "${1:-$(dirname "${BASH_SOURCE[0]}")/../..}" || exit 1
 make -s -j2 PG_CONFIG="${PG_CONFIG:-pg_config}" install >/dev/null || exit 1
 source test/lib.sh || exit 1
 P=54399

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/pg17.sh: PostgreSQL 17 for the tests, as Debian 13 (trixie) packages
+# test/tools/pg17.sh: PostgreSQL 17 for the tests, as Debian 13 (trixie) packages
 # it, in a chroot made once and cached outside the repository; prints the
 # chroot's directory on the last line (its pg_config is
 # /usr/lib/postgresql/17/bin/pg_config inside).
@@ -18,10 +18,10 @@
 # sha256 of this script>, so a changed package list is a new directory.  It
 # is made in a temporary directory beside it and renamed into place: an
 # interrupted run leaves no half-made cache, and two runs at once serialize
-# on a lock.  Needs debootstrap (test/install-deps.sh) and root.  About a
+# on a lock.  Needs debootstrap (test/tools/install-deps.sh) and root.  About a
 # minute and 400 MB.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 SUITE=trixie
 # postgresql-17 (server, pgbench, pg_walinspect), its client (psql, pg_dump,
@@ -69,7 +69,7 @@ if [ ! -x "$root$PG17_CONFIG" ]; then
     flock 9
 fi
 if [ ! -x "$root$PG17_CONFIG" ]; then
-    command -v debootstrap >/dev/null || fail "debootstrap not found (test/install-deps.sh installs it)"
+    command -v debootstrap >/dev/null || fail "debootstrap not found (test/tools/install-deps.sh installs it)"
     mirror=${KID_DEBIAN_MIRROR:-$(apt_mirror || true)}
     [ -n "$mirror" ] || fail "no Debian mirror in /etc/apt/sources.list*: set KID_DEBIAN_MIRROR"
     start=$SECONDS

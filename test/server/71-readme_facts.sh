@@ -70,15 +70,15 @@ rf_expect "README and docs/: every function called in inline code exists" \
                                'pg_get_loaded_modules')                          -- PostgreSQL 18")" none "$rf_called"
 
 # The SQLSTATE the README and docs/ give for each of kid's errors is the one
-# src/pg raises it with (test/stress/doc_errors.pl); first, the comparison
+# src/pg raises it with (test/server/doc_errors.pl); first, the comparison
 # catches a wrong one.
 rf_errcodes=$("$PG_CONFIG" --includedir-server)/utils/errcodes.h
 printf '| `cannot generate sno ids during recovery` | 55000 | a made-up wrong row |\n' >"$KID_TMP/errors.md"
 expect_eq "doc_errors.pl catches a wrong SQLSTATE" \
-    "$(perl test/stress/doc_errors.pl "$rf_errcodes" "$KID_TMP/errors.md" | grep ' says ')" \
+    "$(perl test/server/doc_errors.pl "$rf_errcodes" "$KID_TMP/errors.md" | grep ' says ')" \
     "$KID_TMP/errors.md:1 says 55000, kid raises 25006: cannot generate sno ids during recovery"
 expect_eq "README and docs/: each kid error's SQLSTATE is the one kid raises" \
-    "$(perl test/stress/doc_errors.pl "$rf_errcodes" $rf_docs | grep ' says ')" ""
+    "$(perl test/server/doc_errors.pl "$rf_errcodes" $rf_docs | grep ' says ')" ""
 
 # Every function a user calls by name is in the README: every kid function
 # but those PostgreSQL calls for the types (input and output, operators,
@@ -107,8 +107,8 @@ rf_regress=$(ls test/sql/*.sql | wc -l)
 expect_eq "docs/guarantees.md: the number of pg_regress tests (sanitize result, Guarantees table)" \
     "$(grep -h -o -e '([0-9]* tests, ' -e 'ASan+UBSan: [0-9]* tests' $rf_docs | grep -o '[0-9]*' | sort -u | tr '\n' ' ')" "$rf_regress "
 rf_functions=$(rf_sql "SELECT count(*) $rf_kid_functions")
-rf_called_n=$(grep -c '| called$' test/expected/privileges.out)
-rf_unused_n=$(grep -c '| NOT USED$' test/expected/privileges.out)
+rf_called_n=$(grep -c '| called$' expected/privileges.out)
+rf_unused_n=$(grep -c '| NOT USED$' expected/privileges.out)
 rf_other_n=$((rf_functions - rf_called_n - rf_unused_n))
 rf_expect "docs/guarantees.md: functions of the privileges test (total, called, used otherwise)" \
     "$(cat $rf_docs | perl -0777 -ne 's/\s+/ /g; print "$1 $2 $3\n" if /of (\d+) functions, (\d+) show as `called`.*?(\d+) others cannot/; print "$1 $2 $3\n" if /(\d+) functions: (\d+) called directly, (\d+) used/' | tr '\n' ' ')" \
@@ -136,11 +136,11 @@ expect_eq "README: the set-up commands are exactly make demo and make test, targ
 rf_targets() { make -n -s demo test >/dev/null; }
 check "README: make demo and make test are targets" rf_targets
 
-# What the two commands install: every package test/install-deps.sh names is
+# What the two commands install: every package test/tools/install-deps.sh names is
 # in the README's list (the list there is the script's, word for word).
-rf_packages=$({ sed -n '/^[a-z_]*packages=(/,/^)/p' test/install-deps.sh; grep -o 'packages+=([^)]*)' test/install-deps.sh; } |
+rf_packages=$({ sed -n '/^[a-z_]*packages=(/,/^)/p' test/tools/install-deps.sh; grep -o 'packages+=([^)]*)' test/tools/install-deps.sh; } |
     sed 's/#.*//; s/^[a-z_]*packages=(//; s/packages+=(//; s/)//g' | tr ' ' '\n' | grep -v '^$')
-rf_expect "README: names every package test/install-deps.sh installs" \
+rf_expect "README: names every package test/tools/install-deps.sh installs" \
     "$(while read -r p; do tr -s ' \n' '  ' < README.md | grep -qF -- "$p" || printf '%s ' "$p"; done <<<"$rf_packages")" "" "$rf_packages"
 
 # The README's client lines are the client tests' lines: every SQL string

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test/pg18.sh: PostgreSQL 18.6, built once from the vendored release tarball
+# test/tools/pg18.sh: PostgreSQL 18.6, built once from the vendored release tarball
 # and cached outside the repository; prints its pg_config on the last line.
 #
 #   KID_VENDOR    the vendored sources (default: ../shared/vendor beside the
@@ -10,13 +10,13 @@
 # $KID_PG_CACHE/postgresql-18.6-<first 16 hex digits of the sha256>, so a
 # changed tarball is a new directory.  A later run finds that directory and
 # builds nothing.  The build (configure --with-openssl, make -j2, plus
-# contrib/pg_walinspect, which test/stress/promotion.sh uses) is installed
+# contrib/pg_walinspect, which test/server/40-promotion.sh uses) is installed
 # with DESTDIR into a temporary directory beside it and renamed into place:
 # an interrupted build leaves no half-built cache, and two runs at once
 # serialize on a lock.  Needs bison, flex, libssl-dev and zlib1g-dev
-# (test/install-deps.sh).  About 140 s on an idle 2-core machine.
+# (test/tools/install-deps.sh).  About 140 s on an idle 2-core machine.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 VERSION=18.6
 TARBALL=postgresql-$VERSION.tar.bz2
@@ -39,7 +39,7 @@ if [ ! -x "$prefix/bin/pg_config" ]; then
     actual=$(sha256sum "$KID_VENDOR/$TARBALL" | cut -d' ' -f1)
     [ "$actual" = "$expected" ] || fail "$TARBALL: sha256 $actual, SHA256SUMS says $expected"
     for tool in bison flex; do
-        command -v $tool >/dev/null || fail "$tool not found (test/install-deps.sh installs it)"
+        command -v $tool >/dev/null || fail "$tool not found (test/tools/install-deps.sh installs it)"
     done
     # Called from make test, the environment says MAKELEVEL=1: PostgreSQL's
     # top-level make would then take itself for a sub-make and skip

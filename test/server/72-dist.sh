@@ -76,11 +76,11 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
         local listing f missing=0
         listing=$(dist_list "$DIST_ZIP") || return 1
         for f in Makefile kid.control META.json LICENSE README.md CHANGELOG.md "sql/kid--$DIST_VERSION.sql" \
-            $(git ls-tree -r --name-only HEAD src/core src/pg src/sql test/sql test/expected); do
+            $(git ls-tree -r --name-only HEAD src/core src/pg src/sql test/sql expected); do
             grep -qxF "$DIST_NAME/$f" <<<"$listing" || { echo "missing: $f"; missing=1; }
         done
         # No build output, test results, installed npm packages, CI or git files.
-        grep -E '\.(o|so|bc|zip)$|/test/results/|regression\.(diffs|out)$|node_modules|/\.ci/|/\.git' <<<"$listing" &&
+        grep -E '\.(o|so|bc|zip)$|/results/|regression\.(diffs|out)$|node_modules|/\.ci/|/\.git' <<<"$listing" &&
             { echo "junk in the archive (above)"; return 1; }
         return $missing
     }
@@ -115,7 +115,7 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
         echo "$out" | sed 's/^/  /'
         [ $rc -ne 0 ] && grep -q "kid is not preloaded on the server it tests" <<<"$out" &&
             grep -q "shared_preload_libraries = 'kid'" <<<"$out" &&
-            [ ! -e "$KID_TMP/unpacked/$DIST_NAME/test/regression.out" ]
+            [ ! -e "$KID_TMP/unpacked/$DIST_NAME/regression.out" ]
     }
     check "make installcheck from the archive, kid not preloaded: stops before pg_regress, saying kid must be preloaded" \
         dist_installcheck_unpreloaded

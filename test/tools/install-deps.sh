@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what building and testing kid needs on Debian 12, as root.
-#   test/install-deps.sh          everything make test needs
-#   test/install-deps.sh --demo   only what building kid and make demo need
+#   test/tools/install-deps.sh          everything make test needs
+#   test/tools/install-deps.sh --demo   only what building kid and make demo need
 #                                 (PostgreSQL 15, its server headers, make, g++)
 # Idempotent and quick when everything is there: apt-get runs only for
 # packages that are missing, and waits for another apt (DPkg::Lock::Timeout).
@@ -27,35 +27,35 @@ test_packages=(
     clang-14 libclang-rt-14-dev valgrind
     # make format-check: clang-format 14 (Debian 12's).
     clang-format-14
-    # test/stress/debian_package.sh: dpkg-buildpackage with pg_buildext
+    # test/server/73-debian_package.sh: dpkg-buildpackage with pg_buildext
     # (build-essential is a build dependency of every Debian package).
     build-essential dpkg-dev debhelper fakeroot postgresql-server-dev-all
-    # test/stress/dist.sh: make dist archives the checkout with git.
+    # test/server/72-dist.sh: make dist archives the checkout with git.
     git
-    # test/stress/client_jdbc.sh: pgJDBC and a JDK to compile and run its
+    # test/server/62-client_jdbc.sh: pgJDBC and a JDK to compile and run its
     # test program (big: the headless JDK is about 265 MB installed).
     libpostgresql-jdbc-java default-jdk-headless
-    # test/stress/client_pgx.sh: Go and pgx v4 with its dependencies as
+    # test/server/63-client_pgx.sh: Go and pgx v4 with its dependencies as
     # Debian's Go library sources, built offline in GOPATH mode (about 340 MB).
     golang-go golang-github-jackc-pgx-v4-dev
-    # PostgreSQL 18 built from the vendored tarball (test/pg18.sh): the
+    # PostgreSQL 18 built from the vendored tarball (test/tools/pg18.sh): the
     # release tarball has no generated parser files; OpenSSL for uuidv7's
     # random numbers and the TLS code, zlib for pg_dump and base backups.
     bison flex libssl-dev zlib1g-dev bzip2
-    # PostgreSQL 17 (test/pg17.sh): Debian 13's packages in a chroot that
+    # PostgreSQL 17 (test/tools/pg17.sh): Debian 13's packages in a chroot that
     # debootstrap makes.
     debootstrap
-    # Citus built from the vendored tarballs (test/citus-build.sh) for
-    # test/stress/citus.sh: lz4 and zstd for its columnar storage (configure
+    # Citus built from the vendored tarballs (test/tools/citus-build.sh) for
+    # test/server/43-citus.sh: lz4 and zstd for its columnar storage (configure
     # requires them), Kerberos's headers because Debian's PostgreSQL server
     # headers include gssapi.h.  No libcurl: Citus is built without it, so
     # that the test servers send no usage statistics.
     liblz4-dev libzstd-dev libkrb5-dev
-    # test/stress/client_python.sh: the Python client libraries, psycopg 3,
+    # test/server/60-client_python.sh: the Python client libraries, psycopg 3,
     # psycopg2, asyncpg and SQLAlchemy, as Debian packages them (for
     # Debian's /usr/bin/python3).
     python3-psycopg python3-psycopg2 python3-asyncpg python3-sqlalchemy
-    # test/stress/client_ruby_php_perl.sh: ruby-pg, PHP's pgsql, DBD::Pg.
+    # test/server/64-client_ruby_php_perl.sh: ruby-pg, PHP's pgsql, DBD::Pg.
     ruby-pg php-cli php-pgsql libdbd-pg-perl
 )
 case ${1:-} in
@@ -63,14 +63,14 @@ case ${1:-} in
 "")
     packages=("${demo_packages[@]}" "${test_packages[@]}")
     # Node.js and npm run the reference implementations of the cross-checks
-    # and node-postgres (test/stress/client_node.sh); a machine that already
+    # and node-postgres (test/server/61-client_node.sh); a machine that already
     # has a node (e.g. from nodesource) keeps it.
     command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
     # npm reaches its registry over TLS: the CA certificates (a minimal image has none).
     packages+=(ca-certificates)
     ;;
 *)
-    echo "usage: test/install-deps.sh [--demo]" >&2
+    echo "usage: test/tools/install-deps.sh [--demo]" >&2
     exit 2
     ;;
 esac

@@ -27,11 +27,11 @@
 # range-scan table, default 2000000), BENCH_RANGE_ROUNDS (rounds of the
 # range scans, a few ms each, default 30) tune it; BENCH_SECTIONS (default
 # "calls decode insert range") runs only the sections named, e.g.
-#   BENCH_SECTIONS=range BENCH_ROUNDS=3 test/bench.sh
+#   BENCH_SECTIONS=range BENCH_ROUNDS=3 test/tools/bench.sh
 # It runs on PG_CONFIG's PostgreSQL; "make bench18" on PostgreSQL 18, e.g.
-#   PG_CONFIG=$(test/pg18.sh) test/bench.sh
+#   PG_CONFIG=$(test/tools/pg18.sh) test/tools/bench.sh
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source test/lib.sh
 
 N=${BENCH_N:-1000000}

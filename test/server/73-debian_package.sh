@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The Debian package (runs alone or from run-all.sh; starts a server of its
 # own).  Needs dpkg-dev, debhelper, fakeroot and postgresql-server-dev-all
-# (test/install-deps.sh) and the system's PostgreSQL of PG_CONFIG's major
-# (postgresql-15; postgresql-17 in test/pg17.sh's chroot).
+# (test/tools/install-deps.sh) and the system's PostgreSQL of PG_CONFIG's major
+# (postgresql-15; postgresql-17 in test/tools/pg17.sh's chroot).
 #
 # The committed tree (git HEAD) is built with dpkg-buildpackage -us -uc -b,
 # as debian/ says (pg_buildext over debian/pgversions), into
@@ -20,7 +20,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
 DEB_VERSION=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" kid.control)
 # The major of PG_CONFIG (15 from make test's first pass, 17 in the chroot
-# of test/pg17.sh): debian/pgversions names 15, the release's; for another
+# of test/tools/pg17.sh): debian/pgversions names 15, the release's; for another
 # major the copy built here names that one (control regenerated from
 # control.in, as pg_buildext updatecontrol would).
 DEB_PG=$("$PG_CONFIG" --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')
@@ -38,13 +38,13 @@ expect_eq "debian/control is what debian/control.in gives for debian/pgversions"
 deb_build() {
     local tool
     for tool in dpkg-buildpackage dh pg_buildext fakeroot; do
-        command -v $tool >/dev/null || { echo "$tool not found (test/install-deps.sh installs it)"; return 1; }
+        command -v $tool >/dev/null || { echo "$tool not found (test/tools/install-deps.sh installs it)"; return 1; }
     done
     mkdir -p "$DEB_SRC" || return 1
     if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
         git archive --format=tar HEAD | tar -x -C "$DEB_SRC" || return 1
     else
-        tar --exclude='*.o' --exclude='*.so' --exclude=./test/results -cf - . | tar -x -C "$DEB_SRC" || return 1
+        tar --exclude='*.o' --exclude='*.so' --exclude=./results -cf - . | tar -x -C "$DEB_SRC" || return 1
     fi
     if [ "$DEB_PG" != "$(cat debian/pgversions)" ]; then
         echo "$DEB_PG" >"$DEB_SRC/debian/pgversions" &&
@@ -100,7 +100,7 @@ deb_regress() {
     kpsql $port -d postgres -c "SELECT 1 FROM pg_available_extensions WHERE name = 'kid' AND default_version = '$DEB_VERSION'" |
         grep -qx 1 || { echo "kid $DEB_VERSION not available"; return 1; }
     (cd "$DEB_SRC" && make -s installcheck PG_CONFIG="$PG_BIN/pg_config" PGHOST="$KID_TMP" PGPORT=$port PGUSER=postgres) ||
-        { cat "$DEB_SRC/test/regression.diffs" 2>/dev/null | head -100; cluster_stop pkg; return 1; }
+        { cat "$DEB_SRC/regression.diffs" 2>/dev/null | head -100; cluster_stop pkg; return 1; }
     cluster_stop pkg
 }
 if [ -f "$DEB_ROOT/usr/lib/postgresql/$DEB_PG/lib/kid.so" ]; then

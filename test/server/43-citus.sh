@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kid on Citus: a coordinator and two workers on this machine (runs alone or
 # from run-all.sh, on PostgreSQL 15 with Citus 13.2.2 and on 18 with 14.0.1;
-# test/citus-build.sh builds Citus once and installs it into the PostgreSQL
+# test/tools/citus-build.sh builds Citus once and installs it into the PostgreSQL
 # of PG_CONFIG).
 #
 # Citus connects its nodes over TCP: each server listens on 127.0.0.1 only,
@@ -20,9 +20,9 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
 start=$SECONDS
-if ! citus_log=$(test/citus-build.sh "$PG_CONFIG" 2>&1); then
+if ! citus_log=$(test/tools/citus-build.sh "$PG_CONFIG" 2>&1); then
     echo "$citus_log"
-    check "Citus built and installed (test/citus-build.sh)" false
+    check "Citus built and installed (test/tools/citus-build.sh)" false
     kid_finish
     exit 1
 fi

@@ -11,7 +11,7 @@
 # each install must preload in a server of its own major.
 #
 #   KID_PG15_CONFIG, KID_PG18_CONFIG   the other major's pg_config (default:
-#                                      Debian's 15; for 18, test/pg18.sh's)
+#                                      Debian's 15; for 18, test/tools/pg18.sh's)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
@@ -21,7 +21,7 @@ this_major=$(major "$this_config")
 if [ "$this_major" = 18 ]; then
     other_config=${KID_PG15_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 else
-    other_config=${KID_PG18_CONFIG:-$(test/pg18.sh | tail -1)}
+    other_config=${KID_PG18_CONFIG:-$(test/tools/pg18.sh | tail -1)}
 fi
 if [ ! -x "$other_config" ]; then
     check "a PostgreSQL of another major than $this_major ($other_config)" false
@@ -34,7 +34,7 @@ echo "-- PostgreSQL $this_major ($this_config) and $other_major ($other_config)"
 SRC=$KID_TMP/src
 mkdir -p "$SRC"
 tar -c --exclude=.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=.kid-built-for \
-    --exclude=node_modules --exclude=./test/fuzz --exclude=./test/results . | tar -x -C "$SRC" ||
+    --exclude=node_modules --exclude=./test/fuzz --exclude=./results . | tar -x -C "$SRC" ||
     { check "copy of the source tree" false; kid_finish; exit; }
 
 # built CONFIG: make in the copy for CONFIG's PostgreSQL.
