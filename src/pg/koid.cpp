@@ -3,6 +3,7 @@
  * The layout and codec are in src/core/koid.cpp.
  */
 #include "core/koid.h"
+#include "pg/horizon.h"
 #include "pg/lease.h"
 #include "pg/time_bound.h"
 #include "pg/uint64_type.h"
@@ -132,6 +133,7 @@ KID_TIME_COMPARISONS(koid, koid_cmp_time)
 KID_FUNCTION(koid_new)
 {
     kid::pg::KidShared *s = kid::pg::shared_for_generation(KOID);
+    kid::pg::horizon_enter_counter(kid::pg::HORIZON_KOID, s);
     kid::pg::CounterGenerator *gen = &s->counters[kid::pg::COUNTER_KOID];
     unsigned generator = static_cast<unsigned>(kid::pg::effective_koid_generator_id());
     uint64 last = pg_atomic_read_u64(&gen->state);

@@ -12,6 +12,7 @@
  * (KID_VERSION, the control file's default_version, passed by the Makefile),
  * which pg_get_loaded_modules() shows.
  */
+#include "pg/horizon.h"
 #include "pg/lease.h"
 #include "pg/settings.h"
 #include "pg/shared_state.h"
@@ -33,6 +34,7 @@ static void kid_init() noexcept
     if (!kid::pg::define_settings())
         return; /* loaded lazily, or a failed lazy load retried: no shared memory */
     kid::pg::install_shmem_hooks();
+    kid::pg::horizon_install_hooks();
     kid::pg::lease_wal_register();
 }
 

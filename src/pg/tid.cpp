@@ -4,6 +4,7 @@
  * pg_catalog.tid (tuple identifiers) always comes first on the search path.
  * The layout and codec are in src/core/tid.cpp.
  */
+#include "pg/horizon.h"
 #include "pg/lease.h"
 #include "core/tid.h"
 #include "pg/time_bound.h"
@@ -71,6 +72,7 @@ KID_TIME_COMPARISONS(atproto_tid, tid_cmp_time)
 KID_FUNCTION(tid_new)
 {
     kid::pg::KidShared *s = kid::pg::shared_for_generation(TID);
+    kid::pg::horizon_enter_counter(kid::pg::HORIZON_TID, s);
     kid::pg::CounterGenerator *gen = &s->counters[kid::pg::COUNTER_TID];
     uint64 next;
     bool regressed;

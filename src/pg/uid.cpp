@@ -4,6 +4,7 @@
  * are in src/core/uid.cpp.
  */
 #include "pg/fixed_bytes_type.h"
+#include "pg/horizon.h"
 #include "pg/lease.h"
 #include "pg/time_bound.h"
 #include "core/uid.h"
@@ -217,6 +218,7 @@ KID_TIME_COMPARISONS(uid_global, uid_global_cmp_time)
 static UidFields next_uid_fields(const char *type_name)
 {
     kid::pg::KidShared *s = kid::pg::shared_for_generation(type_name);
+    kid::pg::horizon_enter_counter(kid::pg::HORIZON_UID, s);
     kid::pg::CounterGenerator *gen = &s->counters[kid::pg::COUNTER_UID];
     uint64_t next = 0;
     bool regressed;

@@ -1,0 +1,511 @@
+/*
+ * horizon.cpp - the commit horizon (horizon.h): pending floors per backend,
+ * their hand-over to prepared transactions, and the *_safe_horizon()
+ * functions.
+ *
+ * Keys.  A horizon is computed on a key that orders the ids one scheme
+ * makes on this server as the type orders them: for tid the Unix
+ * microsecond (one tid per microsecond per server), for koid the koid's
+ * integer, for uid (and uid_global) the server-wide state word (1.024 ms
+ * step << 14 | sequence), for sno the Unix microsecond, read on the clock.
+ * The function then returns the smallest id of its type at that key.
+ *
+ * Why no id below H can still appear.  For every scheme, a reader takes
+ * B, a bound of every id made from now on, then (after a full barrier)
+ * reads every pending floor P; a backend publishes its P (then a full
+ * barrier) before it makes its first id of the transaction.  Take an id x
+ * whose transaction had not committed when the reader computed H.  Either
+ * its backend published P before the reader read the slot, and the reader
+ * saw P <= x; or it published after, so x was made after the reader took
+ * B, and x >= B:
+ *   - tid, koid, uid: B is the key of the next id the server-wide state
+ *     word can give; the word only grows, so every id made after B was
+ *     read is at or above B, and a backend's P, taken from the word just
+ *     before its first id, is at or below all of its ids.
+ *   - sno has no server-wide word (every backend owns a generator).  B is
+ *     the reader's clock reading, and the reader imposes it on every later
+ *     sno (sno_force_us: sno_new takes max(clock, force)) before it reads
+ *     the floors; a backend reads the force after publishing P = the force
+ *     it read before, so either the reader sees its P or the backend sees
+ *     the raised force.  The lease covers the force first, so that after a
+ *     restart the floors are above it too.
+ * A transaction's P stays until it ends, and is cleared after its commit
+ * is visible (XACT_EVENT_COMMIT comes after ProcArrayEndTransaction): a
+ * statement whose snapshot is taken after the reader computed H sees every
+ * id below H that ever commits.  H is also never below an H returned
+ * before: every id still to come was shown above that one when it was
+ * returned, by the same argument.
+ *
+ * Across restarts: tid, koid and uid start above the lease floor, which is
+ * above every id made before, so B after a restart is above every earlier
+ * H; sno's H is kept at or above the lowest sno floor.  Transactions
+ * prepared before the start are the exception: kid does not know their
+ * ids, so the functions refuse (55000) until they end.
+ */
+#include "pg/horizon.h"
+
+#include "core/koid.h"
+#include "core/sno.h"
+#include "core/tid.h"
+#include "core/uid.h"
+#include "pg/lease.h"
+#include "pg/settings.h"
+
+extern "C" {
+#include "access/transam.h"
+#include "access/twophase.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/proc.h"
+#include "storage/procarray.h"
+#include "storage/shmem.h"
+}
+
+namespace kid::pg {
+namespace {
+
+/* A slot's value while its backend has no id of the scheme in an open transaction. */
+constexpr uint64 NO_FLOOR = PG_UINT64_MAX;
+
+/* A backend's pending floors, on a cache line of its own: only it writes them. */
+struct alignas(PG_CACHE_LINE_SIZE) BackendFloors {
+    pg_atomic_uint64 pending[HORIZON_SCHEMES];
+};
+
+/* The floors of a prepared transaction, until COMMIT or ROLLBACK PREPARED. */
+struct PreparedFloors {
+    TransactionId xid; /* InvalidTransactionId: a free entry */
+    bool legacy;       /* prepared before this start-up: its ids are unknown */
+    uint64 pending[HORIZON_SCHEMES];
+};
+
+struct alignas(PG_CACHE_LINE_SIZE) HorizonShared {
+    /* Written by readers only, read on every sno: a line of its own. */
+    pg_atomic_uint64 sno_force_us;
+    char pad_[PG_CACHE_LINE_SIZE - sizeof(pg_atomic_uint64)];
+    /* The highest key returned per scheme since start-up (0: none). */
+    pg_atomic_uint64 returned[HORIZON_SCHEMES];
+    LWLock *lock;        /* the prepared table and the legacy check */
+    bool legacy_checked; /* the prepared transactions found at start-up are entered */
+    int nbackends;
+    int nprepared;
+    BackendFloors *backends;  /* nbackends, indexed by proc number */
+    PreparedFloors *prepared; /* nprepared */
+};
+
+HorizonShared *hz;
+shmem_request_hook_type prev_shmem_request;
+shmem_startup_hook_type prev_shmem_startup;
+
+/* This backend: which floors it published in the open transaction. */
+bool published[HORIZON_SCHEMES];
+bool any_published;
+
+int prepared_capacity()
+{
+    /* Prepared ones plus those being prepared (at most one per backend). */
+    return max_prepared_xacts > 0 ? max_prepared_xacts + MaxBackends : 0;
+}
+
+Size horizon_size()
+{
+    Size size = sizeof(HorizonShared) + PG_CACHE_LINE_SIZE;
+    size = add_size(size, mul_size(MaxBackends, sizeof(BackendFloors)));
+    size = add_size(size, mul_size(prepared_capacity(), sizeof(PreparedFloors)));
+    return size;
+}
+
+void horizon_shmem_request() noexcept
+{
+    if (prev_shmem_request)
+        prev_shmem_request();
+    RequestAddinShmemSpace(horizon_size());
+    RequestNamedLWLockTranche("kid horizon", 1);
+}
+
+void horizon_shmem_startup() noexcept
+{
+    if (prev_shmem_startup)
+        prev_shmem_startup();
+    LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+    bool found;
+    char *mem = static_cast<char *>(ShmemInitStruct("kid horizon", horizon_size(), &found));
+    /* ShmemInitStruct aligns to MAXALIGN; the layout wants whole cache lines. */
+    char *base = reinterpret_cast<char *>(TYPEALIGN(PG_CACHE_LINE_SIZE, mem));
+    hz = reinterpret_cast<HorizonShared *>(base);
+    if (!found) {
+        pg_atomic_init_u64(&hz->sno_force_us, 0);
+        for (auto &r : hz->returned)
+            pg_atomic_init_u64(&r, 0);
+        hz->lock = &(GetNamedLWLockTranche("kid horizon"))->lock;
+        hz->legacy_checked = false;
+        hz->nbackends = MaxBackends;
+        hz->nprepared = prepared_capacity();
+        hz->backends = reinterpret_cast<BackendFloors *>(base + sizeof(HorizonShared));
+        hz->prepared = reinterpret_cast<PreparedFloors *>(hz->backends + hz->nbackends);
+        for (int i = 0; i < hz->nbackends; i++)
+            for (auto &p : hz->backends[i].pending)
+                pg_atomic_init_u64(&p, NO_FLOOR);
+        for (int i = 0; i < hz->nprepared; i++)
+            hz->prepared[i].xid = InvalidTransactionId;
+    }
+    LWLockRelease(AddinShmemInitLock);
+}
+
+BackendFloors *my_floors()
+{
+#if PG_VERSION_NUM >= 170000
+    int n = MyProcNumber;
+#else
+    int n = MyProc ? MyProc->pgprocno : -1;
+#endif
+    if (n < 0 || n >= hz->nbackends)
+        elog(ERROR, "kid: process %d has no commit horizon slot (proc number %d of %d)", MyProcPid,
+             n, hz->nbackends);
+    return &hz->backends[n];
+}
+
+void publish(HorizonScheme scheme, uint64 floor)
+{
+    pg_atomic_write_u64(&my_floors()->pending[scheme], floor);
+    /* Before the id is made: the reader's argument needs this order. */
+    pg_memory_barrier();
+    published[scheme] = true;
+    any_published = true;
+}
+
+/* At the end of the transaction, after its commit is visible. */
+void clear_floors()
+{
+    if (!any_published)
+        return;
+    pg_memory_barrier();
+    BackendFloors *mine = my_floors();
+    for (int i = 0; i < HORIZON_SCHEMES; i++)
+        if (published[i]) {
+            pg_atomic_write_u64(&mine->pending[i], NO_FLOOR);
+            published[i] = false;
+        }
+    any_published = false;
+}
+
+/*
+ * PREPARE TRANSACTION: the transaction outlives this backend, so its
+ * floors go to the prepared table, keyed by its xid, before the backend
+ * lets go of them (XACT_EVENT_PREPARE).  Every prepared transaction with an
+ * xid gets an entry, with floors or without, so that one found at start-up
+ * without an entry is known to be older than this start.  Entries whose
+ * transaction has ended are reused.
+ */
+void enter_prepared()
+{
+    TransactionId xid = GetTopTransactionIdIfAny();
+    if (!TransactionIdIsValid(xid) || hz->nprepared == 0)
+        return;
+    BackendFloors *mine = any_published ? my_floors() : nullptr;
+    LWLockAcquire(hz->lock, LW_EXCLUSIVE);
+    PreparedFloors *entry = nullptr;
+    for (int i = 0; i < hz->nprepared && !entry; i++)
+        if (!TransactionIdIsValid(hz->prepared[i].xid))
+            entry = &hz->prepared[i];
+    for (int i = 0; i < hz->nprepared && !entry; i++)
+        if (!TransactionIdIsInProgress(hz->prepared[i].xid))
+            entry = &hz->prepared[i];
+    if (!entry) {
+        LWLockRelease(hz->lock);
+        ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+                        errmsg("kid's table of prepared transactions is full (%d entries)",
+                               hz->nprepared)));
+    }
+    entry->xid = xid;
+    entry->legacy = false;
+    for (int i = 0; i < HORIZON_SCHEMES; i++)
+        entry->pending[i] = mine && published[i] ? pg_atomic_read_u64(&mine->pending[i]) : NO_FLOOR;
+    LWLockRelease(hz->lock);
+}
+
+void horizon_xact_callback(XactEvent event, void *) noexcept
+{
+    switch (event) {
+    case XACT_EVENT_PRE_PREPARE:
+        enter_prepared();
+        break;
+    case XACT_EVENT_COMMIT:
+    case XACT_EVENT_ABORT:
+    case XACT_EVENT_PREPARE:
+    case XACT_EVENT_PARALLEL_COMMIT:
+    case XACT_EVENT_PARALLEL_ABORT:
+        clear_floors();
+        break;
+    default:
+        break;
+    }
+}
+
+/* A backend that exits (or is terminated) holds no floor. */
+void horizon_backend_exit(int, Datum) noexcept
+{
+    if (!any_published)
+        return;
+    BackendFloors *mine = my_floors();
+    for (auto &p : mine->pending)
+        pg_atomic_write_u64(&p, NO_FLOOR);
+    any_published = false;
+}
+
+bool exit_callback_registered;
+
+void ensure_exit_callback()
+{
+    if (!exit_callback_registered) {
+        before_shmem_exit(pg_callback(horizon_backend_exit), 0);
+        exit_callback_registered = true;
+    }
+}
+
+/*
+ * The prepared transactions that were there when the server started hold
+ * ids kid cannot know (they were made before): enter them once, by asking
+ * pg_prepared_xacts, as legacy entries.
+ */
+void enter_legacy_prepared()
+{
+    if (hz->nprepared == 0 || hz->legacy_checked)
+        return;
+    if (SPI_connect() != SPI_OK_CONNECT)
+        elog(ERROR, "kid: SPI_connect failed");
+    if (SPI_execute("SELECT transaction::text FROM pg_catalog.pg_prepared_xacts", true, 0) !=
+        SPI_OK_SELECT)
+        elog(ERROR, "kid: could not read pg_prepared_xacts");
+    LWLockAcquire(hz->lock, LW_EXCLUSIVE);
+    if (!hz->legacy_checked) {
+        for (uint64 row = 0; row < SPI_processed; row++) {
+            char *text = SPI_getvalue(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, 1);
+            TransactionId xid = static_cast<TransactionId>(strtoul(text, nullptr, 10));
+            bool known = false;
+            PreparedFloors *free_entry = nullptr;
+            for (int i = 0; i < hz->nprepared; i++) {
+                if (hz->prepared[i].xid == xid)
+                    known = true;
+                else if (!free_entry && !TransactionIdIsValid(hz->prepared[i].xid))
+                    free_entry = &hz->prepared[i];
+            }
+            if (!known && free_entry) {
+                free_entry->xid = xid;
+                free_entry->legacy = true;
+                for (auto &p : free_entry->pending)
+                    p = 0;
+            }
+        }
+        hz->legacy_checked = true;
+    }
+    LWLockRelease(hz->lock);
+    SPI_finish();
+}
+
+/*
+ * The least pending floor of `scheme` of the prepared transactions still
+ * open, after the backends' (a transaction is first a backend's, then the
+ * table's: reading in this order sees it in one place at least).  ERROR
+ * while a transaction prepared before the start is open.
+ */
+uint64 prepared_floor(HorizonScheme scheme, const char *function)
+{
+    if (hz->nprepared == 0)
+        return NO_FLOOR;
+    uint64 least = NO_FLOOR;
+    TransactionId legacy = InvalidTransactionId;
+    LWLockAcquire(hz->lock, LW_SHARED);
+    for (int i = 0; i < hz->nprepared; i++) {
+        const PreparedFloors &e = hz->prepared[i];
+        if (!TransactionIdIsValid(e.xid) || !TransactionIdIsInProgress(e.xid))
+            continue;
+        if (e.legacy)
+            legacy = e.xid;
+        else if (e.pending[scheme] < least)
+            least = e.pending[scheme];
+    }
+    LWLockRelease(hz->lock);
+    if (TransactionIdIsValid(legacy))
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("%s() cannot be computed while transaction %u, prepared before the "
+                        "server started, is open",
+                        function, legacy),
+                 errdetail("kid does not know the ids a transaction prepared before the last "
+                           "start made, so no horizon is safe until it ends."),
+                 errhint("Finish it with COMMIT PREPARED or ROLLBACK PREPARED "
+                         "(pg_prepared_xacts lists it).")));
+    return least;
+}
+
+/* Keys of the counter schemes: the next id the state word can give. */
+uint64 counter_next_key(HorizonScheme scheme, KidShared *s)
+{
+    switch (scheme) {
+    case HORIZON_TID:
+        return pg_atomic_read_u64(&s->counters[COUNTER_TID].state) + 1;
+    case HORIZON_KOID:
+        return kid::koid_from_state(pg_atomic_read_u64(&s->counters[COUNTER_KOID].state),
+                                    static_cast<unsigned>(effective_koid_generator_id())) +
+               1;
+    case HORIZON_UID:
+        return pg_atomic_read_u64(&s->counters[COUNTER_UID].state) + 1;
+    default:
+        elog(ERROR, "kid: scheme %d has no state word", static_cast<int>(scheme));
+    }
+}
+
+/* The lowest of sno's two floors: every sno made since start-up is above it. */
+uint64 sno_floor_us(KidShared *s)
+{
+    uint64 f0 = pg_atomic_read_u64(&s->floor_us[LEASE_SNO_TICK0]);
+    uint64 f1 = pg_atomic_read_u64(&s->floor_us[LEASE_SNO_TICK1]);
+    return f0 < f1 ? f0 : f1;
+}
+
+uint64 raise_returned(HorizonScheme scheme, uint64 key)
+{
+    uint64 prev = pg_atomic_read_u64(&hz->returned[scheme]);
+    while (prev < key && !pg_atomic_compare_exchange_u64(&hz->returned[scheme], &prev, key)) {
+    }
+    return prev > key ? prev : key;
+}
+
+/* The horizon's key for `scheme`: see the comment at the top. */
+uint64 compute_horizon(HorizonScheme scheme, const char *type_name, const char *function)
+{
+    if (RecoveryInProgress())
+        ereport(ERROR,
+                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                 errmsg("%s() cannot be computed on a standby", function),
+                 errdetail("The horizon bounds the ids the primary's transactions make."),
+                 errhint(
+                     "Call it on the primary; read a standby only once it has replayed the "
+                     "primary's WAL up to a position taken after the call (docs/horizon.md).")));
+    if (!hz)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("kid is not in shared_preload_libraries"),
+                        errhint("Add kid to shared_preload_libraries and restart the server.")));
+    /* The floors of start-up or recovery are applied, as for generation. */
+    KidShared *s = shared_for_generation(type_name);
+    enter_legacy_prepared();
+
+    uint64 bound;
+    uint64 least_ever = 0;
+    if (scheme == HORIZON_SNO) {
+        int64 now = now_unix_us();
+        int64 units;
+        if (!kid::sno_units_from_unix_us(now, &units))
+            ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                            errmsg("the system clock is outside the time range of sno")));
+        /* Covered by the lease before any sno can be made under it. */
+        lease_cover(s, LEASE_SNO_TICK0, kid::sno_unit_end_us(units));
+        lease_cover(s, LEASE_SNO_TICK1, kid::sno_unit_end_us(units));
+        atomic_raise(&hz->sno_force_us, static_cast<uint64>(now));
+        bound = pg_atomic_read_u64(&hz->sno_force_us);
+        least_ever = sno_floor_us(s);
+    } else {
+        bound = counter_next_key(scheme, s);
+    }
+    pg_memory_barrier();
+    uint64 least = bound;
+    for (int i = 0; i < hz->nbackends; i++) {
+        uint64 p = pg_atomic_read_u64(&hz->backends[i].pending[scheme]);
+        if (p < least)
+            least = p;
+    }
+    uint64 p = prepared_floor(scheme, function);
+    if (p < least)
+        least = p;
+    if (least < least_ever)
+        least = least_ever;
+    return raise_returned(scheme, least);
+}
+
+} // namespace
+
+void horizon_install_hooks()
+{
+    prev_shmem_request = shmem_request_hook;
+    shmem_request_hook = pg_callback(horizon_shmem_request);
+    prev_shmem_startup = shmem_startup_hook;
+    shmem_startup_hook = pg_callback(horizon_shmem_startup);
+    /* In the postmaster: every backend inherits it. */
+    RegisterXactCallback(pg_callback(horizon_xact_callback), nullptr);
+}
+
+void horizon_enter_counter(HorizonScheme scheme, KidShared *s)
+{
+    if (published[scheme])
+        return;
+    ensure_exit_callback();
+    publish(scheme, counter_next_key(scheme, s));
+}
+
+int64 horizon_enter_sno()
+{
+    if (!published[HORIZON_SNO]) {
+        ensure_exit_callback();
+        uint64 force = pg_atomic_read_u64(&hz->sno_force_us);
+        uint64 floor = sno_floor_us(shared);
+        publish(HORIZON_SNO, force > floor ? force : floor);
+    }
+    return static_cast<int64>(pg_atomic_read_u64(&hz->sno_force_us));
+}
+
+} // namespace kid::pg
+
+/* ------------------------------------------------------------------ SQL */
+
+using kid::pg::compute_horizon;
+
+KID_FUNCTION(sno_safe_horizon)
+{
+    uint64 us = compute_horizon(kid::pg::HORIZON_SNO, "sno", "sno_safe_horizon");
+    int64_t units;
+    if (!kid::sno_units_from_unix_us(static_cast<int64_t>(us), &units))
+        ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                        errmsg("the sno horizon is outside the time range of sno")));
+    kid::SnoFields f{};
+    f.units = units;
+    kid::Sno *result = static_cast<kid::Sno *>(palloc(sizeof(kid::Sno)));
+    *result = kid::sno_pack(f);
+    PG_RETURN_POINTER(result);
+}
+
+KID_FUNCTION(tid_safe_horizon)
+{
+    uint64 us = compute_horizon(kid::pg::HORIZON_TID, "atproto_tid", "tid_safe_horizon");
+    return UInt64GetDatum(kid::tid_pack(static_cast<int64_t>(us), 0));
+}
+
+KID_FUNCTION(koid_safe_horizon)
+{
+    return UInt64GetDatum(compute_horizon(kid::pg::HORIZON_KOID, "koid", "koid_safe_horizon"));
+}
+
+KID_FUNCTION(uid_safe_horizon)
+{
+    uint64 word = compute_horizon(kid::pg::HORIZON_UID, "uid", "uid_safe_horizon");
+    return UInt64GetDatum(kid::uid_local_pack(kid::uid_fields_from_word(word)));
+}
+
+KID_FUNCTION(uid_global_safe_horizon)
+{
+    uint64 word = compute_horizon(kid::pg::HORIZON_UID, "uid_global", "uid_global_safe_horizon");
+    /*
+     * The node field sits between the high and the low bits of the time
+     * (kid::uid_global_pack): only with this server's own node does the id
+     * order the server's ids by the state word.
+     */
+    kid::UidFields f = kid::uid_fields_from_word(word);
+    f.node = kid::pg::uid_node;
+    kid::UidGlobal *result = static_cast<kid::UidGlobal *>(palloc(sizeof(kid::UidGlobal)));
+    *result = kid::uid_global_pack(f, kid::pg::uid_interval);
+    PG_RETURN_POINTER(result);
+}

@@ -1,0 +1,54 @@
+/*
+ * horizon.h - the commit horizon: for each generator, an id H such that no
+ * id it made on this server in a transaction that has not ended yet, nor
+ * any id it makes later, is below H (docs/horizon.md says what a consumer
+ * does with it, and what it does not cover).
+ *
+ * How it holds, in short (horizon.cpp has the argument in full):
+ *  - A backend that is about to make its first id of a scheme in a
+ *    transaction first publishes, in its own slot of shared memory, a lower
+ *    bound of every id it can still make (its "pending floor"), then makes
+ *    the id.  The floor stays until the transaction ends (commit, abort, or
+ *    the rollback of the subtransaction that set it); a prepared
+ *    transaction hands it to a table keyed by its xid until COMMIT or
+ *    ROLLBACK PREPARED.
+ *  - A reader first takes a bound of every id made from now on (the
+ *    server-wide state word for tid, koid and uid; for sno, whose state is
+ *    per backend, its own clock reading, which it then imposes on every
+ *    later sno as a floor), then reads every pending floor.  H is the least
+ *    of them, never less than an H returned before (since start-up, and
+ *    across restarts through the lease).
+ * The per-id cost is one read of a line that only readers write; the
+ * shared write happens once per transaction, to the backend's own line.
+ */
+#ifndef KID_PG_HORIZON_H
+#define KID_PG_HORIZON_H
+
+#include "pg/shared_state.h"
+
+namespace kid::pg {
+
+/* The horizons kept: uid and uid_global share one (one state word). */
+enum HorizonScheme { HORIZON_SNO, HORIZON_TID, HORIZON_KOID, HORIZON_UID, HORIZON_SCHEMES };
+
+/* From _PG_init while preloading: the horizon's shared memory and its hooks. */
+void horizon_install_hooks();
+
+/*
+ * tid, koid, uid: before the first id of the scheme in this transaction,
+ * publish its pending floor: the key of the next id the state word `s`
+ * could give (horizon.cpp, "Keys").  A read of a backend-local flag on
+ * every other call.
+ */
+void horizon_enter_counter(HorizonScheme scheme, KidShared *s);
+
+/*
+ * sno: the same, and the Unix microsecond every sno made now must be at or
+ * above (the highest clock reading a reader imposed; 0 when none).  Costs
+ * one atomic read per call.
+ */
+int64 horizon_enter_sno();
+
+} // namespace kid::pg
+
+#endif

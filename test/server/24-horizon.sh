@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The commit horizon, <scheme>_safe_horizon() (runs alone or from run-all.sh;
+# its own cluster, with prepared transactions allowed, and a standby of it):
+#  1. test/server/horizon_consumer.py (psycopg 3): for every scheme, a safe
+#     consumer beside a naive one, in cases made to happen (an open
+#     transaction under a later commit, prepared transactions whose backend
+#     has gone, a terminated backend, an idle session, an abort, a rolled-back
+#     subtransaction) and in a random run with writers that commit after
+#     random delays, abort, prepare and get terminated; the safe one misses
+#     nothing and reads nothing twice, the naive one is shown to miss.
+#  2. Restarts: after a clean and an immediate (crash) restart every horizon
+#     is at or above the one before; a transaction prepared before a restart
+#     makes the functions refuse (55000) until it ends.
+#  3. A standby refuses (55000) and says to call the primary.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
+
+HZ_P=54410
+HZ_S=54411
+PYTHON=/usr/bin/python3
+HORIZONS="sno_safe_horizon() AS sno, tid_safe_horizon() AS atproto_tid, koid_safe_horizon() AS koid,
+          uid_safe_horizon() AS uid, uid_global_safe_horizon() AS uid_global"
+
+cluster_init hz $HZ_P "max_prepared_transactions = 20" || exit 1
+cluster_start hz || exit 1
+kpsql $HZ_P -d postgres -c "CREATE EXTENSION kid" || exit 1
+
+# 1. The consumers.
+PGHOST=$KID_TMP PGPORT=$HZ_P PGUSER=postgres PGDATABASE=postgres \
+    $PYTHON -B test/server/horizon_consumer.py 4 1 >"$KID_TMP/horizon_consumer.out" 2>&1
+count_program_checks "consumers" "$KID_TMP/horizon_consumer.out" $?
+
+# 2. Restarts.  hz_save: every horizon now, as text; hz_not_below FILE: each
+# horizon now is at or above the one saved.
+hz_save() { kpsql $HZ_P -d postgres -F ' ' -c "SELECT * FROM (SELECT $HORIZONS) h" >"$1"; }
+hz_not_below() {
+    local sno tid koid uid gid
+    read -r sno tid koid uid gid <"$1" || return 1
+    [ "$(kpsql $HZ_P -d postgres -c "SELECT sno_safe_horizon() >= '$sno'::sno AND tid_safe_horizon() >= '$tid'::atproto_tid
+        AND koid_safe_horizon() >= '$koid'::koid AND uid_safe_horizon() >= '$uid'::uid
+        AND uid_global_safe_horizon() >= '$gid'::uid_global")" = t ]
+}
+kpsql $HZ_P -d postgres -c "CREATE TABLE across (id atproto_tid PRIMARY KEY DEFAULT tid_new())" \
+    -c "INSERT INTO across DEFAULT VALUES"
+hz_save "$KID_TMP/hz.before"
+cluster_stop hz && cluster_start hz
+check "a clean restart: every horizon is at or above the one before" hz_not_below "$KID_TMP/hz.before"
+kpsql $HZ_P -d postgres -c "INSERT INTO across DEFAULT VALUES"
+hz_save "$KID_TMP/hz.before"
+cluster_stop hz immediate && cluster_start hz
+check "an immediate stop (a crash): every horizon is at or above the one before" hz_not_below "$KID_TMP/hz.before"
+
+kpsql $HZ_P -d postgres -c "BEGIN" -c "INSERT INTO across DEFAULT VALUES" -c "PREPARE TRANSACTION 'across_restart'"
+cluster_stop hz && cluster_start hz
+refusal=$(kpsql $HZ_P -d postgres -c '\set VERBOSITY verbose' -c "SELECT tid_safe_horizon()" 2>&1)
+expect_eq "a transaction prepared before the restart: tid_safe_horizon() refuses with 55000, naming it" \
+    "$(grep -c '^ERROR:  55000: tid_safe_horizon() cannot be computed while transaction [0-9]*, prepared before the server started, is open$' <<<"$refusal")" 1
+expect_eq "... and sno_safe_horizon() too, whose generator it may not have used" \
+    "$(kpsql $HZ_P -d postgres -c '\set VERBOSITY sqlstate' -c "SELECT sno_safe_horizon()" 2>&1)" "ERROR:  55000"
+kpsql $HZ_P -d postgres -c "COMMIT PREPARED 'across_restart'"
+expect_eq "after COMMIT PREPARED the horizon is above the prepared transaction's id" \
+    "$(kpsql $HZ_P -d postgres -c "SELECT tid_safe_horizon() > max(id) FROM across")" t
+
+# 3. A standby.
+as_postgres mkdir -p "$KID_TMP/hz_standby"
+as_postgres "$PG_BIN/pg_basebackup" -h "$KID_TMP" -p $HZ_P -U postgres -D "$KID_TMP/hz_standby/data" -R -X stream -c fast >/dev/null
+sed -i -e "s/^port = .*/port = $HZ_S/" "$KID_TMP/hz_standby/data/postgresql.conf"
+cluster_start hz_standby
+standby_refusal=$(kpsql $HZ_S -d postgres -c '\set VERBOSITY verbose' -c "SELECT koid_safe_horizon()" 2>&1)
+expect_eq "a standby: the horizon functions refuse with 55000 and name the primary" \
+    "$(grep -c -e '^ERROR:  55000: koid_safe_horizon() cannot be computed on a standby$' \
+        -e '^HINT:  Call it on the primary; read a standby only once it has replayed' <<<"$standby_refusal")" 2
+cluster_stop hz_standby
+cluster_stop hz
+
+kid_finish
