@@ -218,6 +218,10 @@ FROM k;
 SELECT codokey_context_check(1970, 3265, 9) AS context_check,
        codokey_smaller('yf17', 'yf18') AS smaller, codokey_larger('yf17', 'yf18') AS larger,
        codokey_like('yf17', 'yf%') AS "like", codokey_not_like('yf17', 'yf%') AS not_like;
+-- The commit horizons: no id made after one was read is below it.
+SELECT sno_safe_horizon() <= sno_new() AS sno_horizon, tid_safe_horizon() <= tid_new() AS tid_horizon,
+       koid_safe_horizon() <= koid_new() AS koid_horizon, uid_safe_horizon() <= uid_new() AS uid_horizon,
+       uid_global_safe_horizon() <= uid_global_new() AS uid_global_horizon;
 -- Tables, indexes and sorts of every type, min() and max().
 CREATE TEMP TABLE regress_kid_ids AS
 SELECT sno_new() AS s, tid_new() AS t, koid_new() AS k, uid_new() AS u, uid_global_new() AS g,

@@ -1,0 +1,63 @@
+-- horizon: <scheme>_safe_horizon(), seen from one session (other sessions,
+-- prepared transactions, terminated backends, restarts and a standby are in
+-- test/server/24-horizon.sh).  docs/horizon.md is the consumer's protocol.
+SET TIME ZONE 'UTC';
+
+-- Each returns its own type.
+SELECT pg_typeof(sno_safe_horizon()) AS sno, pg_typeof(tid_safe_horizon()) AS tid,
+       pg_typeof(koid_safe_horizon()) AS koid, pg_typeof(uid_safe_horizon()) AS uid,
+       pg_typeof(uid_global_safe_horizon()) AS uid_global;
+
+-- No id made after the horizon was read is below it.
+SELECT sno_safe_horizon() AS s, tid_safe_horizon() AS t, koid_safe_horizon() AS k,
+       uid_safe_horizon() AS u, uid_global_safe_horizon() AS g \gset h_
+SELECT sno_new() >= :'h_s' AS sno, tid_new() >= :'h_t' AS tid, koid_new() >= :'h_k' AS koid,
+       uid_new() >= :'h_u' AS uid, uid_global_new() >= :'h_g' AS uid_global;
+
+-- A horizon never goes back.
+SELECT sno_safe_horizon() >= :'h_s' AS sno, tid_safe_horizon() >= :'h_t' AS tid, koid_safe_horizon() >= :'h_k' AS koid,
+       uid_safe_horizon() >= :'h_u' AS uid, uid_global_safe_horizon() >= :'h_g' AS uid_global;
+
+-- A transaction that made an id holds the horizon at or below it while it
+-- is open; when it ends the horizon passes it (sno's once the clock has
+-- left the id's 4 ms unit: its horizon is the clock's unit).
+BEGIN;
+SELECT sno_new() AS s, tid_new() AS t, koid_new() AS k, uid_new() AS u, uid_global_new() AS g \gset id_
+SELECT sno_safe_horizon() <= :'id_s' AS sno, tid_safe_horizon() <= :'id_t' AS tid, koid_safe_horizon() <= :'id_k' AS koid,
+       uid_safe_horizon() <= :'id_u' AS uid, uid_global_safe_horizon() <= :'id_g' AS uid_global;
+COMMIT;
+-- sno's horizon passes the id once the clock has left the id's unit (which
+-- may be a little ahead of the clock): wait for that, at most 5 s.
+SELECT set_config('regress.sno_id', :'id_s', false) IS NOT NULL AS noted;
+DO $$
+BEGIN
+    FOR i IN 1..1000 LOOP
+        EXIT WHEN sno_safe_horizon() > current_setting('regress.sno_id')::sno;
+        PERFORM pg_sleep(0.005);
+    END LOOP;
+END $$;
+SELECT sno_safe_horizon() > :'id_s' AS sno, tid_safe_horizon() > :'id_t' AS tid, koid_safe_horizon() > :'id_k' AS koid,
+       uid_safe_horizon() > :'id_u' AS uid, uid_global_safe_horizon() > :'id_g' AS uid_global;
+
+-- The same after a rollback.
+BEGIN;
+SELECT tid_new() AS t, koid_new() AS k \gset rb_
+SELECT tid_safe_horizon() <= :'rb_t' AS tid_held, koid_safe_horizon() <= :'rb_k' AS koid_held;
+ROLLBACK;
+SELECT tid_safe_horizon() > :'rb_t' AS tid_released, koid_safe_horizon() > :'rb_k' AS koid_released;
+
+-- An id made in a subtransaction that rolled back may still be written by
+-- its transaction (a PL/pgSQL variable keeps it): it holds the horizon
+-- until the transaction ends.
+BEGIN;
+SAVEPOINT s;
+SELECT tid_new() AS t \gset sub_
+ROLLBACK TO SAVEPOINT s;
+SELECT tid_safe_horizon() <= :'sub_t' AS held_after_rollback_to_savepoint;
+COMMIT;
+SELECT tid_safe_horizon() > :'sub_t' AS released_at_commit;
+
+-- Not covered: an id for a time the caller gives can be below the horizon
+-- at any moment.
+SELECT tid_new_with_time('2020-01-01') < tid_safe_horizon() AS backfill_below_horizon,
+       sno_new_with_time('2020-01-01') < sno_safe_horizon() AS sno_backfill_below_horizon;
