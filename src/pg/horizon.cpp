@@ -54,6 +54,7 @@
 extern "C" {
 #include "access/transam.h"
 #include "access/twophase.h"
+#include "access/parallel.h"
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "executor/spi.h"
@@ -156,41 +157,69 @@ void horizon_shmem_startup() noexcept
     LWLockRelease(AddinShmemInitLock);
 }
 
-BackendFloors *my_floors()
+int proc_number(PGPROC *proc)
 {
 #if PG_VERSION_NUM >= 170000
-    int n = MyProcNumber;
+    return GetNumberFromPGProc(proc);
 #else
-    int n = MyProc ? MyProc->pgprocno : -1;
+    return proc->pgprocno;
 #endif
-    if (n < 0 || n >= hz->nbackends)
-        elog(ERROR, "kid: process %d has no commit horizon slot (proc number %d of %d)", MyProcPid,
-             n, hz->nbackends);
-    return &hz->backends[n];
+}
+
+/* The slot of a process; nullptr for one without (an auxiliary process). */
+BackendFloors *floors_of(PGPROC *proc)
+{
+    int n = proc ? proc_number(proc) : -1;
+    return n >= 0 && n < hz->nbackends ? &hz->backends[n] : nullptr;
+}
+
+/*
+ * Where this process publishes: its own slot, or for a parallel worker its
+ * leader's, since the ids it makes belong to the leader's transaction
+ * (tid_new, koid_new and the uid generators are PARALLEL SAFE) and the
+ * worker ends before that transaction does.
+ */
+BackendFloors *publishing_floors()
+{
+    PGPROC *proc = IsParallelWorker() && MyProc->lockGroupLeader ? MyProc->lockGroupLeader : MyProc;
+    BackendFloors *floors = floors_of(proc);
+    if (!floors)
+        elog(ERROR, "kid: process %d has no commit horizon slot", MyProcPid);
+    return floors;
 }
 
 void publish(HorizonScheme scheme, uint64 floor)
 {
-    pg_atomic_write_u64(&my_floors()->pending[scheme], floor);
+    /* Lower only: a leader and its workers may publish into one slot. */
+    pg_atomic_uint64 *slot = &publishing_floors()->pending[scheme];
+    uint64 cur = pg_atomic_read_u64(slot);
+    while (floor < cur && !pg_atomic_compare_exchange_u64(slot, &cur, floor)) {
+    }
     /* Before the id is made: the reader's argument needs this order. */
     pg_memory_barrier();
     published[scheme] = true;
     any_published = true;
 }
 
-/* At the end of the transaction, after its commit is visible. */
+/*
+ * At the end of the transaction, after its commit is visible: the whole
+ * slot, whatever this process's flags say (its parallel workers may have
+ * published into it).  A worker leaves the slot to its leader.
+ */
 void clear_floors()
 {
-    if (!any_published)
+    for (auto &p : published)
+        p = false;
+    any_published = false;
+    if (IsParallelWorker() || !hz)
+        return;
+    BackendFloors *mine = floors_of(MyProc);
+    if (!mine)
         return;
     pg_memory_barrier();
-    BackendFloors *mine = my_floors();
-    for (int i = 0; i < HORIZON_SCHEMES; i++)
-        if (published[i]) {
-            pg_atomic_write_u64(&mine->pending[i], NO_FLOOR);
-            published[i] = false;
-        }
-    any_published = false;
+    for (auto &p : mine->pending)
+        if (pg_atomic_read_u64(&p) != NO_FLOOR)
+            pg_atomic_write_u64(&p, NO_FLOOR);
 }
 
 /*
@@ -206,7 +235,7 @@ void enter_prepared()
     TransactionId xid = GetTopTransactionIdIfAny();
     if (!TransactionIdIsValid(xid) || hz->nprepared == 0)
         return;
-    BackendFloors *mine = any_published ? my_floors() : nullptr;
+    BackendFloors *mine = floors_of(MyProc);
     LWLockAcquire(hz->lock, LW_EXCLUSIVE);
     PreparedFloors *entry = nullptr;
     for (int i = 0; i < hz->nprepared && !entry; i++)
@@ -224,7 +253,7 @@ void enter_prepared()
     entry->xid = xid;
     entry->legacy = false;
     for (int i = 0; i < HORIZON_SCHEMES; i++)
-        entry->pending[i] = mine && published[i] ? pg_atomic_read_u64(&mine->pending[i]) : NO_FLOOR;
+        entry->pending[i] = mine ? pg_atomic_read_u64(&mine->pending[i]) : NO_FLOOR;
     LWLockRelease(hz->lock);
 }
 
@@ -249,12 +278,7 @@ void horizon_xact_callback(XactEvent event, void *) noexcept
 /* A backend that exits (or is terminated) holds no floor. */
 void horizon_backend_exit(int, Datum) noexcept
 {
-    if (!any_published)
-        return;
-    BackendFloors *mine = my_floors();
-    for (auto &p : mine->pending)
-        pg_atomic_write_u64(&p, NO_FLOOR);
-    any_published = false;
+    clear_floors();
 }
 
 bool exit_callback_registered;

@@ -61,3 +61,28 @@ SELECT tid_safe_horizon() > :'sub_t' AS released_at_commit;
 -- at any moment.
 SELECT tid_new_with_time('2020-01-01') < tid_safe_horizon() AS backfill_below_horizon,
        sno_new_with_time('2020-01-01') < sno_safe_horizon() AS sno_backfill_below_horizon;
+
+-- Ids that parallel workers make belong to the leader's transaction (tid,
+-- koid and the uid generators are PARALLEL SAFE): they hold the horizon
+-- until that transaction ends, though the workers end before it.
+CREATE TABLE horizon_rows AS SELECT g FROM generate_series(1, 20000) g;
+ANALYZE horizon_rows;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_leader_participation = off;
+EXPLAIN (COSTS OFF)
+CREATE TABLE horizon_worker_ids AS SELECT tid_new() AS t, koid_new() AS k FROM horizon_rows;
+BEGIN;
+CREATE TABLE horizon_worker_ids AS SELECT tid_new() AS t, koid_new() AS k FROM horizon_rows;
+SELECT tid_safe_horizon() <= min(t) AS tid_held_by_workers_ids, koid_safe_horizon() <= min(k) AS koid_held_by_workers_ids
+FROM horizon_worker_ids;
+COMMIT;
+SELECT tid_safe_horizon() > max(t) AS tid_released, koid_safe_horizon() > max(k) AS koid_released FROM horizon_worker_ids;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+RESET parallel_leader_participation;
+DROP TABLE horizon_rows, horizon_worker_ids;
