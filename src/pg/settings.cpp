@@ -129,43 +129,28 @@ static void assign_node_id(int newval, void *) noexcept
  */
 enum class Kind { integer, real, boolean, string };
 
-// clang-format off (constructors and rows on as few lines as they read best)
+/* (Not clang-formatted: it would give every constructor and every argument a line.) */
+// clang-format off
 /* A hook of the setting's kind (a union, so that the table can hold every kind). */
 union CheckHook {
     GucIntCheckHook integer;
     GucRealCheckHook real;
     GucBoolCheckHook boolean;
     GucStringCheckHook string;
-    constexpr CheckHook(GucIntCheckHook f = nullptr) : integer(f)
-    {
-    }
-    constexpr CheckHook(GucRealCheckHook f) : real(f)
-    {
-    }
-    constexpr CheckHook(GucBoolCheckHook f) : boolean(f)
-    {
-    }
-    constexpr CheckHook(GucStringCheckHook f) : string(f)
-    {
-    }
+    constexpr CheckHook(GucIntCheckHook f = nullptr) : integer(f) {}
+    constexpr CheckHook(GucRealCheckHook f) : real(f) {}
+    constexpr CheckHook(GucBoolCheckHook f) : boolean(f) {}
+    constexpr CheckHook(GucStringCheckHook f) : string(f) {}
 };
 union AssignHook {
     GucIntAssignHook integer;
     GucRealAssignHook real;
     GucBoolAssignHook boolean;
     GucStringAssignHook string;
-    constexpr AssignHook(GucIntAssignHook f = nullptr) : integer(f)
-    {
-    }
-    constexpr AssignHook(GucRealAssignHook f) : real(f)
-    {
-    }
-    constexpr AssignHook(GucBoolAssignHook f) : boolean(f)
-    {
-    }
-    constexpr AssignHook(GucStringAssignHook f) : string(f)
-    {
-    }
+    constexpr AssignHook(GucIntAssignHook f = nullptr) : integer(f) {}
+    constexpr AssignHook(GucRealAssignHook f) : real(f) {}
+    constexpr AssignHook(GucBoolAssignHook f) : boolean(f) {}
+    constexpr AssignHook(GucStringAssignHook f) : string(f) {}
 };
 
 struct Setting {
@@ -189,9 +174,8 @@ constexpr Setting int_setting(const char *name, const char *short_desc, const ch
                               int *variable, int boot, int min, int max, GucContext context,
                               int flags, GucIntCheckHook check, GucIntAssignHook assign)
 {
-    return {name,         short_desc,  long_desc,   Kind::integer, variable,
-            double(boot), double(min), double(max), nullptr,       context,
-            flags,        check,       assign,      nullptr,       nullptr};
+    return {name, short_desc, long_desc, Kind::integer, variable, double(boot), double(min),
+            double(max), nullptr, context, flags, check, assign, nullptr, nullptr};
 }
 
 constexpr Setting real_setting(const char *name, const char *short_desc, const char *long_desc,
@@ -199,41 +183,15 @@ constexpr Setting real_setting(const char *name, const char *short_desc, const c
                                GucContext context, int flags, GucRealCheckHook check,
                                GucShowHook show, const char *valid)
 {
-    return {name,
-            short_desc,
-            long_desc,
-            Kind::real,
-            variable,
-            boot,
-            min,
-            max,
-            nullptr,
-            context,
-            flags,
-            check,
-            GucRealAssignHook(nullptr),
-            show,
-            valid};
+    return {name, short_desc, long_desc, Kind::real, variable, boot, min, max, nullptr, context,
+            flags, check, GucRealAssignHook(nullptr), show, valid};
 }
 
 constexpr Setting bool_setting(const char *name, const char *short_desc, const char *long_desc,
                                bool *variable, bool boot, GucContext context)
 {
-    return {name,
-            short_desc,
-            long_desc,
-            Kind::boolean,
-            variable,
-            double(boot),
-            0,
-            0,
-            nullptr,
-            context,
-            0,
-            GucBoolCheckHook(nullptr),
-            GucBoolAssignHook(nullptr),
-            nullptr,
-            nullptr};
+    return {name, short_desc, long_desc, Kind::boolean, variable, double(boot), 0, 0, nullptr,
+            context, 0, GucBoolCheckHook(nullptr), GucBoolAssignHook(nullptr), nullptr, nullptr};
 }
 
 constexpr Setting string_setting(const char *name, const char *short_desc, const char *long_desc,
@@ -241,10 +199,9 @@ constexpr Setting string_setting(const char *name, const char *short_desc, const
                                  GucStringCheckHook check, GucStringAssignHook assign,
                                  const char *valid)
 {
-    return {name, short_desc, long_desc, Kind::string, variable, 0,       0,    0,
-            boot, context,    0,         check,        assign,   nullptr, valid};
+    return {name, short_desc, long_desc, Kind::string, variable, 0, 0, 0, boot, context, 0,
+            check, assign, nullptr, valid};
 }
-
 // clang-format on
 static constexpr Setting settings[] = {
     int_setting(
