@@ -1,7 +1,7 @@
 /*
- * settings.cpp - kid's configuration settings: their definitions, the
- * check, assign and show hooks, and the validation that refuses to run
- * with a setting PostgreSQL would only warn about.
+ * settings.cpp - kid's configuration settings: the table that defines
+ * them, their check, assign and show hooks, and the validation that refuses
+ * to run with a setting PostgreSQL would only warn about.
  *
  * The hooks are PostgreSQL callbacks (CONTRIBUTING.md, "Callbacks"): C++
  * functions in kid::pg with internal linkage, noexcept.
@@ -273,6 +273,7 @@ static bool keeps_fixed_value(const void *variable, double number, const char *t
     int i = 0;
     while (i < SETTING_COUNT - 1 && settings[i].variable != variable)
         i++;
+    Assert(settings[i].variable == variable);
     if (text ? strcmp(text, fixed_text[i] ? fixed_text[i] : "") == 0 : number == fixed_number[i])
         return true;
     GUC_check_errcode(ERRCODE_CANT_CHANGE_RUNTIME_PARAM);
