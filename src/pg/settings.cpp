@@ -124,7 +124,7 @@ static void assign_node_id(int newval, void *) noexcept
  * DefineCustom<Kind>Variable's arguments in its order), validates it (the
  * range and the check hook are the rules, see setting_took) and names it in
  * messages.  docs/settings.md and the README list the same settings with
- * the same defaults, contexts and ranges (test/stress/readme_facts.sh
+ * the same defaults, contexts and ranges (test/server/71-readme_facts.sh
  * compares them with pg_settings).
  */
 enum class Kind { integer, real, boolean, string };
