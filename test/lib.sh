@@ -124,6 +124,36 @@ reload_conf() {
     return 1
 }
 
+# standby_init NAME PRIMARY_PORT PORT [postgresql.conf lines...]: cluster
+# NAME, a streaming standby of the server on PRIMARY_PORT (a base backup
+# with its recovery configuration), on PORT with its socket in $KID_TMP and
+# the lines given (they come last: a setting named again wins).  Not
+# started (cluster_start NAME).
+standby_init() {
+    local name=$1 primary=$2 port=$3 host=$KID_TMP line
+    shift 3
+    [ "$primary" != "${KID_MAIN_PORT:-}" ] || host=$KID_MAIN_SOCK
+    as_postgres mkdir -p "$KID_TMP/$name" &&
+        as_postgres "$PG_BIN/pg_basebackup" -h "$host" -p "$primary" -U postgres -D "$KID_TMP/$name/data" -R -X stream -c fast >/dev/null ||
+        return 1
+    {
+        echo "port = $port"
+        echo "unix_socket_directories = '$KID_TMP'"
+        for line in "$@"; do echo "$line"; done
+    } >> "$KID_TMP/$name/data/postgresql.conf"
+}
+
+# wait_replayed PORT LSN: returns once the standby on PORT has replayed the
+# WAL up to LSN (pg_last_wal_replay_lsn()).  Bounded: 60 s, then 1.
+wait_replayed() {
+    for _ in $(seq 600); do
+        [ "$(kpsql "$1" -d postgres -c "SELECT pg_last_wal_replay_lsn() >= '$2'" 2>/dev/null)" = t ] && return 0
+        sleep 0.1
+    done
+    echo "  the standby on port $1 did not replay up to $2 in 60 s"
+    return 1
+}
+
 # main_db NAME: a fresh database NAME on the main cluster, with kid created.
 main_db() {
     kpsql "$KID_MAIN_PORT" -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" &&
@@ -140,11 +170,124 @@ main_pgbench() {
         >"$KID_TMP/pgbench.$BASHPID.$RANDOM.log" 2>&1
 }
 
+# wait_for_log LOG OFFSET PATTERN: returns once a line matching PATTERN (grep
+# -E) stands in LOG after its first OFFSET bytes (take the offset with
+# log_size before what should log it); as PostgreSQL's own TAP tests do
+# (wait_for_log).  Bounded: 60 s, then 1 with a message.
+log_size() { stat -c %s "$1"; }
+wait_for_log() {
+    local log=$1 offset=$2 pattern=$3
+    for _ in $(seq 600); do
+        tail -c +$((offset + 1)) "$log" | grep -qE -- "$pattern" && return 0
+        sleep 0.1
+    done
+    echo "  $log: no line '$pattern' after byte $offset in 60 s"
+    return 1
+}
+
+# wait_accepting PORT: returns once the server of PORT runs a query (after a
+# start, a crash restart, a promotion).  Bounded: 60 s, then 1.
+wait_accepting() {
+    for _ in $(seq 600); do
+        kpsql "$1" -d postgres -c "SELECT 1" >/dev/null 2>&1 && return 0
+        sleep 0.1
+    done
+    echo "  the server on port $1 accepts no query 60 s on"
+    return 1
+}
+
+# crash_backend PORT LOG [SQL [COMMAND...]]: a crash restart of the server of
+# PORT, whose log is LOG.  A backend runs SQL (if given), then sleeps; once
+# it sleeps (SQL done), COMMAND runs (to read what the backend left before
+# it dies); then the backend is killed by SIGKILL, which makes the
+# postmaster end every process and reinitialise shared memory.  Returns once
+# the postmaster logged "all server processes terminated; reinitializing"
+# after the kill and the server runs queries again; on any step that fails,
+# 1 with a message.  CRASH_PID is the backend's pid.
+crash_backend() {
+    local port=$1 log=$2 sql=${3:-} psql_pid offset
+    shift 2
+    shift $(($# > 0 ? 1 : 0))
+    CRASH_PID=""
+    # Its application_name finds it; its sleep (pg_sleep's wait event) says
+    # SQL is done, each -c being a statement of its own.
+    PGAPPNAME=kid_crash_backend kpsql "$port" -d postgres ${sql:+-c "$sql"} -c "SELECT pg_sleep(600)" >/dev/null 2>&1 &
+    psql_pid=$!
+    for _ in $(seq 600); do
+        CRASH_PID=$(kpsql "$port" -d postgres -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'kid_crash_backend' AND wait_event = 'PgSleep'")
+        [ -n "$CRASH_PID" ] && break
+        kill -0 $psql_pid 2>/dev/null || break
+        sleep 0.1
+    done
+    if [ -z "$CRASH_PID" ]; then
+        echo "  crash_backend: no backend asleep after '$sql' (psql ended, or 60 s passed)"
+        kill $psql_pid 2>/dev/null
+        wait $psql_pid 2>/dev/null
+        return 1
+    fi
+    if [ $# -gt 0 ] && ! "$@"; then
+        echo "  crash_backend: '$*' failed before the kill"
+        kill $psql_pid 2>/dev/null
+        wait $psql_pid 2>/dev/null
+        return 1
+    fi
+    offset=$(log_size "$log")
+    kill -KILL "$CRASH_PID" || { echo "  crash_backend: kill -KILL $CRASH_PID failed"; return 1; }
+    wait $psql_pid 2>/dev/null
+    wait_for_log "$log" "$offset" 'all server processes terminated; reinitializing' && wait_accepting "$port"
+}
+
+# crash_postmaster NAME: the postmaster of cluster NAME killed by SIGKILL;
+# returns once it and every process it had started are gone (they notice
+# its death and exit), so that the cluster can start again; 1 with the
+# pids still there after 60 s.  The next start runs crash recovery.
+crash_postmaster() {
+    local pid children alive
+    pid=$(cluster_pid "$1") || return 1
+    children=$(pgrep -P "$pid" | tr '\n' ' ')
+    kill -KILL "$pid" || return 1
+    for _ in $(seq 600); do
+        alive=""
+        for c in $pid $children; do kill -0 "$c" 2>/dev/null && alive="$alive $c"; done
+        [ -z "$alive" ] && return 0
+        sleep 0.1
+    done
+    echo "  crash_postmaster: still running 60 s after the kill:$alive"
+    return 1
+}
+
+# Servers under libfaketime: faketime_cluster_start starts a cluster whose
+# clock is the true time plus the offset in $FT_FILE ("+0", "-3600", or an
+# absolute time that stops the clock), read at every clock call; change it
+# with faketime_set "$FT_FILE" OFFSET.
+FT_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
+FT_FILE=$KID_TMP/faketime.offset
+
 # faketime_set FILE OFFSET: libfaketime's offset file (FAKETIME_TIMESTAMP_FILE)
 # written whole, by rename: Debian 13's libfaketime ends the process that
-# reads a half-written file.
+# reads a half-written file ("failed to parse FAKETIME").
 faketime_set() {
     echo "$2" > "$1.new" && chmod 644 "$1.new" && mv -f "$1.new" "$1"
+}
+
+# faketime_cluster_start NAME [--fake-monotonic] [pg_ctl options...]:
+# cluster_start under libfaketime, the offset file "+0" unless written
+# before.  CLOCK_MONOTONIC stays true, as on a real machine, where a clock
+# step moves CLOCK_REALTIME only (PostgreSQL's waits and timers, and kid's
+# trusted time, run on it); --fake-monotonic moves it with the offset too.
+faketime_cluster_start() {
+    local name=$1
+    shift
+    (
+        if [ "${1:-}" = --fake-monotonic ]; then
+            shift
+        else
+            export FAKETIME_DONT_FAKE_MONOTONIC=1
+        fi
+        [ -f "$FT_FILE" ] || faketime_set "$FT_FILE" +0 || exit 1
+        export LD_PRELOAD=$FT_LIB FAKETIME_TIMESTAMP_FILE=$FT_FILE FAKETIME_NO_CACHE=1
+        cluster_start "$name" "$@"
+    )
 }
 
 # npm_install_once DIR: the packages of DIR/package.json (pinned versions),
