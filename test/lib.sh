@@ -310,6 +310,68 @@ xcheck_install() {
     npm_install_once test/xcheck
 }
 
+# The cross-checks (test/server/5x-xcheck_*.sh) compare kid with reference
+# implementations, node scripts of test/xcheck/, on a database of the main
+# cluster: xcheck_begin, then xcheck_kid and xcheck_ref, then xcheck_end.
+#
+# xcheck_begin DB: the main cluster (PORT), a fresh database DB with kid,
+# the reference packages installed, and the directory $XC for the files
+# compared.  Returns 1 (a failed check) when any of them is missing.
+xcheck_begin() {
+    XC_DB=$1
+    XC=$KID_TMP/xcheck
+    mkdir -p "$XC"
+    need "the main cluster" ensure_main_cluster &&
+        need "a database $XC_DB with kid" main_db "$XC_DB" &&
+        need "the reference packages of test/xcheck/package.json installed (npm)" xcheck_install
+}
+
+# xcheck_node SCRIPT ARGS...: node on test/xcheck/SCRIPT in $XC; its exit
+# status is node's (a missing script or package fails it).
+xcheck_node() {
+    local script=$PWD/test/xcheck/$1
+    shift
+    (cd "$XC" && node "$script" "$@")
+}
+
+# xcheck_kid LABEL SCRIPT KIND N SQL: kid's ids, one line each of SQL's
+# output (N expected), read by the reference (SCRIPT check-kid), which
+# prints each line it disagrees with and, on stderr, "checked N kid KIND, D
+# disagreements".  One check: node's exit status, the lines it disagreed
+# with, the lines kid gave, and the reference's own count.
+xcheck_kid() {
+    local label=$1 script=$2 kind=$3 n=$4 sql=$5 rc
+    kpsql "$PORT" -d "$XC_DB" -c "$sql" >"$XC/kid.tsv"
+    xcheck_node "$script" check-kid <"$XC/kid.tsv" >"$XC/disagreements.txt" 2>"$XC/summary.txt"
+    rc=$?
+    cat "$XC/summary.txt"
+    expect_eq "$label" \
+        "node $rc, $(wc -l <"$XC/disagreements.txt") of $(wc -l <"$XC/kid.tsv") disagree, $(grep -o "^checked [0-9]* kid $kind, [0-9]* disagreements" "$XC/summary.txt")" \
+        "node 0, 0 of $n disagree, checked $n kid $kind, 0 disagreements"
+}
+
+# xcheck_ref LABEL N SCRIPT ARGS... <PSQL_SCRIPT: the reference's ids (node
+# SCRIPT ARGS writes N lines to $XC/ref.tsv), read by kid: PSQL_SCRIPT
+# loads $XC/ref.tsv and prints the rows kid reads otherwise, nothing else
+# (what it says beside, to stderr: \warn).  One check: the exit statuses
+# of node and psql, the rows printed, the lines the reference gave.
+xcheck_ref() {
+    local label=$1 n=$2 rc psql_rc
+    shift 2
+    xcheck_node "$@" </dev/null >"$XC/ref.tsv"
+    rc=$?
+    kpsql "$PORT" -d "$XC_DB" >"$XC/mismatch.txt"
+    psql_rc=$?
+    expect_eq "$label" \
+        "node $rc, psql $psql_rc, $(grep -c . "$XC/mismatch.txt") of $(wc -l <"$XC/ref.tsv") disagree" \
+        "node 0, psql 0, 0 of $n disagree"
+}
+
+# xcheck_end: the database of xcheck_begin dropped.
+xcheck_end() {
+    [ -z "${PORT:-}" ] || kpsql "$PORT" -d postgres -c "DROP DATABASE IF EXISTS $XC_DB"
+}
+
 # run_client_test NAME DB COMMAND...: a client library's test program
 # (test/clients/) on a fresh database DB of the main cluster, reached over its
 # Unix socket through libpq's environment variables (PGHOST, PGPORT, PGUSER,
