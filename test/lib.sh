@@ -408,27 +408,17 @@ trap kid_cleanup EXIT
 # Test bookkeeping: check NAME COMMAND... counts a pass or a failure.
 KID_PASSED=0
 KID_FAILED=0
+kid_pass() { KID_PASSED=$((KID_PASSED + 1)); echo "ok: $1"; }
+kid_fail() { KID_FAILED=$((KID_FAILED + 1)); echo "FAILED: $1"; }
 check() {
     local name=$1
     shift
-    if "$@"; then
-        KID_PASSED=$((KID_PASSED + 1))
-        echo "ok: $name"
-    else
-        KID_FAILED=$((KID_FAILED + 1))
-        echo "FAILED: $name"
-    fi
+    if "$@"; then kid_pass "$name"; else kid_fail "$name"; fi
 }
 
 # expect_eq NAME ACTUAL EXPECTED
 expect_eq() {
-    if [ "$2" == "$3" ]; then
-        KID_PASSED=$((KID_PASSED + 1))
-        echo "ok: $1"
-    else
-        KID_FAILED=$((KID_FAILED + 1))
-        echo "FAILED: $1: got '$2', expected '$3'"
-    fi
+    if [ "$2" == "$3" ]; then kid_pass "$1"; else kid_fail "$1: got '$2', expected '$3'"; fi
 }
 
 # need NAME COMMAND...: what a test needs but does not itself test (a tool
@@ -442,8 +432,7 @@ need() {
         echo "note: $name"
         return 0
     fi
-    KID_FAILED=$((KID_FAILED + 1))
-    echo "FAILED: $name"
+    kid_fail "$name"
     return 1
 }
 
