@@ -205,36 +205,34 @@ wait_accepting() {
 # after the kill and the server runs queries again; on any step that fails,
 # 1 with a message.  CRASH_PID is the backend's pid.
 crash_backend() {
-    local port=$1 log=$2 sql=${3:-} psql_pid offset
+    local port=$1 log=$2 sql=${3:-} psql_pid offset app=kid_crash_backend_${BASHPID}_$RANDOM
     shift 2
     shift $(($# > 0 ? 1 : 0))
     CRASH_PID=""
-    # Its application_name finds it; its sleep (pg_sleep's wait event) says
-    # SQL is done, each -c being a statement of its own.
-    PGAPPNAME=kid_crash_backend kpsql "$port" -d postgres ${sql:+-c "$sql"} -c "SELECT pg_sleep(600)" >/dev/null 2>&1 &
+    # Its application_name (this call's own) finds it; its sleep (pg_sleep's
+    # wait event) says SQL is done, each -c being a statement of its own.
+    PGAPPNAME=$app kpsql "$port" -d postgres ${sql:+-c "$sql"} -c "SELECT pg_sleep(600)" >/dev/null 2>&1 &
     psql_pid=$!
     for _ in $(seq 600); do
-        CRASH_PID=$(kpsql "$port" -d postgres -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'kid_crash_backend' AND wait_event = 'PgSleep'")
+        CRASH_PID=$(kpsql "$port" -d postgres -c "SELECT pid FROM pg_stat_activity WHERE application_name = '$app' AND wait_event = 'PgSleep'")
         [ -n "$CRASH_PID" ] && break
         kill -0 $psql_pid 2>/dev/null || break
         sleep 0.1
     done
-    if [ -z "$CRASH_PID" ]; then
-        echo "  crash_backend: no backend asleep after '$sql' (psql ended, or 60 s passed)"
-        kill $psql_pid 2>/dev/null
-        wait $psql_pid 2>/dev/null
-        return 1
-    fi
-    if [ $# -gt 0 ] && ! "$@"; then
-        echo "  crash_backend: '$*' failed before the kill"
-        kill $psql_pid 2>/dev/null
-        wait $psql_pid 2>/dev/null
-        return 1
-    fi
+    [ -n "$CRASH_PID" ] || { crash_backend_abort "no backend asleep after '$sql' (psql ended, or 60 s passed)"; return 1; }
+    [ $# -eq 0 ] || "$@" || { crash_backend_abort "'$*' failed before the kill"; return 1; }
     offset=$(log_size "$log")
-    kill -KILL "$CRASH_PID" || { echo "  crash_backend: kill -KILL $CRASH_PID failed"; return 1; }
+    kill -KILL "$CRASH_PID" || { crash_backend_abort "kill -KILL $CRASH_PID failed"; return 1; }
     wait $psql_pid 2>/dev/null
     wait_for_log "$log" "$offset" 'all server processes terminated; reinitializing' && wait_accepting "$port"
+}
+# (When a step fails, crash_backend's backend and psql are ended: a backend
+# asleep outlives its client.)
+crash_backend_abort() {
+    echo "  crash_backend: $1"
+    [ -z "$CRASH_PID" ] || kpsql "$port" -d postgres -c "SELECT pg_terminate_backend($CRASH_PID)" >/dev/null
+    kill $psql_pid 2>/dev/null
+    wait $psql_pid 2>/dev/null
 }
 
 # crash_postmaster NAME: the postmaster of cluster NAME killed by SIGKILL;
@@ -243,9 +241,9 @@ crash_backend() {
 # pids still there after 60 s.  The next start runs crash recovery.
 crash_postmaster() {
     local pid children alive
-    pid=$(cluster_pid "$1") || return 1
+    pid=$(cluster_pid "$1") && [ -n "$pid" ] || { echo "  crash_postmaster: no postmaster.pid for $1"; return 1; }
     children=$(pgrep -P "$pid" | tr '\n' ' ')
-    kill -KILL "$pid" || return 1
+    kill -KILL "$pid" || { echo "  crash_postmaster: kill -KILL $pid failed"; return 1; }
     for _ in $(seq 600); do
         alive=""
         for c in $pid $children; do kill -0 "$c" 2>/dev/null && alive="$alive $c"; done
