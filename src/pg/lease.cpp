@@ -328,10 +328,22 @@ void lease_register_shutdown_write()
     on_shmem_exit(pg_callback(lease_write_at_shutdown), 0);
 }
 
+/* Whether `name` is a lease line name kid.lease and the WAL record can carry. */
+static bool line_name_ok(const char *name)
+{
+    if (name == nullptr || !(name[0] >= 'a' && name[0] <= 'z') ||
+        strlen(name) > static_cast<size_t>(LEASE_LINE_NAME_MAX))
+        return false;
+    for (const char *c = name; *c != '\0'; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == ' ' || *c == '_'))
+            return false;
+    return true;
+}
+
 /*
- * Every lease line belongs to exactly one row of the scheme table, and its
- * setting fits the file: else kid was built wrong, and no lease it writes
- * could be read back.
+ * Every lease line belongs to exactly one row of the scheme table, has a
+ * name of its own and a setting that fits the file: else kid was built
+ * wrong, and no lease it writes could be read back.
  */
 static void check_scheme_table()
 {
@@ -346,7 +358,7 @@ static void check_scheme_table()
                  scheme.setting->words);
     }
     for (int line = 0; line < LEASE_LINES; line++)
-        if (rows[line] != 1 || LEASE_LINE_NAMES[line] == nullptr ||
+        if (rows[line] != 1 || !line_name_ok(LEASE_LINE_NAMES[line]) ||
             lease_line_by_name(LEASE_LINE_NAMES[line],
                                static_cast<int>(strlen(LEASE_LINE_NAMES[line]))) != line)
             elog(FATAL, "kid: lease line %d is in %d rows of the scheme table, or misnamed", line,

@@ -50,10 +50,10 @@ struct LeaseWalHeader {
 };
 
 struct LeaseWalLine {
-    char name[16];    /* LEASE_LINE_NAMES, NUL-padded */
-    int64 mark;       /* in the writer's terms: under setting */
-    int64 setting;    /* the scheme's LeaseSetting::record; 0 without one */
-    int64 node_field; /* SchemeDef::node_field of the writer */
+    char name[LEASE_LINE_NAME_MAX + 1]; /* LEASE_LINE_NAMES, NUL-padded */
+    int64 mark;                         /* in the writer's terms: under setting */
+    int64 setting;                      /* the scheme's LeaseSetting::record; 0 without one */
+    int64 node_field;                   /* SchemeDef::node_field of the writer */
 };
 
 /*

@@ -32,8 +32,14 @@ namespace kid::pg {
  */
 enum LeaseLine { LEASE_SNO_TICK0, LEASE_SNO_TICK1, LEASE_TID, LEASE_KOID, LEASE_UID, LEASE_LINES };
 
-/* The line names, as kid_lease(), kid.lease (blanks as "_") and the WAL record show them. */
+/*
+ * The line names, as kid_lease(), kid.lease (blanks as "_") and the WAL
+ * record show them: a lower-case letter, then lower-case letters, digits,
+ * "_" and blanks, at most LEASE_LINE_NAME_MAX bytes, and no two alike once
+ * blanks are "_" (lease_start checks).
+ */
 extern const char *const LEASE_LINE_NAMES[LEASE_LINES];
+constexpr int LEASE_LINE_NAME_MAX = 15;
 
 /* The most setting words a lease line carries in kid.lease (LeaseSetting::words). */
 constexpr int LEASE_WORDS_MAX = 4;

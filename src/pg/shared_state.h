@@ -183,6 +183,7 @@ struct KidShared {
     /* The server-wide generators: tid, koid, uid (shared by uid and uid_global). */
     CounterGenerator counters[COUNTER_SCHEMES];
     /*
+     * The schemes' lease state, kept by their LeaseSetting (schemes.cpp).
      * koid: when kid.koid_epoch_ms differs from the epoch of the lease's
      * koid marks, the epoch they were written under (else -1), for the
      * error message; and the koid state word the floors set, to tell "no
