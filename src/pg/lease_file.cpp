@@ -97,7 +97,12 @@ static bool next_word(const char *s, int len, int *pos, const char **word, int *
 {
     if (*pos >= len)
         return false;
-    (*pos)++; /* the blank: every word ends at one or at the end */
+    /* The blank: every word ends at one or at the end, and the version at one. */
+    if (s[*pos] != ' ') {
+        *why = "it holds something other than a number";
+        return false;
+    }
+    (*pos)++;
     *word = s + *pos;
     while (*pos < len && s[*pos] != ' ')
         (*pos)++;

@@ -165,6 +165,8 @@ put "${good/kid lease 4/kid lease 2}"$'\n'
 check "version 2: FATAL" refuses v2 'kid: "kid.lease" has format version 2'
 put "kid lease x"$'\n'
 check "no version: FATAL" refuses noversion "$damaged: it has no format version"
+put "$(with_crc "$(sed 's/^kid lease 4 /kid lease 4x /' <<<"$good_body")")"$'\n'
+check "a version followed by a letter, right checksum: FATAL" refuses version-x "$damaged: it holds something other than a number"
 head -c 2000 /dev/zero | tr '\0' 7 >"$LF_FILE"
 check "2,000 bytes: FATAL (longer than any file kid writes)" refuses long "$damaged: it is longer than any file kid writes"
 printf 'kid lease 4 1\0 2\n' >"$LF_FILE"
