@@ -349,6 +349,8 @@ static void check_scheme_table()
 {
     int rows[LEASE_LINES] = {0};
     for (const SchemeDef &scheme : SCHEMES) {
+        if (scheme.lines < 1 || scheme.lines > SCHEME_LINES_MAX)
+            elog(FATAL, "kid: scheme %s has %d lease lines", scheme.name, scheme.lines);
         for (int line = scheme.first_line; line < scheme.first_line + scheme.lines; line++)
             if (line >= 0 && line < LEASE_LINES)
                 rows[line]++;
@@ -358,11 +360,15 @@ static void check_scheme_table()
                  scheme.setting->words);
     }
     for (int line = 0; line < LEASE_LINES; line++)
-        if (rows[line] != 1 || !line_name_ok(LEASE_LINE_NAMES[line]) ||
-            lease_line_by_name(LEASE_LINE_NAMES[line],
-                               static_cast<int>(strlen(LEASE_LINE_NAMES[line]))) != line)
-            elog(FATAL, "kid: lease line %d is in %d rows of the scheme table, or misnamed", line,
-                 rows[line]);
+        if (rows[line] != 1)
+            elog(FATAL, "kid: lease line %d is in %d rows of the scheme table", line, rows[line]);
+    /* Now every line has its row, and a name. */
+    for (int line = 0; line < LEASE_LINES; line++) {
+        const char *name = lease_line_name(line);
+        if (!line_name_ok(name) || lease_line_by_name(name, static_cast<int>(strlen(name))) != line)
+            elog(FATAL, "kid: lease line %d has a name kid.lease cannot carry: \"%s\"", line,
+                 name != nullptr ? name : "(none)");
+    }
 }
 
 /*

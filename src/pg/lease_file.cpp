@@ -280,7 +280,7 @@ static bool lease_check(LeaseFile *lf, const char **why)
         lf->replayed[line] = top_replayed;
         ereport(LOG, (errmsg("kid: \"%s\" has no line \"%s\" (written before kid had it); the "
                              "line starts at the file's highest marks",
-                             LEASE_FILE, LEASE_LINE_NAMES[line])));
+                             LEASE_FILE, lease_line_name(line))));
     }
     return true;
 }
@@ -435,7 +435,7 @@ bool lease_write(const LeaseFile &lf, int elevel)
            lf.exact ? 1 : 0);
     for (int line = 0; line < LEASE_LINES; line++) {
         append(buf, &len, " ");
-        for (const char *c = LEASE_LINE_NAMES[line]; *c != '\0'; c++)
+        for (const char *c = lease_line_name(line); *c != '\0'; c++)
             append(buf, &len, "%c", *c == ' ' ? '_' : *c);
         append(buf, &len, " %lld %lld", static_cast<long long>(lf.own[line]),
                static_cast<long long>(lf.replayed[line]));

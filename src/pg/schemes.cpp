@@ -13,9 +13,6 @@
 
 namespace kid::pg {
 
-const char *const LEASE_LINE_NAMES[LEASE_LINES] = {"sno tick 0", "sno tick 1", "atproto_tid",
-                                                   "koid", "uid"};
-
 static void raise_mark(int64 *mark, int64 v)
 {
     if (v > *mark)
@@ -391,13 +388,45 @@ static const LeaseSetting uid_lease_setting = {UID_WORDS,      uid_lease_save,  
 /* ------------------------------------------------------------------ the table */
 
 const SchemeDef SCHEMES[SCHEME_COUNT] = {
-    {"sno", LEASE_SNO_TICK0, 2, node_id_field, sno_raise_to_floor, sno_high_water, sno_stats,
-     sno_newest, nullptr},
-    {"atproto_tid", LEASE_TID, 1, node_id_field, tid_raise_to_floor, tid_high_water, tid_stats,
-     tid_newest, nullptr},
-    {"koid", LEASE_KOID, 1, koid_node_field, koid_raise_to_floor, koid_high_water, koid_stats,
-     koid_newest, &koid_lease_setting},
-    {"uid", LEASE_UID, 1, uid_node_field, uid_raise_to_floor, uid_high_water, uid_stats, uid_newest,
+    {"sno",
+     LEASE_SNO_TICK0,
+     2,
+     {"sno tick 0", "sno tick 1"},
+     node_id_field,
+     sno_raise_to_floor,
+     sno_high_water,
+     sno_stats,
+     sno_newest,
+     nullptr},
+    {"atproto_tid",
+     LEASE_TID,
+     1,
+     {"atproto_tid"},
+     node_id_field,
+     tid_raise_to_floor,
+     tid_high_water,
+     tid_stats,
+     tid_newest,
+     nullptr},
+    {"koid",
+     LEASE_KOID,
+     1,
+     {"koid"},
+     koid_node_field,
+     koid_raise_to_floor,
+     koid_high_water,
+     koid_stats,
+     koid_newest,
+     &koid_lease_setting},
+    {"uid",
+     LEASE_UID,
+     1,
+     {"uid"},
+     uid_node_field,
+     uid_raise_to_floor,
+     uid_high_water,
+     uid_stats,
+     uid_newest,
      &uid_lease_setting},
 };
 
@@ -406,14 +435,21 @@ const SchemeDef &lease_line_scheme(int line)
     for (const SchemeDef &scheme : SCHEMES)
         if (line >= scheme.first_line && line < scheme.first_line + scheme.lines)
             return scheme;
-    /* Every line belongs to a row: lease_start checks the table (check_scheme_table). */
-    pg_unreachable();
+    /* Every line belongs to a row: lease_start checks the table first (check_scheme_table). */
+    elog(FATAL, "kid: lease line %d is in no row of the scheme table", line);
+    return SCHEMES[0];
+}
+
+const char *lease_line_name(int line)
+{
+    const SchemeDef &scheme = lease_line_scheme(line);
+    return scheme.line_names[line - scheme.first_line];
 }
 
 int lease_line_by_name(const char *name, int len)
 {
     for (int line = 0; line < LEASE_LINES; line++) {
-        const char *n = LEASE_LINE_NAMES[line];
+        const char *n = lease_line_name(line);
         if (static_cast<int>(strlen(n)) != len)
             continue;
         int k = 0;
