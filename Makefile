@@ -104,11 +104,14 @@ $(KID_SQL): $(wildcard src/sql/*)
 	@if command -v perl >/dev/null; then \
 		perl src/sql/build-install-script.pl > $@.tmp && { cmp -s $@.tmp $@ || echo "regenerated $@"; } && mv $@.tmp $@; \
 	else echo "perl not found: $@ not regenerated"; touch $@; fi
-# Fails when the committed install script is not what src/sql/ generates.
+# Fails when the committed install script is not what src/sql/ generates, and
+# when the scripts of sql/ and the built library do not name the same C entry
+# points (src/sql/check-entry-points.pl; the macros that make them list none).
 .PHONY: check-install-script
-check-install-script:
+check-install-script: $(shlib)
 	@perl src/sql/build-install-script.pl | diff -u $(KID_SQL) - || \
 		{ echo "$(KID_SQL) is out of date: run make and commit it"; exit 1; }
+	@perl src/sql/check-entry-points.pl $(shlib) src/sql/entry-points.allowed $(wildcard sql/$(EXTENSION)--*.sql)
 
 # make dist: the PGXN archive kid-VERSION.zip of the committed tree (HEAD),
 # every file under kid-VERSION/; what .gitattributes marks export-ignore

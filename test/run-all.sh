@@ -86,16 +86,17 @@ server_independent() {
     [ "${KID_SERVERLESS_DONE:-}" = 1 ] && grep -qx '# kid-test: server-independent' "$(server_script "$1")"
 }
 
-if [ "${KID_SERVERLESS_DONE:-}" = 1 ]; then
-    echo "(install script is up to date: checked on the first major)"
-else
-    check "install script is up to date" make -s check-install-script
-fi
 echo "== build and install (PostgreSQL $($PG_CONFIG --version | sed 's/^PostgreSQL //'))"
 # Objects built for another PostgreSQL are rebuilt by make itself (the
 # Makefile's .kid-built-for).
 make -s -j2 PG_CONFIG="$PG_CONFIG" >/dev/null && make -s install PG_CONFIG="$PG_CONFIG" >/dev/null ||
     { echo "build failed"; exit 1; }
+# After the build: the check compares the scripts with the built library's entry points.
+if [ "${KID_SERVERLESS_DONE:-}" = 1 ]; then
+    echo "(install script is up to date: checked on the first major)"
+else
+    check "install script is up to date, and names exactly kid.so's entry points" make -s check-install-script PG_CONFIG="$PG_CONFIG"
+fi
 
 # count_each PART EXPECTED RESULTS RC: one check per test of a test program
 # (GoogleTest, pg_regress), the name of each in the file EXPECTED, the

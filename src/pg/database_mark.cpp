@@ -299,13 +299,19 @@ KID_FUNCTION(kid_raise_floors)
     int count;
     deconstruct_array(floors, TIMESTAMPTZOID, sizeof(TimestampTz), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
                       &elems, &nulls, &count);
-    if (ARR_NDIM(floors) != 1 || count != LEASE_LINES)
+    if (ARR_NDIM(floors) != 1 || count != LEASE_LINES) {
+        StringInfoData names;
+        initStringInfo(&names);
+        for (int i = 0; i < LEASE_LINES; i++)
+            appendStringInfo(&names, "%s%s", i == 0 ? "" : ", ", lease_line_name(i));
         ereport(ERROR,
                 (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                  errmsg("kid_raise_floors() takes one time per lease line, %d, and got %d",
                         LEASE_LINES, count),
-                 errdetail("The lines are sno tick 0, sno tick 1, atproto_tid, koid and uid, "
-                           "in that order (NULL leaves a line).")));
+                 errdetail("The lines are %s, in that order, as kid_lease() lists them (NULL "
+                           "leaves a line).",
+                           names.data)));
+    }
     int64 want[LEASE_LINES];
     for (int i = 0; i < LEASE_LINES; i++) {
         want[i] = 0;
@@ -326,7 +332,7 @@ KID_FUNCTION(kid_raise_floors)
     ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
     for (int i = 0; i < LEASE_LINES; i++) {
         int64 after = static_cast<int64>(pg_atomic_read_u64(&shared->floor_us[i]));
-        Datum values[FLOOR_COLUMNS] = {CStringGetTextDatum(LEASE_LINE_NAMES[i]),
+        Datum values[FLOOR_COLUMNS] = {CStringGetTextDatum(lease_line_name(i)),
                                        TimestampTzGetDatum(timestamptz_from_unix_us(before[i])),
                                        TimestampTzGetDatum(timestamptz_from_unix_us(after))};
         bool nulls[FLOOR_COLUMNS] = {false, before[i] == 0, after == 0};

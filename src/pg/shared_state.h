@@ -136,11 +136,9 @@ struct SnoSlot {
 /* What the last replayed lease record said about the server that wrote it. */
 struct ReplayedWriter {
     int64 written_at_us; /* the writer's clock */
-    int32 node_id;       /* -1 until a record was replayed */
-    int32 koid_generator_id;
-    uint32 uid_node;
-    int32 uid_interval;
-    int64 koid_epoch_ms;
+    int32 node_id;       /* its kid.node_id; -1 until a record was replayed */
+    /* Per lease line, the node field the writer's ids carry (SchemeDef::node_field); -1: none. */
+    int64 node_fields[LEASE_LINES];
 };
 
 struct KidShared {
@@ -185,6 +183,7 @@ struct KidShared {
     /* The server-wide generators: tid, koid, uid (shared by uid and uid_global). */
     CounterGenerator counters[COUNTER_SCHEMES];
     /*
+     * The schemes' lease state, kept by their LeaseSetting (schemes.cpp).
      * koid: when kid.koid_epoch_ms differs from the epoch of the lease's
      * koid marks, the epoch they were written under (else -1), for the
      * error message; and the koid state word the floors set, to tell "no

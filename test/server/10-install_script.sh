@@ -129,4 +129,41 @@ EOF
 }
 check "install script generator refuses what it cannot place safely, naming file and line" gen_refusals
 
+# src/sql/check-entry-points.pl (make check-install-script) on the installed
+# kid.so: it passes with the scripts of sql/, and fails, naming the symbol,
+# for a script that names a C function kid.so lacks, for an entry point no
+# script names, and for a stale line of the allowed list.
+GEN_LIB=$("$PG_CONFIG" --pkglibdir)/kid.so
+entry_points() {
+    perl src/sql/check-entry-points.pl "$GEN_LIB" "$1" "${@:2}" > "$GEN_DIR/entry.out" 2>&1
+}
+# entry_points_refuse PATTERN ALLOWED SCRIPT...: fails, printing a line matching PATTERN.
+entry_points_refuse() {
+    local pattern=$1
+    shift
+    entry_points "$@" && { echo "passed: $*"; return 1; }
+    grep -Eq "$pattern" "$GEN_DIR/entry.out" || { cat "$GEN_DIR/entry.out"; return 1; }
+}
+entry_point_checks() {
+    local scripts=(sql/kid--*.sql) fails=0
+    entry_points src/sql/entry-points.allowed "${scripts[@]}" || { cat "$GEN_DIR/entry.out"; return 1; }
+    # every script with sno_out renamed: a symbol kid.so lacks, and sno_out unnamed.
+    mkdir -p "$GEN_DIR/renamed"
+    for f in "${scripts[@]}"; do sed "s/'sno_out'/'sno_outx'/" "$f" > "$GEN_DIR/renamed/${f#sql/}"; done
+    entry_points_refuse "names C function sno_outx, but .* does not export pg_finfo_sno_outx" \
+        src/sql/entry-points.allowed "$GEN_DIR"/renamed/*.sql || fails=$((fails + 1))
+    entry_points_refuse "entry point sno_out \(pg_finfo_sno_out\) is named by no script" \
+        src/sql/entry-points.allowed "$GEN_DIR"/renamed/*.sql || fails=$((fails + 1))
+    # sno_out listed as unnamed: taken when no script names it, stale when one does.
+    printf '# reason\nsno_out  a test\n' > "$GEN_DIR/allowed"
+    perl -ne "print unless /'sno_out'/" "${scripts[@]}" > "$GEN_DIR/without_sno_out.sql"
+    entry_points "$GEN_DIR/allowed" "$GEN_DIR/without_sno_out.sql" || { cat "$GEN_DIR/entry.out"; fails=$((fails + 1)); }
+    entry_points_refuse "sno_out is named by .*remove it from the list" "$GEN_DIR/allowed" "${scripts[@]}" ||
+        fails=$((fails + 1))
+    printf 'sno_nothing  a test\n' > "$GEN_DIR/allowed"
+    entry_points_refuse "sno_nothing is not an entry point" "$GEN_DIR/allowed" "${scripts[@]}" || fails=$((fails + 1))
+    [ $fails -eq 0 ]
+}
+check "the scripts of sql/ and kid.so name the same C entry points; the check names a missing or unnamed one" entry_point_checks
+
 kid_finish

@@ -39,23 +39,10 @@ restart_round() {
             "$(rs_log_count 'database system was not properly shut down')" $((before + 1))
         ;;
     kill-backend)
-        local pid=""
         before=$(rs_log_count 'all server processes terminated; reinitializing')
         # A backend that holds a partition dies by SIGKILL: crash restart.
-        kpsql $RS_PORT -d postgres -c "SELECT sno_new(); SELECT pg_sleep(30)" >/dev/null 2>&1 &
-        for _ in $(seq 100); do
-            pid=$(kpsql $RS_PORT -d postgres -c "SELECT pid FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND pid <> pg_backend_pid() LIMIT 1")
-            [ -n "$pid" ] && break
-            sleep 0.1
-        done
-        check "round $round: a backend killed by SIGKILL (pid '$pid')" kill -KILL "$pid"
-        wait 2>/dev/null
-        # Wait for the crash restart to finish.
-        for _ in $(seq 150); do
-            [ "$(rs_log_count 'all server processes terminated; reinitializing')" -gt "$before" ] &&
-                kpsql $RS_PORT -d postgres -c "SELECT 1" >/dev/null 2>&1 && break
-            sleep 0.2
-        done
+        check "round $round: a backend killed by SIGKILL" \
+            crash_backend $RS_PORT "$KID_TMP/restart/server.log" "SELECT sno_new()"
         # The proof that it was a crash: the postmaster reinitialised.
         expect_eq "round $round: the postmaster crash-restarted (server log)" \
             "$(rs_log_count 'all server processes terminated; reinitializing')" $((before + 1))

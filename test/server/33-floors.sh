@@ -21,14 +21,10 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
-FT_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
-FT_FILE="$KID_TMP/faketime.offset"
 FL_P=54396
 FL_DIR=$KID_TMP/fl
-faketime_set "$FT_FILE" "+0"
-chmod 644 "$FT_FILE"
 cluster_init fl $FL_P || exit 1
-fl_start() { LD_PRELOAD=$FT_LIB FAKETIME_TIMESTAMP_FILE=$FT_FILE FAKETIME_NO_CACHE=1 cluster_start fl "$@"; }
+fl_start() { faketime_cluster_start fl --fake-monotonic "$@"; }
 fl_start || exit 1
 FL_Q=$FL_P # the server the checks ask
 flq() { kpsql $FL_Q -d postgres "$@"; }
@@ -59,7 +55,8 @@ SQL
 fl_lease() {
     flq -c "SELECT string_agg(coalesce((extract(epoch FROM $1) * 1000000)::bigint, 0)::text, ' ' ORDER BY ord) FROM kid_lease() WITH ORDINALITY AS l(line, covered_until, startup_floor, ord)"
 }
-fl_file() { awk '{print $4, $5, $6, $7, $8}' "$FL_DIR/data/kid.lease"; }
+# kid.lease's own marks, line by line: the word after each line's name.
+fl_file() { awk '{s = ""; for (i = 6; i < NF; i++) if ($i ~ /^[a-z_]/) s = s (s == "" ? "" : " ") $(i + 1); print s}' "$FL_DIR/data/kid.lease"; }
 fl_checks() { # what round between
     local what=$1 round=$2 between=$3 out
     faketime_set "$FT_FILE" "-3600"
@@ -112,17 +109,8 @@ fl_above() {
 check "round 1: ids of every line (sno on tick 1 600 s back)" fl_gen 1 600
 fl_floors=$(fl_lease covered_until)
 expect_eq "before the crash: every line has a floor" "$(grep -c ' 0\b\|^0 ' <<<" $fl_floors")" 0
-fl_pm=$(cluster_pid fl)
-fl_children=$(pgrep -P "$fl_pm" | tr '\n' ' ')
 fl_recoveries=$(grep -c 'database system was not properly shut down' "$FL_DIR/server.log")
-kill -KILL "$fl_pm"
-for _ in $(seq 150); do
-    fl_alive=""
-    for c in $fl_pm $fl_children; do kill -0 "$c" 2>/dev/null && fl_alive="$fl_alive $c"; done
-    [ -z "$fl_alive" ] && break
-    sleep 0.2
-done
-expect_eq "crash: the postmaster and its children are gone" "$fl_alive" ""
+check "crash: the postmaster and its children are gone" crash_postmaster fl
 expect_eq "crash: kid.lease holds the floors kid_lease() showed before it" "$(fl_file)" "$fl_floors"
 faketime_set "$FT_FILE" "-3600"
 fl_start 2>/dev/null # pg_ctl warns about the dead postmaster's pid file
@@ -147,7 +135,7 @@ check "round 3: ids of every line (sno on tick 1 200 s back)" fl_gen 3 200
 fl_cleans=$(grep -c 'kid: wrote the exact high-water marks' "$FL_DIR/server.log")
 cluster_stop fl fast
 expect_eq "clean stop: the postmaster wrote exact marks" \
-    "$(grep -c 'kid: wrote the exact high-water marks' "$FL_DIR/server.log") $(awk '{print $15}' "$FL_DIR/data/kid.lease")" "$((fl_cleans + 1)) 1"
+    "$(grep -c 'kid: wrote the exact high-water marks' "$FL_DIR/server.log") $(awk '{print $5}' "$FL_DIR/data/kid.lease")" "$((fl_cleans + 1)) 1"
 fl_floors=$(fl_file)
 faketime_set "$FT_FILE" "-3600"
 fl_start || exit 1
@@ -159,21 +147,12 @@ fl_checks "after a clean restart" 4 100
 # every line replayed, the primary gone, the standby promoted with its clock
 # 1 h behind.  Its floors: the primary's marks plus the 10 s margin.
 FL_S=54397
-as_postgres mkdir -p "$KID_TMP/fls"
-as_postgres "$PG_BIN/pg_basebackup" -h "$KID_TMP" -p $FL_P -U postgres -D "$KID_TMP/fls/data" -R -X stream -c fast >/dev/null
-sed -i "s/^port = .*/port = $FL_S/" "$KID_TMP/fls/data/postgresql.conf"
-LD_PRELOAD=$FT_LIB FAKETIME_TIMESTAMP_FILE=$FT_FILE FAKETIME_NO_CACHE=1 cluster_start fls || exit 1
+standby_init fls $FL_P $FL_S
+faketime_cluster_start fls --fake-monotonic || exit 1
 check "round 5: ids of every line on the primary (sno on tick 1 80 s back)" fl_gen 5 80
 fl_marks=$(fl_lease covered_until)
 fl_lsn=$(flq -c "SELECT pg_current_wal_lsn()")
-fl_caught_up() {
-    for _ in $(seq 150); do
-        [ "$(kpsql $FL_S -d postgres -c "SELECT pg_last_wal_replay_lsn() >= '$fl_lsn'" 2>/dev/null)" = t ] && return 0
-        sleep 0.2
-    done
-    return 1
-}
-check "promotion: the standby replayed round 5" fl_caught_up
+check "promotion: the standby replayed round 5" wait_replayed $FL_S "$fl_lsn"
 cluster_stop fl immediate
 faketime_set "$FT_FILE" "-3600"
 as_postgres "$PG_BIN/pg_ctl" -D "$KID_TMP/fls/data" -w -t 60 promote >/dev/null

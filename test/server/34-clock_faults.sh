@@ -11,22 +11,14 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
-FT_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
-FT_FILE="$KID_TMP/faketime.offset"
-# set_offset OFFSET: the faked clock's offset, written to a new file renamed
-# over the old one.  The server reads the file at every clock call, and a
-# read between echo's truncation and its write finds it empty: libfaketime
-# 0.9.10 of Debian 13 then ends the process ("failed to parse FAKETIME").
-set_offset() { echo "$1" > "$FT_FILE.new" && mv -f "$FT_FILE.new" "$FT_FILE"; }
+# set_offset OFFSET: the faked clock's offset (the file is written by rename,
+# never read half-written).
+set_offset() { faketime_set "$FT_FILE" "$1"; }
 FPORT=54350
-set_offset +0
-chmod 644 "$FT_FILE"
 cluster_init faulty $FPORT
-# CLOCK_MONOTONIC stays true, as on a real machine, where a clock step
-# moves CLOCK_REALTIME only: tid and uid advance by it while the clock is
-# behind (their trusted time, src/core/trusted_time.h).
-LD_PRELOAD=$FT_LIB FAKETIME_TIMESTAMP_FILE=$FT_FILE FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1 \
-    cluster_start faulty
+# CLOCK_MONOTONIC stays true (faketime_cluster_start): tid and uid advance
+# by it while the clock is behind (their trusted time, src/core/trusted_time.h).
+faketime_cluster_start faulty
 
 fq() { kpsql $FPORT -d postgres "$@"; }
 fq -c "CREATE EXTENSION kid" -c "
@@ -92,19 +84,7 @@ expect_eq "clock faults: regressions and waits are counted (sno, tid, uid regres
 cf_reinits() { grep -c 'all server processes terminated; reinitializing' "$KID_TMP/faulty/server.log"; }
 cf_before=$(cf_reinits)
 cf_lease=$(fq -c "SELECT string_agg(line || '=' || covered_until, ' ' ORDER BY line) FROM kid_lease() WHERE line IN ('atproto_tid', 'uid')")
-fq -c "SELECT pg_sleep(30)" >/dev/null 2>&1 &
-pid=""
-for _ in $(seq 100); do
-    pid=$(fq -c "SELECT pid FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND pid <> pg_backend_pid() LIMIT 1")
-    [ -n "$pid" ] && break
-    sleep 0.1
-done
-check "clock faults: a backend killed by SIGKILL (pid '$pid')" kill -KILL "$pid"
-wait 2>/dev/null
-for _ in $(seq 150); do
-    [ "$(cf_reinits)" -gt "$cf_before" ] && fq -c "SELECT 1" >/dev/null 2>&1 && break
-    sleep 0.2
-done
+check "clock faults: a backend killed by SIGKILL" crash_backend $FPORT "$KID_TMP/faulty/server.log"
 expect_eq "clock faults: the postmaster crash-restarted (server log)" "$(cf_reinits)" $((cf_before + 1))
 expect_eq "clock faults: after the crash restart the tid and uid floors are the lease marks before it" \
     "$(fq -c "SELECT string_agg(line || '=' || startup_floor, ' ' ORDER BY line) FROM kid_lease() WHERE line IN ('atproto_tid', 'uid')")" "$cf_lease"

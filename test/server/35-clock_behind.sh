@@ -13,17 +13,9 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
-FT_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
-FT_FILE="$KID_TMP/faketime.offset"
 CB_PORT=54356
-faketime_set "$FT_FILE" "+0"
-chmod 644 "$FT_FILE"
 cluster_init cb $CB_PORT
-cb_start() {
-    LD_PRELOAD=$FT_LIB FAKETIME_TIMESTAMP_FILE=$FT_FILE FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1 \
-        cluster_start cb "$@"
-}
-cb_start || exit 1
+faketime_cluster_start cb || exit 1
 cq() { kpsql $CB_PORT -d postgres "$@"; }
 floor_of() { echo "(SELECT generator_floor FROM kid_node_info() WHERE scheme = '$1')"; }
 cq -c "CREATE EXTENSION kid" \
@@ -36,19 +28,8 @@ faketime_set "$FT_FILE" "-3601.001"
 reinits() { grep -c 'all server processes terminated; reinitializing' "$KID_TMP/cb/server.log"; }
 reinits_before=$(reinits)
 before_crash=$(cq -c "SELECT clock_timestamp()")
-cq -c "SELECT pg_sleep(30)" >/dev/null 2>&1 &
-victim=""
-for _ in $(seq 100); do
-    victim=$(cq -c "SELECT pid FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND pid <> pg_backend_pid() LIMIT 1")
-    [ -n "$victim" ] && break
-    sleep 0.1
-done
-kill -KILL "$victim"
-wait 2>/dev/null
-for _ in $(seq 150); do
-    [ "$(reinits)" -gt "$reinits_before" ] && cq -c "SELECT 1" >/dev/null 2>&1 && break
-    sleep 0.2
-done
+need "clock behind: a backend killed by SIGKILL, the postmaster reinitialised, the server back up" \
+    crash_backend $CB_PORT "$KID_TMP/cb/server.log"
 expect_eq "clock behind: the postmaster crash-restarted (server log)" "$(reinits)" $((reinits_before + 1))
 expect_eq "clock behind: after the crash the first tid is above the tid floor, the clock 1 h behind it" \
     "$(cq -c "SELECT tid_to_timestamp(tid_new()) > $(floor_of atproto_tid) AND clock_timestamp() < $(floor_of atproto_tid) - interval '50 minutes'")" t
@@ -83,7 +64,7 @@ cq -c "SELECT sno_new(), tid_new(), koid_new(), uid_new(), uid_global_new()" >/d
 newest_koid=$(cq -c "SELECT koid_to_timestamp(koid_new())")
 cluster_stop cb fast
 faketime_set "$FT_FILE" "+0"
-cb_start || exit 1
+faketime_cluster_start cb || exit 1
 out=$(cq -c "SET kid.koid_max_clock_wait_ms = 0" -c "SELECT koid_new()" 2>&1)
 echo "$out" | sed 's/^/  /'
 expect_eq "clock ahead once: koid_new() fails with 55000 naming the clock that was ahead and the floor (the newest koid)" \

@@ -13,16 +13,11 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
-FT_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
-FT_FILE="$KID_TMP/faketime"
 PORT=54407
-faketime_set "$FT_FILE" "+0"
-chmod 644 "$FT_FILE"
 cluster_init overflow $PORT
 # Only the wall clock is faked: PostgreSQL's waits and timers run on the
 # monotonic clock, which keeps going.
-LD_PRELOAD=$FT_LIB FAKETIME_TIMESTAMP_FILE=$FT_FILE FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1 \
-    cluster_start overflow || { check "server under libfaketime started" false; kid_finish; exit 1; }
+faketime_cluster_start overflow || { check "server under libfaketime started" false; kid_finish; exit 1; }
 kpsql $PORT -d postgres -c "CREATE EXTENSION kid" -c "SELECT koid_new()" >/dev/null
 
 # An absolute time without "@" stops libfaketime's clock there.

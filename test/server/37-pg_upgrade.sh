@@ -23,10 +23,7 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
-FT_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
-FT_FILE="$KID_TMP/faketime.offset"
 faketime_set "$FT_FILE" "+3600"
-chmod 644 "$FT_FILE"
 
 # PostgreSQL 17's pass runs in a chroot that has only 17: there the old
 # cluster is 17 too (17 -> 17).
@@ -61,7 +58,7 @@ fi
 
 # The old cluster, with the old binaries (cluster_init runs PG_BIN's initdb).
 PG_BIN=$OLD_BIN cluster_init old $OPORT
-PG_BIN=$OLD_BIN LD_PRELOAD=$FT_LIB FAKETIME_TIMESTAMP_FILE=$FT_FILE FAKETIME_NO_CACHE=1 cluster_start old || exit 1
+PG_BIN=$OLD_BIN faketime_cluster_start old --fake-monotonic || exit 1
 oq() { PG_BIN=$OLD_BIN kpsql $OPORT "$@"; }
 nq() { kpsql $NPORT "$@"; }
 rq() { kpsql $RPORT "$@"; }

@@ -26,15 +26,10 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
-PR_FT_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
-PR_FT_FILE="$KID_TMP/promo_primary.offset"
 PR_P=54360
 PR_S=54361
-echo "+0" > "$PR_FT_FILE"
-chmod 644 "$PR_FT_FILE"
 cluster_init promo_p $PR_P "wal_level = replica"
-LD_PRELOAD=$PR_FT_LIB FAKETIME_TIMESTAMP_FILE=$PR_FT_FILE FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1 \
-    cluster_start promo_p
+faketime_cluster_start promo_p
 
 ppq() { kpsql $PR_P -d postgres "$@"; }
 spq() { kpsql $PR_S -d postgres "$@"; }
@@ -60,33 +55,22 @@ pr_gen() { # port round schemes...
 
 check "promotion: primary generates every scheme at the true time" pr_gen $PR_P 0 sno tid koid uid
 
-as_postgres mkdir -p "$KID_TMP/promo_s"
-as_postgres "$PG_BIN/pg_basebackup" -h "$KID_TMP" -p $PR_P -U postgres -D "$KID_TMP/promo_s/data" -R -X stream -c fast >/dev/null
-sed -i "s/^port = .*/port = $PR_S/" "$KID_TMP/promo_s/data/postgresql.conf"
+standby_init promo_s $PR_P $PR_S
 cluster_start promo_s
 # A third standby, promoted and crashed before it generates anything.
-as_postgres "$PG_BIN/pg_basebackup" -h "$KID_TMP" -p $PR_P -U postgres -D "$KID_TMP/promo_s2/data" -R -X stream -c fast >/dev/null
-sed -i "s/^port = .*/port = 54363/" "$KID_TMP/promo_s2/data/postgresql.conf"
+standby_init promo_s2 $PR_P 54363
 cluster_start promo_s2
 # A second standby without kid preloaded cannot replay kid's records.
-as_postgres "$PG_BIN/pg_basebackup" -h "$KID_TMP" -p $PR_P -U postgres -D "$KID_TMP/promo_np/data" -R -X stream -c fast >/dev/null
-sed -i -e "s/^port = .*/port = 54362/" -e "s/^shared_preload_libraries = 'kid'/shared_preload_libraries = ''/" "$KID_TMP/promo_np/data/postgresql.conf"
+standby_init promo_np $PR_P 54362 "shared_preload_libraries = ''"
 cluster_start promo_np
 
 # The primary's clock jumps a minute ahead: its lease runs far past the backup's.
 pr_lsn0=$(ppq -c "SELECT pg_current_wal_lsn()")
-echo "+60" > "$PR_FT_FILE.new" && mv -f "$PR_FT_FILE.new" "$PR_FT_FILE"   # renamed in one step, as in clock_faults.sh
+faketime_set "$FT_FILE" +60
 check "promotion: primary generates every scheme 60 s ahead" pr_gen $PR_P 1 sno tid koid uid
 pr_lsn1=$(ppq -c "SELECT pg_current_wal_lsn()")
-pr_caught_up() { # [port]
-    for _ in $(seq 150); do
-        [ "$(kpsql "${1:-$PR_S}" -d postgres -c "SELECT pg_last_wal_replay_lsn() >= '$pr_lsn1'" 2>/dev/null)" = t ] && return 0
-        sleep 0.2
-    done
-    return 1
-}
-check "promotion: standby replayed the primary's WAL" pr_caught_up
-check "promotion: the third standby replayed the primary's WAL" pr_caught_up 54363
+check "promotion: standby replayed the primary's WAL" wait_replayed $PR_S "$pr_lsn1"
+check "promotion: the third standby replayed the primary's WAL" wait_replayed 54363 "$pr_lsn1"
 pr_np_stopped() {
     for _ in $(seq 150); do
         grep -q 'resource manager with ID 128 not registered' "$KID_TMP/promo_np/server.log" && return 0
@@ -98,9 +82,9 @@ check "promotion: a standby without kid preloaded stops at the first kid record 
 cluster_stop promo_np immediate
 
 expect_eq "promotion: pg_walinspect shows kid LEASE records with their marks" \
-    "$(ppq -c "SELECT count(*) > 0 FROM pg_get_wal_records_info('$pr_lsn0', '$pr_lsn1') WHERE resource_manager = 'kid' AND record_type = 'LEASE' AND description LIKE 'node 0, koid generator 0, uid node %; sno tick 0 until %, sno tick 1 until %, atproto_tid until %, koid until %, uid until %; koid epoch 0 ms, uid interval 8; written at 20%'")" t
-expect_eq "promotion: every kid LEASE record is 106 bytes (version 2 layout: 80 bytes of data)" \
-    "$(ppq -c "SELECT string_agg(DISTINCT record_length::text, ',') FROM pg_get_wal_records_info('$pr_lsn0', '$pr_lsn1') WHERE resource_manager = 'kid'")" 106
+    "$(ppq -c "SELECT count(*) > 0 FROM pg_get_wal_records_info('$pr_lsn0', '$pr_lsn1') WHERE resource_manager = 'kid' AND record_type = 'LEASE' AND description LIKE 'node 0; sno tick 0 until %, node field 0; sno tick 1 until %, node field 0; atproto_tid until %, node field 0; koid until %, node field 0, setting 0; uid until %, node field %, setting 8; written at 20%'")" t
+expect_eq "promotion: every kid LEASE record is 250 bytes (version 2 layout: a 24-byte header and 40 bytes per line, 5 lines)" \
+    "$(ppq -c "SELECT string_agg(DISTINCT record_length::text, ',') FROM pg_get_wal_records_info('$pr_lsn0', '$pr_lsn1') WHERE resource_manager = 'kid'")" 250
 expect_eq "promotion: pg_waldump lists the records under the custom resource manager id" \
     "$(as_postgres "$PG_BIN/pg_waldump" -p "$KID_TMP/promo_p/data/pg_wal" -s "$pr_lsn0" -e "$pr_lsn1" 2>/dev/null | grep -c '^rmgr: custom128 ' | awk '{print ($1 > 0)}')" 1
 
@@ -113,7 +97,7 @@ expect_eq "promotion: the standby names the primary's node id and counts the rep
     "$(spq -c "SELECT bool_and(replayed_node_id = 0 AND replayed_records > 0 AND generation LIKE 'in recovery%') FROM kid_node_info()")" t
 pr_counters_us=$(ppq -c "SELECT (extract(epoch FROM covered_until) * 1000000)::bigint FROM kid_node_info() WHERE scheme = 'atproto_tid'")
 expect_eq "promotion: the standby's kid.lease holds the replayed atproto_tid mark" \
-    "$(awk '{print $1, $2, $3, $11}' "$KID_TMP/promo_s/data/kid.lease")" "kid lease 4 $pr_counters_us"
+    "$(awk '{for (i = 6; i < NF; i++) if ($i == "atproto_tid") print $1, $2, $3, $(i + 2)}' "$KID_TMP/promo_s/data/kid.lease")" "kid lease 4 $pr_counters_us"
 
 pr_refusals=0
 for f in "sno_new()" "tid_new()" "koid_new()" "uid_new()"; do

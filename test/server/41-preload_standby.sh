@@ -31,16 +31,10 @@ cluster_stop nopreload
 # socket goes into this script's directory.
 ensure_main_cluster || exit 1
 main_db kid_standby || exit 1
-as_postgres mkdir -p "$KID_TMP/standby"
-as_postgres "$PG_BIN/pg_basebackup" -h "$KID_MAIN_SOCK" -p $PORT -U postgres -D "$KID_TMP/standby/data" -R -X stream -c fast >/dev/null
-sed -i -e "s/^port = .*/port = 54341/" -e "s|^unix_socket_directories = .*|unix_socket_directories = '$KID_TMP'|" \
-    "$KID_TMP/standby/data/postgresql.conf"
+standby_init standby $PORT 54341
 cluster_start standby
 kpsql $PORT -d kid_standby -c "CREATE TABLE standby_check AS SELECT sno_new() AS id FROM generate_series(1, 100)"
-for _ in $(seq 50); do
-    [ "$(kpsql 54341 -d kid_standby -c "SELECT count(*) FROM pg_class WHERE relname = 'standby_check'" 2>/dev/null)" = 1 ] && break
-    sleep 0.2
-done
+need "standby: replayed the table" wait_replayed 54341 "$(kpsql $PORT -d postgres -c "SELECT pg_current_wal_lsn()")"
 expect_eq "standby: is in recovery" "$(kpsql 54341 -d kid_standby -c 'SELECT pg_is_in_recovery()')" t
 expect_eq "standby: decodes and queries replicated ids" \
     "$(kpsql 54341 -d kid_standby -c "SELECT count(*) FROM standby_check WHERE id >= now() - interval '1 hour' AND sno_to_timestamp(id) <= now()")" 100
