@@ -24,15 +24,24 @@ static int64 node_id_field()
     return node_id;
 }
 
+/*
+ * The sums of the backends' slots (shared_state.h, BackendStats).  Each
+ * slot only grows, so a sum read later is never smaller; ids being made
+ * while it is read may be in it or not.  Exact once generation stopped.
+ */
 static GeneratorStats counter_stats(KidShared *s, CounterScheme c)
 {
-    CounterStats &st = s->counters[c].stats;
+    uint64 sum[COUNTER_STATS] = {0, 0, 0, 0, 0};
+    const BackendStats *slots = backend_stats(s);
+    for (int i = 0; i <= s->backend_stats_count; i++)
+        for (int k = 0; k < COUNTER_STATS; k++)
+            sum[k] += pg_atomic_read_u64(const_cast<pg_atomic_uint64 *>(&slots[i].counts[c][k]));
     GeneratorStats g;
-    g.generated = static_cast<int64>(pg_atomic_read_u64(&st.generated));
-    g.regressions = static_cast<int64>(pg_atomic_read_u64(&st.regressions));
-    g.overflow_waits = static_cast<int64>(pg_atomic_read_u64(&st.overflow_waits));
-    g.clock_waits = static_cast<int64>(pg_atomic_read_u64(&st.clock_waits));
-    g.ahead_waits = static_cast<int64>(pg_atomic_read_u64(&st.ahead_waits));
+    g.generated = static_cast<int64>(sum[STAT_GENERATED]);
+    g.regressions = static_cast<int64>(sum[STAT_REGRESSIONS]);
+    g.overflow_waits = static_cast<int64>(sum[STAT_OVERFLOW_WAITS]);
+    g.clock_waits = static_cast<int64>(sum[STAT_CLOCK_WAITS]);
+    g.ahead_waits = static_cast<int64>(sum[STAT_AHEAD_WAITS]);
     return g;
 }
 
@@ -45,7 +54,7 @@ static uint64 counter_state(KidShared *s, CounterScheme c)
 /* A newest id that made no id since start-up: there is none, whatever the floors put in the state. */
 static bool counter_generated(KidShared *s, CounterScheme c)
 {
-    return pg_atomic_read_u64(&s->counters[c].stats.generated) > 0;
+    return counter_stats(s, c).generated > 0;
 }
 
 /* ------------------------------------------------------------------ sno */

@@ -5,7 +5,10 @@
 # clients generate at the same time, so partitions are claimed, released
 # and reused while others generate.  Asserts: every id made it into the
 # table (a duplicate would fail the primary key and lose its transaction),
-# and each backend's ids rise strictly in the order it made them.
+# and each backend's ids rise strictly in the order it made them; and
+# kid_generator_stats() counts every id exactly, also those of the backends
+# that exited (each backend counts in its own slot; the next one on the
+# same PGPROC continues the count).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
@@ -55,6 +58,10 @@ FROM generate_series(1, 20);
 SQL
 chmod 644 "$KID_TMP/conc_sno.sql"
 
+# The counter schemes' counts before the clients: tid, koid, uid (uid and uid_global together).
+counts() { kpsql $PORT -d kid_stress -c "SELECT string_agg(generated::text, ' ' ORDER BY scheme) FROM kid_generator_stats() WHERE scheme IN ('atproto_tid', 'koid', 'uid')"; }
+read -r tid0 koid0 uid0 <<<"$(counts)"
+
 long_lived() { main_pgbench kid_stress -c 8 -j 2 -t 300 -f "$KID_TMP/conc_sno.sql"; }
 short_lived() { main_pgbench kid_stress -C -c 6 -j 2 -t 150 -f "$KID_TMP/conc_sno.sql"; }
 
@@ -74,6 +81,9 @@ expect_eq "sno: short-lived backends reused partitions (fewer distinct partition
     "$(kpsql $PORT -d kid_stress -c 'SELECT count(DISTINCT sno_partition(id)) < count(DISTINCT session) FROM conc_sno')" t
 expect_eq "sno: all partitions released after the clients left" \
     "$(kpsql $PORT -d kid_stress -c 'SELECT sum(generated) FROM kid_generator_stats() WHERE scheme = '"'"'sno'"'"'' | awk '{print ($1 >= '"$expected"') ? "t" : "f"}')" t
+read -r tid1 koid1 uid1 <<<"$(counts)"
+expect_eq "kid_generator_stats: every tid, koid, uid and uid_global counted once, exited backends included" \
+    "$((tid1 - tid0)) $((koid1 - koid0)) $((uid1 - uid0))" "$expected $expected $((2 * expected))"
 expect_eq "tid: every id of concurrent backends is unique and stored" \
     "$(kpsql $PORT -d kid_stress -c 'SELECT count(DISTINCT id) FROM conc_tid')" "$expected"
 expect_eq "tid: ids rise strictly within each backend" \

@@ -28,6 +28,8 @@
 # range scans, a few ms each, default 30) tune it; BENCH_SECTIONS (default
 # "calls decode insert range") runs only the sections named, e.g.
 #   BENCH_SECTIONS=range BENCH_ROUNDS=3 test/tools/bench.sh
+# "clients" (not in the default) measures throughput with 1-8 clients: see
+# that section, and BENCH_BASELINE_PG_CONFIG for a before/after run.
 # It runs on PG_CONFIG's PostgreSQL; "make bench18" on PostgreSQL 18, e.g.
 #   PG_CONFIG=$(test/tools/pg18.sh) test/tools/bench.sh
 set -euo pipefail
@@ -349,6 +351,84 @@ WITH best AS (SELECT label, min(ms) AS ms, min(buffers) AS buffers FROM range_re
 SELECT rpad(label, 50), to_char(best.ms, '9990.00'), to_char(best.ms / d.ms, '9990.00'),
        to_char(best.buffers, '99999990'), to_char(best.buffers::float8 / d.buffers, '9990.00')
 FROM best, d ORDER BY label" | sed '1i query                                              |    ms    |  x (d)   |  buffers  |  x (d)'
+fi
+
+# ---------------------------------------------------------------- clients
+# Throughput with 1, 2, 4 and 8 clients: pgbench -n -c C -j C -T SECONDS
+# running one query, SELECT count(f()) FROM generate_series(1, 1000) g,
+# so that the generator, not the round trip, is most of each transaction;
+# ids/s = transactions/s * 1000.  The floor is count(g) over the same
+# series.  On a machine with fewer cores than clients the extra clients only
+# share the cores: what this section shows there is that nothing gets
+# slower, not how the generators scale.  Not in the default sections (it
+# takes 4 * ROUNDS * SECONDS per function and server).
+#
+# BENCH_BASELINE_PG_CONFIG names another PostgreSQL install of the same
+# major with another build of kid installed (e.g. the main branch's, built
+# with PG_CONFIG pointing there): a second server runs from it, each round
+# runs every query on both servers one after the other (which one first
+# alternates from round to round), and the table gives
+# both and their ratio (this build / baseline), best of ROUNDS rounds.
+if section clients; then
+client_counts=${BENCH_CLIENTS:-1 2 4 8}
+client_queries=(
+    "floor: count(g)|g"
+    "sno_new()|sno_new()"
+    "tid_new()|tid_new()"
+    "koid_new()|koid_new()"
+    "uid_new()|uid_new()"
+    "uid_global_new()|uid_global_new()"
+    "nextval()|nextval('bench_seq')"
+    "gen_random_uuid()|gen_random_uuid()"
+)
+[ -z "$pg18" ] || client_queries+=("uuidv7() (built in, 18)|uuidv7()")
+servers=("this|$PORT|$PG_BIN")
+if [ -n "${BENCH_BASELINE_PG_CONFIG:-}" ]; then
+    base_bin=$("$BENCH_BASELINE_PG_CONFIG" --bindir)
+    BASE_PORT=$((PORT + 1))
+    PG_BIN=$base_bin cluster_init bench_base $BASE_PORT "shared_buffers = 256MB" "synchronous_commit = off"
+    PG_BIN=$base_bin cluster_start bench_base
+    PG_BIN=$base_bin kpsql $BASE_PORT -d postgres -c "CREATE EXTENSION kid" -c "CREATE SEQUENCE bench_seq"
+    servers+=("baseline|$BASE_PORT|$base_bin")
+fi
+kpsql $PORT -d postgres -c "CREATE TABLE client_results (server text, label text, clients int, round int, tps double precision)"
+for r in $(seq "$ROUNDS"); do
+    for q in "${client_queries[@]}"; do
+        label=${q%%|*}
+        echo "SELECT count(${q#*|}) FROM generate_series(1, 1000) g;" > "$KID_TMP/clients.sql"
+        chmod 644 "$KID_TMP/clients.sql"
+        for c in $client_counts; do
+            # Odd rounds run this build first, even rounds the baseline first.
+            order=("${servers[@]}")
+            [ $((r % 2)) -eq 1 ] || order=($(printf '%s\n' "${servers[@]}" | tac))
+            for srv in "${order[@]}"; do
+                IFS='|' read -r name port bin <<<"$srv"
+                tps=$("$bin/pgbench" -h "$KID_TMP" -p "$port" -U postgres -n -c "$c" -j "$c" -T "$SECONDS_PER_ROUND" \
+                        -f "$KID_TMP/clients.sql" postgres 2>/dev/null | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
+                kpsql $PORT -d postgres -c "INSERT INTO client_results VALUES ('$name', \$l\$$label\$l\$, $c, $r, ${tps:-0})"
+            done
+        done
+    done
+done
+echo
+echo "Clients: pgbench -c C -j C -T $SECONDS_PER_ROUND, SELECT count(f()) FROM generate_series(1, 1000) g;"
+echo "million ids/s, best of $ROUNDS rounds${BENCH_BASELINE_PG_CONFIG:+; this build / baseline in parentheses}"
+kpsql $PORT -d postgres -P footer=off -P format=aligned -t -c "
+WITH best AS (SELECT server, label, clients, max(tps) * 1000 / 1e6 AS mids FROM client_results GROUP BY 1, 2, 3)
+SELECT rpad(t.label, 24) AS label,
+       string_agg(lpad(to_char(t.mids, '990.00'), 7) ||
+                  coalesce(' (' || to_char(t.mids / nullif(b.mids, 0), '0.00') || ')', ''), ' |' ORDER BY t.clients)
+FROM best t LEFT JOIN best b ON b.server = 'baseline' AND b.label = t.label AND b.clients = t.clients
+WHERE t.server = 'this' GROUP BY t.label ORDER BY min(t.mids) DESC" |
+    sed "1i function                 | clients: $client_counts"
+if [ -n "${BENCH_BASELINE_PG_CONFIG:-}" ]; then
+    echo "baseline, million ids/s:"
+    kpsql $PORT -d postgres -P footer=off -P format=aligned -t -c "
+WITH best AS (SELECT label, clients, max(tps) * 1000 / 1e6 AS mids FROM client_results WHERE server = 'baseline' GROUP BY 1, 2)
+SELECT rpad(label, 24), string_agg(lpad(to_char(mids, '990.00'), 7), ' |' ORDER BY clients)
+FROM best GROUP BY label ORDER BY min(mids) DESC"
+    PG_BIN=$base_bin cluster_stop bench_base
+fi
 fi
 
 cluster_stop bench
