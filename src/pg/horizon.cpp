@@ -491,8 +491,15 @@ using kid::pg::compute_horizon;
 KID_FUNCTION(sno_safe_horizon)
 {
     uint64 us = compute_horizon(kid::pg::HORIZON_SNO, "sno", "sno_safe_horizon");
-    int64_t units;
-    if (!kid::sno_units_from_unix_us(static_cast<int64_t>(us), &units))
+    /*
+     * A floor below sno's first time (a pending floor of 0: no horizon and
+     * no lease yet when the transaction made its first sno) stands for the
+     * smallest sno.  Past its last time the clock is out of range, which
+     * compute_horizon reported already.
+     */
+    int64_t units = 0;
+    if (static_cast<int64_t>(us) >= kid::SNO_MIN_UNIX_US &&
+        !kid::sno_units_from_unix_us(static_cast<int64_t>(us), &units))
         ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
                         errmsg("the sno horizon is outside the time range of sno")));
     kid::SnoFields f{};

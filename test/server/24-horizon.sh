@@ -25,6 +25,13 @@ cluster_init hz $HZ_P "max_prepared_transactions = 20" || exit 1
 cluster_start hz || exit 1
 kpsql $HZ_P -d postgres -c "CREATE EXTENSION kid" || exit 1
 
+# 0. A new server (no kid.lease, so no floors, no horizon asked yet): a
+#    transaction's first sno publishes a pending floor of 0, which stands
+#    for the smallest sno.
+expect_eq "a new server: sno_safe_horizon() inside the first transaction that made an sno is the smallest sno" \
+    "$(kpsql $HZ_P -d postgres -c "BEGIN" -c "SELECT sno_new() IS NOT NULL" -c "SELECT sno_safe_horizon()" -c "COMMIT" | tr '\n' ' ')" \
+    "t 2222222222222222 "
+
 # 1. The consumers.
 PGHOST=$KID_TMP PGPORT=$HZ_P PGUSER=postgres PGDATABASE=postgres \
     $PYTHON -B test/server/horizon_consumer.py 4 1 >"$KID_TMP/horizon_consumer.out" 2>&1
