@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Consumers of a table read by id, against kid's commit horizon (run by
-test/server/24-horizon.sh, with psycopg 3, on a server with
+test/server/25-horizon.sh, with psycopg 3, on a server with
 max_prepared_transactions > 0; libpq's environment names the database).
 Prints one "ok: NAME" / "FAILED: NAME: why" line per check, then "end: ...".
 

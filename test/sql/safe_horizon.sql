@@ -1,6 +1,6 @@
 -- horizon: <scheme>_safe_horizon(), seen from one session (other sessions,
 -- prepared transactions, terminated backends, restarts and a standby are in
--- test/server/24-horizon.sh).  docs/horizon.md is the consumer's protocol.
+-- test/server/25-horizon.sh).  docs/horizon.md is the consumer's protocol.
 SET TIME ZONE 'UTC';
 
 -- Each returns its own type.
