@@ -24,7 +24,7 @@
  *     before its first id, is at or below all of its ids.
  *   - sno has no server-wide word (every backend owns a generator).  B is
  *     the reader's clock reading, and the reader imposes it on every later
- *     sno (sno_force_us: sno_new takes max(clock, force)) before it reads
+ *     sno (force_us: sno_new takes max(clock, force)) before it reads
  *     the floors; a backend reads the force after publishing P = the force
  *     it read before, so either the reader sees its P or the backend sees
  *     the raised force.  The lease covers the force first, so that after a
@@ -49,6 +49,7 @@
 #include "core/tid.h"
 #include "core/uid.h"
 #include "pg/lease.h"
+#include "pg/schemes.h"
 #include "pg/settings.h"
 
 extern "C" {
@@ -84,10 +85,27 @@ struct PreparedFloors {
     uint64 pending[HORIZON_SCHEMES];
 };
 
+/*
+ * How each horizon bounds the ids still to come: a scheme with one
+ * server-wide state word takes the next key it can give; a scheme whose
+ * generators are per backend ("clocked": sno) takes the reader's clock and
+ * imposes it on every later id as a floor (force_us).
+ */
+struct HorizonDef {
+    Scheme scheme; /* its row of SCHEMES: the lease lines, the type name */
+    bool clocked;
+};
+constexpr HorizonDef HORIZONS[HORIZON_SCHEMES] = {
+    {SCHEME_SNO, true},
+    {SCHEME_TID, false},
+    {SCHEME_KOID, false},
+    {SCHEME_UID, false},
+};
+
 struct alignas(PG_CACHE_LINE_SIZE) HorizonShared {
-    /* Written by readers only, read on every sno: a line of its own. */
-    pg_atomic_uint64 sno_force_us;
-    char pad_[PG_CACHE_LINE_SIZE - sizeof(pg_atomic_uint64)];
+    /* Written by readers only, read on every id of a clocked scheme: a line of its own. */
+    pg_atomic_uint64 force_us[HORIZON_SCHEMES];
+    char pad_[PG_CACHE_LINE_SIZE - HORIZON_SCHEMES * sizeof(pg_atomic_uint64)];
     /* The highest key returned per scheme since start-up (0: none). */
     pg_atomic_uint64 returned[HORIZON_SCHEMES];
     LWLock *lock;        /* the prepared table and the legacy check */
@@ -139,7 +157,8 @@ void horizon_shmem_startup() noexcept
     char *base = reinterpret_cast<char *>(TYPEALIGN(PG_CACHE_LINE_SIZE, mem));
     hz = reinterpret_cast<HorizonShared *>(base);
     if (!found) {
-        pg_atomic_init_u64(&hz->sno_force_us, 0);
+        for (auto &f : hz->force_us)
+            pg_atomic_init_u64(&f, 0);
         for (auto &r : hz->returned)
             pg_atomic_init_u64(&r, 0);
         hz->lock = &(GetNamedLWLockTranche("kid horizon"))->lock;
@@ -384,12 +403,17 @@ uint64 counter_next_key(HorizonScheme scheme, KidShared *s)
     }
 }
 
-/* The lowest of sno's two floors: every sno made since start-up is above it. */
-uint64 sno_floor_us(KidShared *s)
+/* The lowest floor of a scheme's lease lines: every id it made since start-up is above it. */
+uint64 scheme_floor_us(KidShared *s, HorizonScheme scheme)
 {
-    uint64 f0 = pg_atomic_read_u64(&s->floor_us[LEASE_SNO_TICK0]);
-    uint64 f1 = pg_atomic_read_u64(&s->floor_us[LEASE_SNO_TICK1]);
-    return f0 < f1 ? f0 : f1;
+    const SchemeDef &def = SCHEMES[HORIZONS[scheme].scheme];
+    uint64 least = PG_UINT64_MAX;
+    for (int i = 0; i < def.lines; i++) {
+        uint64 f = pg_atomic_read_u64(&s->floor_us[def.first_line + i]);
+        if (f < least)
+            least = f;
+    }
+    return least;
 }
 
 uint64 raise_returned(HorizonScheme scheme, uint64 key)
@@ -401,8 +425,9 @@ uint64 raise_returned(HorizonScheme scheme, uint64 key)
 }
 
 /* The horizon's key for `scheme`: see the comment at the top. */
-uint64 compute_horizon(HorizonScheme scheme, const char *type_name, const char *function)
+uint64 compute_horizon(HorizonScheme scheme, const char *function)
 {
+    const char *type_name = SCHEMES[HORIZONS[scheme].scheme].name;
     if (RecoveryInProgress())
         ereport(ERROR,
                 (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -421,18 +446,19 @@ uint64 compute_horizon(HorizonScheme scheme, const char *type_name, const char *
 
     uint64 bound;
     uint64 least_ever = 0;
-    if (scheme == HORIZON_SNO) {
+    if (HORIZONS[scheme].clocked) {
         int64 now = now_unix_us();
-        int64 units;
-        if (!kid::sno_units_from_unix_us(now, &units))
-            ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-                            errmsg("the system clock is outside the time range of sno")));
-        /* Covered by the lease before any sno can be made under it. */
-        lease_cover(s, LEASE_SNO_TICK0, kid::sno_unit_end_us(units));
-        lease_cover(s, LEASE_SNO_TICK1, kid::sno_unit_end_us(units));
-        atomic_raise(&hz->sno_force_us, static_cast<uint64>(now));
-        bound = pg_atomic_read_u64(&hz->sno_force_us);
-        least_ever = sno_floor_us(s);
+        /*
+         * Covered by the lease before any id is made under it, so that
+         * after a restart the floors are above it (and so above every
+         * horizon returned before).
+         */
+        const SchemeDef &def = SCHEMES[HORIZONS[scheme].scheme];
+        for (int i = 0; i < def.lines; i++)
+            lease_cover(s, static_cast<LeaseLine>(def.first_line + i), now);
+        atomic_raise(&hz->force_us[scheme], static_cast<uint64>(now));
+        bound = pg_atomic_read_u64(&hz->force_us[scheme]);
+        least_ever = scheme_floor_us(s, scheme);
     } else {
         bound = counter_next_key(scheme, s);
     }
@@ -471,15 +497,15 @@ void horizon_enter_counter(HorizonScheme scheme, KidShared *s)
     publish(scheme, counter_next_key(scheme, s));
 }
 
-int64 horizon_enter_sno()
+int64 horizon_enter_clocked(HorizonScheme scheme)
 {
-    if (!published[HORIZON_SNO]) {
+    if (!published[scheme]) {
         ensure_exit_callback();
-        uint64 force = pg_atomic_read_u64(&hz->sno_force_us);
-        uint64 floor = sno_floor_us(shared);
-        publish(HORIZON_SNO, force > floor ? force : floor);
+        uint64 force = pg_atomic_read_u64(&hz->force_us[scheme]);
+        uint64 floor = scheme_floor_us(shared, scheme);
+        publish(scheme, force > floor ? force : floor);
     }
-    return static_cast<int64>(pg_atomic_read_u64(&hz->sno_force_us));
+    return static_cast<int64>(pg_atomic_read_u64(&hz->force_us[scheme]));
 }
 
 } // namespace kid::pg
@@ -490,7 +516,7 @@ using kid::pg::compute_horizon;
 
 KID_FUNCTION(sno_safe_horizon)
 {
-    uint64 us = compute_horizon(kid::pg::HORIZON_SNO, "sno", "sno_safe_horizon");
+    uint64 us = compute_horizon(kid::pg::HORIZON_SNO, "sno_safe_horizon");
     /*
      * A floor below sno's first time (a pending floor of 0: no horizon and
      * no lease yet when the transaction made its first sno) stands for the
@@ -511,24 +537,24 @@ KID_FUNCTION(sno_safe_horizon)
 
 KID_FUNCTION(tid_safe_horizon)
 {
-    uint64 us = compute_horizon(kid::pg::HORIZON_TID, "atproto_tid", "tid_safe_horizon");
+    uint64 us = compute_horizon(kid::pg::HORIZON_TID, "tid_safe_horizon");
     return UInt64GetDatum(kid::tid_pack(static_cast<int64_t>(us), 0));
 }
 
 KID_FUNCTION(koid_safe_horizon)
 {
-    return UInt64GetDatum(compute_horizon(kid::pg::HORIZON_KOID, "koid", "koid_safe_horizon"));
+    return UInt64GetDatum(compute_horizon(kid::pg::HORIZON_KOID, "koid_safe_horizon"));
 }
 
 KID_FUNCTION(uid_safe_horizon)
 {
-    uint64 word = compute_horizon(kid::pg::HORIZON_UID, "uid", "uid_safe_horizon");
+    uint64 word = compute_horizon(kid::pg::HORIZON_UID, "uid_safe_horizon");
     return UInt64GetDatum(kid::uid_local_pack(kid::uid_fields_from_word(word)));
 }
 
 KID_FUNCTION(uid_global_safe_horizon)
 {
-    uint64 word = compute_horizon(kid::pg::HORIZON_UID, "uid_global", "uid_global_safe_horizon");
+    uint64 word = compute_horizon(kid::pg::HORIZON_UID, "uid_global_safe_horizon");
     /*
      * The node field sits between the high and the low bits of the time
      * (kid::uid_global_pack): only with this server's own node does the id

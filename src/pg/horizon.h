@@ -43,11 +43,11 @@ void horizon_install_hooks();
 void horizon_enter_counter(HorizonScheme scheme, KidShared *s);
 
 /*
- * sno: the same, and the Unix microsecond every sno made now must be at or
- * above (the highest clock reading a reader imposed; 0 when none).  Costs
- * one atomic read per call.
+ * A scheme whose generators are per backend (sno): the same, and the Unix
+ * microsecond every id made now must be at or above (the highest clock
+ * reading a reader imposed; 0 when none).  Costs one atomic read per call.
  */
-int64 horizon_enter_sno();
+int64 horizon_enter_clocked(HorizonScheme scheme);
 
 } // namespace kid::pg
 
