@@ -94,6 +94,9 @@ BEGIN
             USING ERRCODE = 'insufficient_privilege',
                   DETAIL = 'kid_adopt_database() raises the floors of the whole server: only a superuser may.';
     END IF;
+    -- pg_upgrade leaves out the members kid adds to PostgreSQL's uuid
+    -- families (src/sql/uuidv7.sql): add them again.
+    PERFORM @extschema@.uuidv7_restore_operators();
     -- One adoption at a time; the row it inserts comes after every row read.
     LOCK TABLE @extschema@.kid_database_origin IN SHARE ROW EXCLUSIVE MODE;
     -- Every column of a kid id type (directly, through a domain, or as an
