@@ -583,7 +583,7 @@ AS 'MODULE_PATHNAME', 'kid_raise_floors'
 LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
 
 COMMENT ON FUNCTION kid_raise_floors(timestamptz[]) IS
-'Superuser only: raise this server''s generator floors to the given times, one per lease line in the order sno tick 0, sno tick 1, atproto_tid, koid, uid (NULL leaves a line), durably (kid.lease and the WAL); never lowers one, nor raises a line whose generators already made an id in a later time unit. Returns each line''s floor before and after. kid_adopt_database() calls it.';
+'Superuser only: raise this server''s generator floors to the given times, one per lease line in the order kid_lease() lists them (NULL leaves a line), durably (kid.lease and the WAL); never lowers one, nor raises a line whose generators already made an id in a later time unit. Returns each line''s floor before and after. kid_adopt_database() calls it.';
 
 CREATE FUNCTION kid_adopt_database(
     floor timestamptz DEFAULT NULL,
@@ -595,9 +595,10 @@ CREATE FUNCTION kid_adopt_database(
 RETURNS SETOF record
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-    lines constant text[] := ARRAY['sno tick 0', 'sno tick 1', 'atproto_tid', 'koid', 'uid'];
-    found timestamptz[] := ARRAY[NULL, NULL, NULL, NULL, NULL]::timestamptz[];
-    counts integer[] := ARRAY[0, 0, 0, 0, 0];
+    -- The lease lines, in the order kid_raise_floors() takes them (none when kid is not preloaded).
+    lines constant text[] := ARRAY(SELECT l.line FROM @extschema@.kid_lease() WITH ORDINALITY AS l ORDER BY l.ordinality);
+    found timestamptz[] := pg_catalog.array_fill(NULL::timestamptz, ARRAY[pg_catalog.cardinality(lines)]);
+    counts integer[] := pg_catalog.array_fill(0, ARRAY[pg_catalog.cardinality(lines)]);
     c record;
     source text;
     val text;
@@ -616,6 +617,10 @@ BEGIN
     -- pg_upgrade leaves out the members kid adds to PostgreSQL's uuid
     -- families (src/sql/uuidv7.sql): add them again.
     PERFORM @extschema@.uuidv7_restore_operators();
+    IF pg_catalog.cardinality(lines) = 0 THEN
+        -- Not preloaded: kid_raise_floors() says so (and what to do).
+        PERFORM @extschema@.kid_raise_floors('{}');
+    END IF;
     -- One adoption at a time; the row it inserts comes after every row read.
     LOCK TABLE @extschema@.kid_database_origin IN SHARE ROW EXCLUSIVE MODE;
     -- Every column of a kid id type (directly, through a domain, or as an
@@ -651,16 +656,19 @@ BEGIN
         IF c.kid_type = 'sno' THEN
             -- sno has two timelines: the newest id's, and the newest id on the other one.
             EXECUTE format('SELECT @extschema@.sno_tick($1::@extschema@.sno), @extschema@.sno_to_timestamp($1::@extschema@.sno)') INTO tick, t USING top;
-            found[1 + tick] := greatest(found[1 + tick], t);
-            counts[1] := counts[1] + 1;
-            counts[2] := counts[2] + 1;
+            i := pg_catalog.array_position(lines, 'sno tick ' || tick);
+            found[i] := greatest(found[i], t);
+            counts[i] := counts[i] + 1;
+            i := pg_catalog.array_position(lines, 'sno tick ' || (1 - tick));
+            counts[i] := counts[i] + 1;
             EXECUTE format('SELECT %1$s::text FROM %2$s WHERE @extschema@.sno_tick(%1$s::@extschema@.sno) <> $1 ORDER BY %1$s::@extschema@.sno DESC LIMIT 1',
                            val, source) INTO other USING tick;
             IF other IS NOT NULL THEN
-                found[2 - tick] := greatest(found[2 - tick], @extschema@.sno_to_timestamp(other::@extschema@.sno));
+                found[i] := greatest(found[i], @extschema@.sno_to_timestamp(other::@extschema@.sno));
             END IF;
         ELSE
-            i := CASE c.kid_type WHEN 'atproto_tid' THEN 3 WHEN 'koid' THEN 4 ELSE 5 END;
+            -- The type's lease line: its own name, but uid_global shares uid's.
+            i := pg_catalog.array_position(lines, CASE c.kid_type WHEN 'uid_global' THEN 'uid' ELSE c.kid_type::text END);
             EXECUTE format('SELECT @extschema@.%s($1::@extschema@.%I)',
                            CASE c.kid_type WHEN 'atproto_tid' THEN 'tid_to_timestamp' ELSE c.kid_type || '_to_timestamp' END,
                            c.kid_type) INTO t USING top;
@@ -670,8 +678,7 @@ BEGIN
     END LOOP;
     FOR raised IN
         SELECT f.line, f.floor_before, f.floor_after
-        FROM @extschema@.kid_raise_floors(ARRAY[greatest(found[1], floor), greatest(found[2], floor), greatest(found[3], floor),
-                                                greatest(found[4], floor), greatest(found[5], floor)]) f
+        FROM @extschema@.kid_raise_floors(ARRAY(SELECT greatest(u.newest, floor) FROM pg_catalog.unnest(found) WITH ORDINALITY AS u(newest, ord) ORDER BY u.ord)) f
     LOOP
         i := pg_catalog.array_position(lines, raised.line);
         line := raised.line;
@@ -683,8 +690,8 @@ BEGIN
     END LOOP;
     INSERT INTO @extschema@.kid_database_origin (position, system_identifier, how, floors)
     SELECT 0, s.system_identifier, 'adopted',
-           pg_catalog.jsonb_strip_nulls(pg_catalog.jsonb_build_object('sno tick 0', found[1], 'sno tick 1', found[2],
-               'atproto_tid', found[3], 'koid', found[4], 'uid', found[5], 'by hand', floor))
+           pg_catalog.jsonb_strip_nulls((SELECT pg_catalog.jsonb_object_agg(u.line, u.newest) FROM pg_catalog.unnest(lines, found) AS u(line, newest))
+               || pg_catalog.jsonb_build_object('by hand', floor))
     FROM pg_catalog.pg_control_system() s;
 END $$;
 

@@ -299,13 +299,19 @@ KID_FUNCTION(kid_raise_floors)
     int count;
     deconstruct_array(floors, TIMESTAMPTZOID, sizeof(TimestampTz), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
                       &elems, &nulls, &count);
-    if (ARR_NDIM(floors) != 1 || count != LEASE_LINES)
+    if (ARR_NDIM(floors) != 1 || count != LEASE_LINES) {
+        StringInfoData names;
+        initStringInfo(&names);
+        for (int i = 0; i < LEASE_LINES; i++)
+            appendStringInfo(&names, "%s%s", i == 0 ? "" : ", ", LEASE_LINE_NAMES[i]);
         ereport(ERROR,
                 (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                  errmsg("kid_raise_floors() takes one time per lease line, %d, and got %d",
                         LEASE_LINES, count),
-                 errdetail("The lines are sno tick 0, sno tick 1, atproto_tid, koid and uid, "
-                           "in that order (NULL leaves a line).")));
+                 errdetail("The lines are %s, in that order, as kid_lease() lists them (NULL "
+                           "leaves a line).",
+                           names.data)));
+    }
     int64 want[LEASE_LINES];
     for (int i = 0; i < LEASE_LINES; i++) {
         want[i] = 0;

@@ -27,7 +27,6 @@
  */
 #include "pg/lease.h"
 #include "pg/lease_file.h"
-#include "core/uid.h"
 
 #include <sys/stat.h>
 
@@ -42,43 +41,23 @@ extern "C" {
 
 namespace kid::pg {
 
-/* A koid mark written under epoch `from` (ms), re-expressed under epoch `to`: same raw milliseconds. */
-static int64 koid_mark_under_epoch(int64 mark_us, int64 from_ms, int64 to_ms)
-{
-    if (mark_us == 0 || from_ms == to_ms)
-        return mark_us;
-    int64 v = mark_us + (to_ms - from_ms) * 1000;
-    return v > 0 ? v : 1;
-}
-
 /* The file's contents as shared memory has them; call with lease_lock held. */
 static LeaseFile lease_current(KidShared *s)
 {
     LeaseFile lf;
+    memset(&lf, 0, sizeof(lf));
     for (int i = 0; i < LEASE_LINES; i++) {
         lf.own[i] = static_cast<int64>(pg_atomic_read_u64(&s->lease_us[i]));
         lf.replayed[i] = static_cast<int64>(pg_atomic_read_u64(&s->replayed_us[i]));
+        lf.has_line[i] = true;
+        /* Marks in shared memory are under this server's settings (translated at start-up and replay). */
+        const LeaseSetting *setting = lease_line_scheme(i).setting;
+        if (setting != nullptr)
+            setting->save(s, static_cast<LeaseLine>(i), lf.words[i]);
     }
     lf.margin_pending = s->archive_recovery && pg_atomic_read_u32(&s->floors_final) == 0;
     lf.exact = s->own_exact;
-    /* Marks in shared memory are under this server's settings (shifted at start-up and replay). */
-    lf.koid_epoch_ms = koid_epoch_whole_ms();
-    lf.uid_interval = uid_interval;
-    lf.uid_replayed_interval = s->uid_replayed_interval;
-    lf.uid_global_guard_us = static_cast<int64>(pg_atomic_read_u64(&s->uid_global_guard_us));
-    lf.uid_guard_interval = s->uid_guard_interval;
     return lf;
-}
-
-/* Raise the uid_global guard for uid marks written under `interval` (see uid_interval_change_guard_us). */
-static void raise_uid_guard(KidShared *s, int64 mark_us, int interval)
-{
-    int64 guard = kid::uid_interval_change_guard_us(mark_us, interval, uid_interval);
-    if (guard > static_cast<int64>(pg_atomic_read_u64(&s->uid_global_guard_us))) {
-        s->uid_guard_interval = interval;
-        pg_write_barrier();
-        pg_atomic_write_u64(&s->uid_global_guard_us, static_cast<uint64>(guard));
-    }
 }
 
 /* Raise every scheme's generator above the floors (the scheme table's raise_to_floor). */
@@ -123,44 +102,29 @@ void lease_extend(KidShared *s, LeaseLine line, int64_t unix_us)
     LWLockRelease(s->lease_lock);
 }
 
-void lease_replay(const LeaseWalRecord &rec)
+void lease_replay(const LeaseWalReplay &rec)
 {
     KidShared *s = shared;
     if (s == nullptr)
         return; /* cannot happen: the resource manager exists only when preloaded */
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
     bool rose = false;
-    int64 marks[LEASE_LINES];
-    for (int i = 0; i < LEASE_LINES; i++)
-        marks[i] = rec.marks[i];
-    /* The writer's koid mark under this server's epoch: the same raw milliseconds. */
-    marks[LEASE_KOID] = koid_mark_under_epoch(marks[LEASE_KOID], rec.koid_epoch_ms,
-                                              koid_epoch_whole_ms());
     for (int i = 0; i < LEASE_LINES; i++) {
-        if (marks[i] > static_cast<int64>(pg_atomic_read_u64(&s->replayed_us[i]))) {
-            pg_atomic_write_u64(&s->replayed_us[i], static_cast<uint64>(marks[i]));
+        if (!rec.has_line[i])
+            continue; /* written by a kid without the line: no ids of it */
+        int64 mark = rec.marks[i];
+        /* The writer's mark under this server's settings. */
+        const LeaseSetting *setting = lease_line_scheme(i).setting;
+        if (setting != nullptr &&
+            setting->replay(s, static_cast<LeaseLine>(i), rec.settings[i], &mark))
+            rose = true;
+        if (mark > static_cast<int64>(pg_atomic_read_u64(&s->replayed_us[i]))) {
+            pg_atomic_write_u64(&s->replayed_us[i], static_cast<uint64>(mark));
             rose = true;
         }
-    }
-    /*
-     * uid_global ids the writer made under another kid.uid_interval: the
-     * guard covers its mark plus what a promotion may still add (records
-     * not received, the margin).
-     */
-    if (marks[LEASE_UID] > 0) {
-        uint64 guard_before = pg_atomic_read_u64(&s->uid_global_guard_us);
-        raise_uid_guard(s, marks[LEASE_UID] + LEASE_RENEW_US + PROMOTION_MARGIN_US,
-                        rec.uid_interval);
-        if (s->uid_replayed_interval != rec.uid_interval ||
-            pg_atomic_read_u64(&s->uid_global_guard_us) != guard_before)
-            rose = true;
-        s->uid_replayed_interval = rec.uid_interval;
+        s->replayed_writer.node_fields[i] = rec.node_fields[i];
     }
     s->replayed_writer.written_at_us = rec.written_at_us;
-    s->replayed_writer.koid_generator_id = rec.koid_generator_id;
-    s->replayed_writer.uid_node = rec.uid_node;
-    s->replayed_writer.uid_interval = rec.uid_interval;
-    s->replayed_writer.koid_epoch_ms = rec.koid_epoch_ms;
     /* node_id last: a reader that sees it set sees the fields above. */
     pg_write_barrier();
     s->replayed_writer.node_id = rec.node_id;
@@ -365,35 +329,46 @@ void lease_register_shutdown_write()
 }
 
 /*
- * At start-up (see lease.h).  koid marks written under another
- * kid.koid_epoch_ms are re-expressed under this one; a uid mark written
- * under another kid.uid_interval sets the uid_global guard; after archive
- * recovery the promotion margin is made durable as pending.
+ * Every lease line belongs to exactly one row of the scheme table, and its
+ * setting fits the file: else kid was built wrong, and no lease it writes
+ * could be read back.
+ */
+static void check_scheme_table()
+{
+    int rows[LEASE_LINES] = {0};
+    for (const SchemeDef &scheme : SCHEMES) {
+        for (int line = scheme.first_line; line < scheme.first_line + scheme.lines; line++)
+            if (line >= 0 && line < LEASE_LINES)
+                rows[line]++;
+        if (scheme.setting != nullptr &&
+            (scheme.setting->words < 1 || scheme.setting->words > LEASE_WORDS_MAX))
+            elog(FATAL, "kid: scheme %s has %d lease setting words", scheme.name,
+                 scheme.setting->words);
+    }
+    for (int line = 0; line < LEASE_LINES; line++)
+        if (rows[line] != 1 || LEASE_LINE_NAMES[line] == nullptr ||
+            lease_line_by_name(LEASE_LINE_NAMES[line],
+                               static_cast<int>(strlen(LEASE_LINE_NAMES[line]))) != line)
+            elog(FATAL, "kid: lease line %d is in %d rows of the scheme table, or misnamed", line,
+                 rows[line]);
+}
+
+/*
+ * At start-up (see lease.h).  Each scheme with a lease setting brings the
+ * marks of its lines to this server's settings (koid: the epoch; uid: the
+ * interval, and the uid_global guard); after archive recovery the
+ * promotion margin is made durable as pending.
  */
 void lease_start(KidShared *s)
 {
+    check_scheme_table();
     LeaseFile lf;
     s->startup_found = lease_read(&lf);
-    /*
-     * koid marks written under another kid.koid_epoch_ms: re-express them
-     * under this one (same raw milliseconds), remembering the old epoch
-     * for koid_new's error message.
-     */
-    s->koid_lease_epoch_ms = -1;
-    if (lf.koid_epoch_ms != koid_epoch_whole_ms()) {
-        if (lf.own[LEASE_KOID] != 0 || lf.replayed[LEASE_KOID] != 0) {
-            s->koid_lease_epoch_ms = lf.koid_epoch_ms;
-            ereport(LOG, (errmsg("kid: kid.koid_epoch_ms changed from %lld to %lld since the "
-                                 "lease was written; koid continues above the same raw "
-                                 "milliseconds",
-                                 static_cast<long long>(lf.koid_epoch_ms),
-                                 static_cast<long long>(koid_epoch_whole_ms()))));
-        }
-        lf.own[LEASE_KOID] = koid_mark_under_epoch(lf.own[LEASE_KOID], lf.koid_epoch_ms,
-                                                   koid_epoch_whole_ms());
-        lf.replayed[LEASE_KOID] = koid_mark_under_epoch(lf.replayed[LEASE_KOID], lf.koid_epoch_ms,
-                                                        koid_epoch_whole_ms());
-        lf.koid_epoch_ms = koid_epoch_whole_ms();
+    for (int i = 0; i < LEASE_LINES; i++) {
+        const LeaseSetting *setting = lease_line_scheme(i).setting;
+        if (setting != nullptr)
+            setting->load(s, static_cast<LeaseLine>(i), lf.has_line[i] ? lf.words[i] : nullptr,
+                          &lf.own[i], &lf.replayed[i]);
     }
     /* Exact marks: a clean shutdown; the generators continue just above them. */
     s->startup_exact = s->startup_found && lf.exact;
@@ -415,30 +390,8 @@ void lease_start(KidShared *s)
         pg_atomic_init_u64(&s->replayed_us[i], static_cast<uint64>(lf.replayed[i]));
         pg_atomic_init_u64(&s->floor_us[i], static_cast<uint64>(lf.own[i]));
         s->first_us[i] = 0;
+        s->replayed_writer.node_fields[i] = -1;
     }
-    /*
-     * uid_global after a kid.uid_interval change: refused until the
-     * guard.  The file's guard stays (an earlier change may still be
-     * pending); the own uid mark was written under the file's interval,
-     * the replayed one under the replayed interval (plus what a
-     * promotion may still add).
-     */
-    pg_atomic_init_u64(&s->uid_global_guard_us,
-                       static_cast<uint64>(lf.uid_global_guard_us > 0 ? lf.uid_global_guard_us
-                                                                      : 0));
-    s->uid_guard_interval = lf.uid_guard_interval;
-    raise_uid_guard(s, lf.own[LEASE_UID], lf.uid_interval);
-    if (lf.uid_replayed_interval != 0)
-        raise_uid_guard(s, lf.replayed[LEASE_UID] + LEASE_RENEW_US + PROMOTION_MARGIN_US,
-                        lf.uid_replayed_interval);
-    s->uid_replayed_interval = lf.uid_replayed_interval;
-    if (static_cast<int64>(pg_atomic_read_u64(&s->uid_global_guard_us)) > lf.uid_global_guard_us)
-        ereport(LOG,
-                (errmsg("kid: kid.uid_interval changed from %d to %d since uid ids were "
-                        "last made; uid_global_new() refuses until the next %d-second "
-                        "boundary above the uid mark",
-                        lf.uid_interval, uid_interval,
-                        1 << (lf.uid_interval > uid_interval ? lf.uid_interval : uid_interval))));
     pg_atomic_init_u32(&s->floor_epoch, 2);
     pg_atomic_init_u32(&s->floors_final, 0);
     s->replayed_writer.node_id = -1;
@@ -446,18 +399,19 @@ void lease_start(KidShared *s)
     pg_atomic_init_u64(&s->lease_records, 0);
     pg_atomic_init_u64(&s->replayed_records, 0);
     if (s->archive_recovery && !lf.margin_pending && lease_has_marks(lf)) {
-        lf.margin_pending = true;
         /*
          * The pending margin must be durable: after a promotion and a
          * crash before the first id, standby.signal is gone and only the
          * file remembers the margin.  ERROR is FATAL in the postmaster:
-         * no standby starts without it.
+         * no standby starts without it.  The file as shared memory has it
+         * now: marks and settings translated.
          */
-        lease_write(lf, ERROR);
+        LeaseFile now = lease_current(s);
+        now.margin_pending = true;
+        lease_write(now, ERROR);
     }
 
     /* Every generator starts above the persisted mark of its lines. */
-    pg_atomic_init_u64(&s->koid_floor_word, 0);
     raise_generators(s, lf.own);
 }
 

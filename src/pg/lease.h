@@ -34,22 +34,20 @@ constexpr int64_t LEASE_RENEW_US = INT64_C(5000000);
 constexpr int64_t PROMOTION_MARGIN_US = INT64_C(10000000);
 
 /*
- * The lease record in the WAL (lease_wal.cpp); trivially copyable.  Its
- * marks are in the writer's terms: the koid mark under koid_epoch_ms, the
- * uid mark with uid_interval.  A record of another version stops replay.
+ * A lease record of the WAL as lease_wal.cpp decoded it (the layout on the
+ * wire is lease_wal.cpp's): per lease line, whether the record has it, its
+ * mark and the setting word its scheme wrote (LeaseSetting::record), both
+ * in the writer's terms, and the node field the writer's ids of the line
+ * carry; and the writer's kid.node_id and clock.
  */
-struct LeaseWalRecord {
+struct LeaseWalReplay {
+    bool has_line[LEASE_LINES];
     int64 marks[LEASE_LINES];
+    int64 settings[LEASE_LINES];
+    int64 node_fields[LEASE_LINES];
     int64 written_at_us;
-    int64 koid_epoch_ms;
     int32 node_id;
-    int32 koid_generator_id;
-    uint32 uid_node;
-    int32 uid_interval;
-    uint32 version;
-    uint32 pad_;
 };
-constexpr uint32 LEASE_WAL_VERSION = 2;
 
 /*
  * At start-up, in the postmaster, with the struct new and its generators
@@ -97,7 +95,7 @@ inline void lease_cover(KidShared *s, LeaseLine line, int64_t unix_us)
 }
 
 /* Redo of a lease record (lease_wal.cpp calls it in the startup process). */
-void lease_replay(const LeaseWalRecord &rec);
+void lease_replay(const LeaseWalReplay &rec);
 
 /* WAL-log the marks and flush the record (lease_wal.cpp); returns false during recovery. */
 bool lease_wal_log(const int64 marks[LEASE_LINES]);

@@ -9,10 +9,9 @@
  * or of an unknown version.  Only a missing file means "no floors".
  */
 #include "pg/lease_file.h"
-#include "pg/settings.h"
-#include "core/uid.h"
 
 #include <cerrno>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
@@ -30,23 +29,34 @@ constexpr int LEASE_FILE_VERSION = 4;
 constexpr int LEASE_FILE_V3 = 3;
 const char LEASE_FILE[] = "kid.lease";
 static const char LEASE_TEMP_FILE[] = "kid.lease.tmp";
-/* Numbers after the version: own and replayed marks, then the seven fields after them. */
-constexpr int LEASE_FIELDS = 2 * LEASE_LINES + 7;
-/* Larger than any file kid writes (about 250 bytes); a longer one is not kid's. */
+/* Larger than any file kid writes (about 300 bytes); a longer one is not kid's. */
 constexpr int LEASE_FILE_MAX = 1024;
-/*
- * The highest mark or guard accepted: far past any real clock (year 148,000),
- * low enough that adding the margins to it cannot overflow.
- */
-constexpr int64 LEASE_MARK_MAX = INT64CONST(1) << 62;
-constexpr int64 KOID_EPOCH_MS_MAX = INT64CONST(4398046511103);
 
-/* No file: no marks, and this server's settings. */
+/*
+ * Version 3, kid 0.1.0's layout, frozen: the own marks of these lines, their
+ * replayed marks, the two flags, then the setting words of koid (one) and
+ * uid (four), as their schemes read them today.
+ */
+static const char *const V3_LINES[] = {"sno tick 0", "sno tick 1", "atproto_tid", "koid", "uid"};
+constexpr int V3_LINE_COUNT = sizeof(V3_LINES) / sizeof(V3_LINES[0]);
+struct V3Words {
+    const char *line;
+    int count;
+};
+static const V3Words V3_WORDS[] = {{"koid", 1}, {"uid", 4}};
+constexpr int V3_FIELDS = 2 * V3_LINE_COUNT + 2 + 1 + 4;
+
+/* No file: no marks, no line. */
 static void lease_empty(LeaseFile *lf)
 {
     memset(lf, 0, sizeof(*lf));
-    lf->koid_epoch_ms = koid_epoch_whole_ms();
-    lf->uid_interval = uid_interval;
+}
+
+/* How many setting words `line` carries in the file. */
+static int line_words(int line)
+{
+    const LeaseSetting *setting = lease_line_scheme(line).setting;
+    return setting != nullptr ? setting->words : 0;
 }
 
 /*
@@ -78,45 +88,76 @@ static void lease_unreadable(const char *what)
 }
 
 /*
- * Parse `n` numbers separated by single spaces from s[0, len) (all of it):
- * decimal, an optional minus sign, no leading "+", no blanks.
+ * The next blank-separated word of s[0, len) from *pos (which is at its
+ * blank), in *word and *wlen; false at the end.  Exactly one blank before
+ * each word: an empty one is reported as a missing number.
  */
+static bool next_word(const char *s, int len, int *pos, const char **word, int *wlen,
+                      const char **why)
+{
+    if (*pos >= len)
+        return false;
+    (*pos)++; /* the blank: every word ends at one or at the end */
+    *word = s + *pos;
+    while (*pos < len && s[*pos] != ' ')
+        (*pos)++;
+    *wlen = static_cast<int>(s + *pos - *word);
+    if (*wlen == 0) {
+        *why = "a number is missing";
+        return false;
+    }
+    return true;
+}
+
+/* A decimal number, an optional minus sign, no leading "+". */
+static bool parse_number(const char *word, int wlen, long long *v, const char **why)
+{
+    char tok[24];
+    if (wlen >= static_cast<int>(sizeof(tok))) {
+        *why = "a number is too long";
+        return false;
+    }
+    memcpy(tok, word, wlen);
+    tok[wlen] = '\0';
+    int d = tok[0] == '-' ? 1 : 0;
+    if (wlen == d) {
+        *why = "a number is missing";
+        return false;
+    }
+    for (int k = d; k < wlen; k++)
+        if (tok[k] < '0' || tok[k] > '9') {
+            *why = "it holds something other than a number";
+            return false;
+        }
+    errno = 0;
+    *v = strtoll(tok, nullptr, 10);
+    if (errno != 0) {
+        *why = "a number is out of range";
+        return false;
+    }
+    return true;
+}
+
+/* The next word of s[0, len), as a number; "too few numbers" at the end. */
+static bool next_number(const char *s, int len, int *pos, long long *v, const char **why)
+{
+    const char *word;
+    int wlen;
+    if (!next_word(s, len, pos, &word, &wlen, why)) {
+        if (*why == nullptr)
+            *why = "it has too few numbers";
+        return false;
+    }
+    return parse_number(word, wlen, v, why);
+}
+
+/* Exactly `n` numbers in s[0, len), each after one blank. */
 static bool parse_numbers(const char *s, int len, long long *v, int n, const char **why)
 {
     int pos = 0;
-    for (int i = 0; i < n; i++) {
-        if (pos >= len || s[pos] != ' ') {
-            *why = "it has too few numbers";
+    for (int i = 0; i < n; i++)
+        if (!next_number(s, len, &pos, &v[i], why))
             return false;
-        }
-        pos++;
-        char tok[24];
-        int tlen = 0;
-        while (pos < len && s[pos] != ' ') {
-            if (tlen == static_cast<int>(sizeof(tok)) - 1) {
-                *why = "a number is too long";
-                return false;
-            }
-            tok[tlen++] = s[pos++];
-        }
-        tok[tlen] = '\0';
-        int d = tok[0] == '-' ? 1 : 0;
-        if (tlen == d) {
-            *why = "a number is missing";
-            return false;
-        }
-        for (int k = d; k < tlen; k++)
-            if (tok[k] < '0' || tok[k] > '9') {
-                *why = "it holds something other than a number";
-                return false;
-            }
-        errno = 0;
-        v[i] = strtoll(tok, nullptr, 10);
-        if (errno != 0) {
-            *why = "a number is out of range";
-            return false;
-        }
-    }
     if (pos != len) {
         *why = "it has more numbers than its format";
         return false;
@@ -124,43 +165,118 @@ static bool parse_numbers(const char *s, int len, long long *v, int n, const cha
     return true;
 }
 
-static bool in_range(long long v, long long lo, long long hi)
+/* A version 4 body (after "kid lease 4", before the checksum) into *lf. */
+static bool parse_v4(const char *s, int len, LeaseFile *lf, const char **why)
 {
-    return v >= lo && v <= hi;
-}
-
-static bool interval_ok(long long v, bool zero_ok)
-{
-    return (zero_ok && v == 0) || in_range(v, kid::UID_INTERVAL_MIN, kid::UID_INTERVAL_MAX);
-}
-
-/* The LEASE_FIELDS numbers of a version 3 or 4 file into *lf, each checked. */
-static bool lease_fields(const long long *v, LeaseFile *lf, const char **why)
-{
-    for (int i = 0; i < 2 * LEASE_LINES; i++)
-        if (!in_range(v[i], 0, LEASE_MARK_MAX)) {
-            *why = "a mark is negative or out of range";
+    int pos = 0;
+    long long flags[2];
+    for (long long &flag : flags)
+        if (!next_number(s, len, &pos, &flag, why))
             return false;
-        }
-    int k = 2 * LEASE_LINES;
-    if (!in_range(v[k], 0, 1) || !in_range(v[k + 1], 0, 1) ||
-        !in_range(v[k + 2], 0, KOID_EPOCH_MS_MAX) || !interval_ok(v[k + 3], false) ||
-        !interval_ok(v[k + 4], true) || !in_range(v[k + 5], 0, LEASE_MARK_MAX) ||
-        !interval_ok(v[k + 6], true)) {
+    if (flags[0] < 0 || flags[0] > 1 || flags[1] < 0 || flags[1] > 1) {
         *why = "a setting or flag is out of range";
         return false;
     }
-    for (int i = 0; i < LEASE_LINES; i++) {
-        lf->own[i] = v[i];
-        lf->replayed[i] = v[LEASE_LINES + i];
+    lf->margin_pending = flags[0] != 0;
+    lf->exact = flags[1] != 0;
+    const char *word;
+    int wlen;
+    while (next_word(s, len, &pos, &word, &wlen, why)) {
+        if (!((word[0] >= 'a' && word[0] <= 'z') || word[0] == '_')) {
+            *why = "it has more numbers than its format";
+            return false;
+        }
+        int line = lease_line_by_name(word, wlen);
+        if (line < 0) {
+            *why = psprintf("it holds a lease line this kid does not know (\"%.*s\")", wlen, word);
+            return false;
+        }
+        if (lf->has_line[line]) {
+            *why = psprintf("it holds the lease line \"%.*s\" twice", wlen, word);
+            return false;
+        }
+        lf->has_line[line] = true;
+        long long v;
+        if (!next_number(s, len, &pos, &v, why))
+            return false;
+        lf->own[line] = v;
+        if (!next_number(s, len, &pos, &v, why))
+            return false;
+        lf->replayed[line] = v;
+        for (int k = 0; k < line_words(line); k++) {
+            if (!next_number(s, len, &pos, &v, why))
+                return false;
+            lf->words[line][k] = v;
+        }
+    }
+    return *why == nullptr;
+}
+
+/* A version 3 file's numbers into *lf (kid 0.1.0's layout: V3_LINES, V3_WORDS). */
+static bool parse_v3(const char *s, int len, LeaseFile *lf, const char **why)
+{
+    long long v[V3_FIELDS];
+    if (!parse_numbers(s, len, v, V3_FIELDS, why))
+        return false;
+    for (int i = 0; i < V3_LINE_COUNT; i++) {
+        int line = lease_line_by_name(V3_LINES[i], static_cast<int>(strlen(V3_LINES[i])));
+        lf->has_line[line] = true;
+        lf->own[line] = v[i];
+        lf->replayed[line] = v[V3_LINE_COUNT + i];
+    }
+    int k = 2 * V3_LINE_COUNT;
+    if (v[k] < 0 || v[k] > 1 || v[k + 1] < 0 || v[k + 1] > 1) {
+        *why = "a setting or flag is out of range";
+        return false;
     }
     lf->margin_pending = v[k++] != 0;
     lf->exact = v[k++] != 0;
-    lf->koid_epoch_ms = v[k++];
-    lf->uid_interval = static_cast<int32>(v[k++]);
-    lf->uid_replayed_interval = static_cast<int32>(v[k++]);
-    lf->uid_global_guard_us = v[k++];
-    lf->uid_guard_interval = static_cast<int32>(v[k++]);
+    for (const V3Words &w : V3_WORDS) {
+        int line = lease_line_by_name(w.line, static_cast<int>(strlen(w.line)));
+        Assert(line_words(line) == w.count);
+        for (int i = 0; i < w.count; i++)
+            lf->words[line][i] = v[k++];
+    }
+    return true;
+}
+
+/*
+ * Check what either version held, by the same rules: the marks in range,
+ * each line's setting words as its scheme checks them.  A line the file
+ * lacks starts at its highest marks.
+ */
+static bool lease_check(LeaseFile *lf, const char **why)
+{
+    int64 top_own = 0, top_replayed = 0;
+    bool any = false;
+    for (int line = 0; line < LEASE_LINES; line++) {
+        if (!lf->has_line[line])
+            continue;
+        any = true;
+        if (lf->own[line] < 0 || lf->own[line] > LEASE_MARK_MAX || lf->replayed[line] < 0 ||
+            lf->replayed[line] > LEASE_MARK_MAX) {
+            *why = "a mark is negative or out of range";
+            return false;
+        }
+        const LeaseSetting *setting = lease_line_scheme(line).setting;
+        if (setting != nullptr && (*why = setting->check(lf->words[line])) != nullptr)
+            return false;
+        top_own = Max(top_own, lf->own[line]);
+        top_replayed = Max(top_replayed, lf->replayed[line]);
+    }
+    if (!any) {
+        *why = "it holds no lease line";
+        return false;
+    }
+    for (int line = 0; line < LEASE_LINES; line++) {
+        if (lf->has_line[line])
+            continue;
+        lf->own[line] = top_own;
+        lf->replayed[line] = top_replayed;
+        ereport(LOG, (errmsg("kid: \"%s\" has no line \"%s\" (written before kid had it); the "
+                             "line starts at the file's highest marks",
+                             LEASE_FILE, LEASE_LINE_NAMES[line])));
+    }
     return true;
 }
 
@@ -225,21 +341,21 @@ bool lease_read(LeaseFile *lf)
         lease_refuse("it has more than one line");
 
     const char *why = nullptr;
-    long long v[LEASE_FIELDS];
     static const char floor_prefix[] = "kid lease floor";
     static const char prefix[] = "kid lease ";
     if (strncmp(buf, floor_prefix, sizeof(floor_prefix) - 1) == 0) {
         /* Written by hand to recover from a damaged file: one floor for every line. */
         int plen = sizeof(floor_prefix) - 1;
-        if (!parse_numbers(buf + plen, len - plen, v, 1, &why))
+        long long floor;
+        if (!parse_numbers(buf + plen, len - plen, &floor, 1, &why))
             lease_refuse(why);
-        if (!in_range(v[0], 1, LEASE_MARK_MAX))
+        if (floor < 1 || floor > LEASE_MARK_MAX)
             lease_refuse("the floor is not a positive Unix time in microseconds");
         for (int i = 0; i < LEASE_LINES; i++)
-            lf->own[i] = v[0];
+            lf->own[i] = floor;
         ereport(LOG, (errmsg("kid: \"%s\" holds a floor written by hand; every generator starts "
                              "above %lld",
-                             LEASE_FILE, v[0])));
+                             LEASE_FILE, floor)));
     } else {
         if (strncmp(buf, prefix, sizeof(prefix) - 1) != 0)
             lease_refuse("it does not start with \"kid lease\"");
@@ -278,8 +394,10 @@ bool lease_read(LeaseFile *lf)
             if (lease_crc(buf, body) != crc)
                 lease_refuse("its checksum does not match its contents");
         }
-        if (!parse_numbers(end, body - static_cast<int>(end - buf), v, LEASE_FIELDS, &why) ||
-            !lease_fields(v, lf, &why))
+        int rest = body - static_cast<int>(end - buf);
+        bool ok = version == LEASE_FILE_VERSION ? parse_v4(end, rest, lf, &why)
+                                                : parse_v3(end, rest, lf, &why);
+        if (!ok || !lease_check(lf, &why))
             lease_refuse(why);
         if (version == LEASE_FILE_VERSION)
             return true;
@@ -291,22 +409,35 @@ bool lease_read(LeaseFile *lf)
     return true;
 }
 
+/* Append to buf (of LEASE_FILE_MAX bytes); the file never gets near that. */
+static void append(char *buf, int *len, const char *fmt, ...) pg_attribute_printf(3, 4);
+static void append(char *buf, int *len, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    int n = vsnprintf(buf + *len, LEASE_FILE_MAX - *len, fmt, args);
+    va_end(args);
+    if (n < 0 || n >= LEASE_FILE_MAX - *len)
+        elog(PANIC, "kid: the lease file grew past %d bytes", LEASE_FILE_MAX);
+    *len += n;
+}
+
 bool lease_write(const LeaseFile &lf, int elevel)
 {
-    char buf[512];
-    int len = snprintf(buf, sizeof(buf), "kid lease %d", LEASE_FILE_VERSION);
-    for (int i = 0; i < LEASE_LINES; i++)
-        len += snprintf(buf + len, sizeof(buf) - len, " %lld", static_cast<long long>(lf.own[i]));
-    for (int i = 0; i < LEASE_LINES; i++)
-        len += snprintf(buf + len, sizeof(buf) - len, " %lld",
-                        static_cast<long long>(lf.replayed[i]));
-    len += snprintf(buf + len, sizeof(buf) - len, " %d %d %lld %d %d %lld %d",
-                    lf.margin_pending ? 1 : 0, lf.exact ? 1 : 0,
-                    static_cast<long long>(lf.koid_epoch_ms), lf.uid_interval,
-                    lf.uid_replayed_interval, static_cast<long long>(lf.uid_global_guard_us),
-                    lf.uid_guard_interval);
-    len += snprintf(buf + len, sizeof(buf) - len, " %08x\n",
-                    static_cast<unsigned int>(lease_crc(buf, len)));
+    char buf[LEASE_FILE_MAX];
+    int len = 0;
+    append(buf, &len, "kid lease %d %d %d", LEASE_FILE_VERSION, lf.margin_pending ? 1 : 0,
+           lf.exact ? 1 : 0);
+    for (int line = 0; line < LEASE_LINES; line++) {
+        append(buf, &len, " ");
+        for (const char *c = LEASE_LINE_NAMES[line]; *c != '\0'; c++)
+            append(buf, &len, "%c", *c == ' ' ? '_' : *c);
+        append(buf, &len, " %lld %lld", static_cast<long long>(lf.own[line]),
+               static_cast<long long>(lf.replayed[line]));
+        for (int k = 0; k < line_words(line); k++)
+            append(buf, &len, " %lld", static_cast<long long>(lf.words[line][k]));
+    }
+    append(buf, &len, " %08x\n", static_cast<unsigned int>(lease_crc(buf, len)));
     int fd = OpenTransientFile(LEASE_TEMP_FILE, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
     if (fd < 0) {
         ereport(elevel, (errcode_for_file_access(),

@@ -13,39 +13,33 @@ namespace kid::pg {
 extern const char LEASE_FILE[];
 
 /*
- * The lease file, one line:
- *   kid lease 4 <own marks> <replayed marks> <margin pending> <exact>
- *               <koid epoch ms> <uid interval> <replayed uid interval> <uid_global guard>
- *               <uid interval the guard protects> <crc>
- * with the marks in LeaseLine order (sno tick 0, sno tick 1, atproto_tid,
- * koid, uid), in Unix microseconds, and <crc> the CRC-32C (eight lower-case
- * hexadecimal digits) of every byte before the blank ahead of it.  "Own"
- * marks are floors for what this server handed out (and the floors it
- * applied): every id of a line is at or below its mark, whose time unit
- * counts as used (a mark written ahead lies above every id; an exact mark
- * is the time of the newest one); "replayed" marks came from another
- * server's WAL.  <margin pending> is 1 when the replayed marks were written
- * during archive recovery and PROMOTION_MARGIN_US has not been added to
- * them yet.  <exact> is 1 when a clean shutdown wrote the own marks as the
- * generators' exact high-water marks, 0 when they were written ahead.
+ * The lease file, one line of blank-separated words:
+ *   kid lease 4 <margin pending> <exact> <line> ... <crc>
+ * where each <line> is
+ *   <name> <own mark> <replayed mark> <setting words>
+ * with <name> the line's name (LEASE_LINE_NAMES, "_" for each blank), the
+ * marks in Unix microseconds, as many setting words as the line's scheme
+ * writes (its LeaseSetting; none for a scheme without one), and <crc> the
+ * CRC-32C (eight lower-case hexadecimal digits) of every byte before the
+ * blank ahead of it.  "Own" marks are floors for what this server handed
+ * out (and the floors it applied): every id of a line is at or below its
+ * mark, whose time unit counts as used (a mark written ahead lies above
+ * every id; an exact mark is the time of the newest one); "replayed" marks
+ * came from another server's WAL.  <margin pending> is 1 when the replayed
+ * marks were written during archive recovery and PROMOTION_MARGIN_US has
+ * not been added to them yet.  <exact> is 1 when a clean shutdown wrote the
+ * own marks as the generators' exact high-water marks, 0 when they were
+ * written ahead.
  *
- * <koid epoch ms> is the kid.koid_epoch_ms both koid marks are expressed
- * under: a koid holds milliseconds since the epoch, so what a koid mark
- * really bounds is mark / 1000 - epoch raw milliseconds.  A server started
- * with another epoch shifts both koid marks by the difference (lease_start),
- * which keeps that raw bound: moving the epoch later puts the koid floor
- * ahead of the clock by the move (koid_new waits, then refuses naming the
- * setting), moving it earlier lowers it (harmless: new koids are larger).
- *
- * <uid interval> is the kid.uid_interval the own uid mark was written
- * under, <replayed uid interval> that of the replayed one (0: none), and
- * <uid_global guard> the Unix microsecond before which uid_global_new()
- * refuses (0: none) because an interval change could repeat ids
- * (kid::uid_interval_change_guard_us), kept until the clock passes it, with
- * the interval of the ids it protects (for the error message).
+ * The lines come in any order; a name this kid does not know, or one given
+ * twice, is damage (a later kid's line cannot be dropped).  A line this kid
+ * knows and the file lacks was added to kid after the file was written: it
+ * starts at the file's highest own and replayed marks (safe whatever ids
+ * of it there are), under this server's settings.
  *
  * Two other forms are read, and rewritten at once in this one: version 3
- * (the same numbers without <crc>, written by kid 0.1.0), and "kid lease
+ * (kid 0.1.0: the five own marks, the five replayed marks, the two flags,
+ * koid's one setting word and uid's four, without <crc>), and "kid lease
  * floor <Unix microseconds>", which an operator writes by hand to replace a
  * damaged file (every own mark at that floor).
  */
@@ -54,19 +48,17 @@ struct LeaseFile {
     int64 replayed[LEASE_LINES];
     bool margin_pending;
     bool exact;
-    int64 koid_epoch_ms;
-    int32 uid_interval;
-    int32 uid_replayed_interval;
-    int64 uid_global_guard_us;
-    int32 uid_guard_interval;
+    /* Whether the file had the line, with its scheme's setting words (LeaseSetting). */
+    bool has_line[LEASE_LINES];
+    int64 words[LEASE_LINES][LEASE_WORDS_MAX];
 };
 
 /*
- * Read the lease file; false (and zeros, with this server's settings) when
- * there is none.  Any other state kid cannot trust is FATAL (the server
+ * Read the lease file; false (and zeros, no line) when there is none.  Any other state kid cannot trust is FATAL (the server
  * does not start rather than start without floors): the file cannot be
  * opened or read, or is empty, cut short, too long, of another version,
- * fails its checksum or holds a number out of range.
+ * fails its checksum, holds a number out of range, a line it does not know
+ * or setting words its scheme's check refuses.
  */
 bool lease_read(LeaseFile *lf);
 

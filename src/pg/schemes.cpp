@@ -5,6 +5,7 @@
  * these functions call its accessors, never shift or mask themselves.
  */
 #include "core/koid.h"
+#include "pg/lease.h"
 #include "pg/shared_state.h"
 #include "pg/sno_slots.h"
 #include "core/tid.h"
@@ -178,6 +179,72 @@ static bool koid_newest(KidShared *s, NewestId *out)
     return true;
 }
 
+/*
+ * koid's lease setting: the kid.koid_epoch_ms its marks are under.  A koid
+ * holds milliseconds since the epoch, so what a mark really bounds is
+ * mark / 1000 - epoch raw milliseconds; a mark written under another epoch
+ * is shifted by the difference, which keeps that bound.  Moving the epoch
+ * later puts the floor ahead of the clock by the move (koid_new waits, then
+ * refuses naming the setting: koid_lease_epoch_ms), moving it earlier
+ * lowers it (harmless: new koids are larger).
+ */
+constexpr int64 KOID_EPOCH_MS_MAX = INT64CONST(4398046511103);
+
+/* A koid mark written under epoch `from` (ms), re-expressed under epoch `to`: same raw milliseconds. */
+static int64 koid_mark_under_epoch(int64 mark_us, int64 from_ms, int64 to_ms)
+{
+    if (mark_us == 0 || from_ms == to_ms)
+        return mark_us;
+    int64 v = mark_us + (to_ms - from_ms) * 1000;
+    return v > 0 ? v : 1;
+}
+
+static void koid_lease_save(KidShared *, LeaseLine, int64 words[])
+{
+    words[0] = koid_epoch_whole_ms();
+}
+
+static const char *koid_lease_check(const int64 words[])
+{
+    if (words[0] < 0 || words[0] > KOID_EPOCH_MS_MAX)
+        return "the koid line's kid.koid_epoch_ms is out of range";
+    return nullptr;
+}
+
+static void koid_lease_load(KidShared *s, LeaseLine, const int64 *words, int64 *own,
+                            int64 *replayed)
+{
+    s->koid_lease_epoch_ms = -1;
+    pg_atomic_init_u64(&s->koid_floor_word, 0);
+    int64 epoch = koid_epoch_whole_ms();
+    if (words == nullptr || words[0] == epoch)
+        return;
+    if (*own != 0 || *replayed != 0) {
+        /* Remembered for koid_new's error message. */
+        s->koid_lease_epoch_ms = words[0];
+        ereport(LOG, (errmsg("kid: kid.koid_epoch_ms changed from %lld to %lld since the "
+                             "lease was written; koid continues above the same raw "
+                             "milliseconds",
+                             static_cast<long long>(words[0]), static_cast<long long>(epoch))));
+    }
+    *own = koid_mark_under_epoch(*own, words[0], epoch);
+    *replayed = koid_mark_under_epoch(*replayed, words[0], epoch);
+}
+
+static int64 koid_lease_record(LeaseLine)
+{
+    return koid_epoch_whole_ms();
+}
+
+static bool koid_lease_replay(KidShared *, LeaseLine, int64 word, int64 *mark)
+{
+    *mark = koid_mark_under_epoch(*mark, word, koid_epoch_whole_ms());
+    return false;
+}
+
+static const LeaseSetting koid_lease_setting = {
+    1, koid_lease_save, koid_lease_check, koid_lease_load, koid_lease_record, koid_lease_replay};
+
 /* ------------------------------------------------------------------ uid (and uid_global) */
 
 static int64 uid_node_field()
@@ -218,17 +285,144 @@ static bool uid_newest(KidShared *s, NewestId *out)
     return true;
 }
 
+/*
+ * uid's lease setting: kid.uid_interval decides where the node fingerprint
+ * sits in a uid_global, so after a change a uid_global could equal one
+ * made under the old interval (kid::uid_interval_change_guard_us), and
+ * uid_global_new() refuses until a guard time (uid.cpp).  The words: the
+ * interval of the own mark, that of the replayed mark (0: none), the guard
+ * (0: none) and the interval of the ids it protects (for the message).
+ */
+enum UidLeaseWord {
+    UID_WORD_INTERVAL,
+    UID_WORD_REPLAYED_INTERVAL,
+    UID_WORD_GUARD,
+    UID_WORD_GUARD_INTERVAL,
+    UID_WORDS
+};
+
+/* Raise the uid_global guard for uid marks written under `interval`; true when it rose. */
+static bool raise_uid_guard(KidShared *s, int64 mark_us, int interval)
+{
+    int64 guard = kid::uid_interval_change_guard_us(mark_us, interval, uid_interval);
+    if (guard <= static_cast<int64>(pg_atomic_read_u64(&s->uid_global_guard_us)))
+        return false;
+    s->uid_guard_interval = interval;
+    pg_write_barrier();
+    pg_atomic_write_u64(&s->uid_global_guard_us, static_cast<uint64>(guard));
+    return true;
+}
+
+static void uid_lease_save(KidShared *s, LeaseLine, int64 words[])
+{
+    words[UID_WORD_INTERVAL] = uid_interval;
+    words[UID_WORD_REPLAYED_INTERVAL] = s->uid_replayed_interval;
+    words[UID_WORD_GUARD] = static_cast<int64>(pg_atomic_read_u64(&s->uid_global_guard_us));
+    words[UID_WORD_GUARD_INTERVAL] = s->uid_guard_interval;
+}
+
+static bool uid_interval_ok(int64 v, bool zero_ok)
+{
+    return (zero_ok && v == 0) || (v >= kid::UID_INTERVAL_MIN && v <= kid::UID_INTERVAL_MAX);
+}
+
+static const char *uid_lease_check(const int64 words[])
+{
+    if (!uid_interval_ok(words[UID_WORD_INTERVAL], false) ||
+        !uid_interval_ok(words[UID_WORD_REPLAYED_INTERVAL], true) ||
+        !uid_interval_ok(words[UID_WORD_GUARD_INTERVAL], true))
+        return "the uid line's kid.uid_interval is out of range";
+    if (words[UID_WORD_GUARD] < 0 || words[UID_WORD_GUARD] > LEASE_MARK_MAX)
+        return "the uid line's uid_global guard is negative or out of range";
+    return nullptr;
+}
+
+/*
+ * The file's guard stays (an earlier change may still be pending); the own
+ * mark was written under the file's interval, the replayed one under the
+ * replayed interval, plus what a promotion may still add to it.
+ */
+static void uid_lease_load(KidShared *s, LeaseLine, const int64 *words, int64 *own, int64 *replayed)
+{
+    int64 no_words[UID_WORDS] = {uid_interval, 0, 0, 0};
+    const int64 *w = words != nullptr ? words : no_words;
+    pg_atomic_init_u64(&s->uid_global_guard_us, static_cast<uint64>(w[UID_WORD_GUARD]));
+    s->uid_guard_interval = static_cast<int32>(w[UID_WORD_GUARD_INTERVAL]);
+    int interval = static_cast<int>(w[UID_WORD_INTERVAL]);
+    int replayed_interval = static_cast<int>(w[UID_WORD_REPLAYED_INTERVAL]);
+    bool rose = raise_uid_guard(s, *own, interval);
+    if (replayed_interval != 0)
+        rose |= raise_uid_guard(s, *replayed + LEASE_RENEW_US + PROMOTION_MARGIN_US,
+                                replayed_interval);
+    s->uid_replayed_interval = replayed_interval;
+    if (rose)
+        ereport(LOG, (errmsg("kid: kid.uid_interval changed from %d to %d since uid ids were "
+                             "last made; uid_global_new() refuses until the next %d-second "
+                             "boundary above the uid mark",
+                             interval, uid_interval,
+                             1 << (interval > uid_interval ? interval : uid_interval))));
+}
+
+static int64 uid_lease_record(LeaseLine)
+{
+    return uid_interval;
+}
+
+/*
+ * uid_global ids the writer made under another kid.uid_interval: the
+ * guard covers its mark plus what a promotion may still add (records not
+ * received, the margin).
+ */
+static bool uid_lease_replay(KidShared *s, LeaseLine, int64 word, int64 *mark)
+{
+    if (*mark <= 0)
+        return false;
+    int interval = static_cast<int>(word);
+    bool changed = raise_uid_guard(s, *mark + LEASE_RENEW_US + PROMOTION_MARGIN_US, interval);
+    if (s->uid_replayed_interval != interval)
+        changed = true;
+    s->uid_replayed_interval = interval;
+    return changed;
+}
+
+static const LeaseSetting uid_lease_setting = {UID_WORDS,      uid_lease_save,   uid_lease_check,
+                                               uid_lease_load, uid_lease_record, uid_lease_replay};
+
 /* ------------------------------------------------------------------ the table */
 
 const SchemeDef SCHEMES[SCHEME_COUNT] = {
     {"sno", LEASE_SNO_TICK0, 2, node_id_field, sno_raise_to_floor, sno_high_water, sno_stats,
-     sno_newest},
+     sno_newest, nullptr},
     {"atproto_tid", LEASE_TID, 1, node_id_field, tid_raise_to_floor, tid_high_water, tid_stats,
-     tid_newest},
+     tid_newest, nullptr},
     {"koid", LEASE_KOID, 1, koid_node_field, koid_raise_to_floor, koid_high_water, koid_stats,
-     koid_newest},
-    {"uid", LEASE_UID, 1, uid_node_field, uid_raise_to_floor, uid_high_water, uid_stats,
-     uid_newest},
+     koid_newest, &koid_lease_setting},
+    {"uid", LEASE_UID, 1, uid_node_field, uid_raise_to_floor, uid_high_water, uid_stats, uid_newest,
+     &uid_lease_setting},
 };
+
+const SchemeDef &lease_line_scheme(int line)
+{
+    for (const SchemeDef &scheme : SCHEMES)
+        if (line >= scheme.first_line && line < scheme.first_line + scheme.lines)
+            return scheme;
+    /* Every line belongs to a row: lease_start checks the table (check_scheme_table). */
+    pg_unreachable();
+}
+
+int lease_line_by_name(const char *name, int len)
+{
+    for (int line = 0; line < LEASE_LINES; line++) {
+        const char *n = LEASE_LINE_NAMES[line];
+        if (static_cast<int>(strlen(n)) != len)
+            continue;
+        int k = 0;
+        while (k < len && (name[k] == n[k] || (name[k] == '_' && n[k] == ' ')))
+            k++;
+        if (k == len)
+            return line;
+    }
+    return -1;
+}
 
 } // namespace kid::pg

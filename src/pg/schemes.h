@@ -23,17 +23,27 @@ namespace kid::pg {
  * that one scheme's volume or floor never moves another's.  sno has two (a
  * clock regression moves a generator to the other timeline, so each keeps
  * its own mark); uid and uid_global share one line because they share one
- * server-wide state word.  Marks are Unix microseconds; koid's are Unix
- * microseconds under the kid.koid_epoch_ms in force (the lease records that
- * epoch, and a mark written under another epoch is shifted on reading so
- * that it stands for the same raw koid milliseconds).  The lease file and
- * the WAL record hold the lines in this order: a new line is a new layout
- * version of both.
+ * server-wide state word.  Marks are Unix microseconds; a scheme whose
+ * marks depend on a setting (koid's epoch, uid's interval) records it with
+ * them and translates marks written under another (its LeaseSetting).
+ * kid.lease and the WAL record name every line (LEASE_LINE_NAMES), so a
+ * new line is a new enum value and name here and a row of SCHEMES, not a
+ * new layout of either.
  */
 enum LeaseLine { LEASE_SNO_TICK0, LEASE_SNO_TICK1, LEASE_TID, LEASE_KOID, LEASE_UID, LEASE_LINES };
 
-/* The line names, as kid_lease() and the WAL record description show them. */
+/* The line names, as kid_lease(), kid.lease (blanks as "_") and the WAL record show them. */
 extern const char *const LEASE_LINE_NAMES[LEASE_LINES];
+
+/* The most setting words a lease line carries in kid.lease (LeaseSetting::words). */
+constexpr int LEASE_WORDS_MAX = 4;
+
+/*
+ * The highest mark (or time in a setting word) kid.lease may hold: far
+ * past any real clock (year 148,000), low enough that adding the margins
+ * to it cannot overflow.
+ */
+constexpr int64 LEASE_MARK_MAX = INT64CONST(1) << 62;
 
 /* The server-wide generators, one shared state word each (KidShared::counters). */
 enum CounterScheme { COUNTER_TID, COUNTER_KOID, COUNTER_UID, COUNTER_SCHEMES };
@@ -60,6 +70,48 @@ struct NewestId {
     char text[32]; /* its text form, NUL-terminated */
 };
 
+/*
+ * A scheme's lease setting: what its lines carry in kid.lease and the WAL
+ * record besides their marks, because the marks mean something only under
+ * a setting (koid: kid.koid_epoch_ms; uid: kid.uid_interval), and what
+ * follows when that setting changed.  The lease stores the words and calls
+ * these hooks for each of the scheme's lines; it never reads the words.
+ */
+struct LeaseSetting {
+    /* How many words each line carries in kid.lease: 1 to LEASE_WORDS_MAX. */
+    int words;
+    /*
+     * The words kid.lease records for `line` now: the settings its marks
+     * are under (always this server's: marks are translated as they come
+     * in), and any state the scheme keeps across restarts.  With lease_lock
+     * held, or in the postmaster before anything runs.
+     */
+    void (*save)(KidShared *s, LeaseLine line, int64 words[]);
+    /*
+     * Whether words read from kid.lease can be trusted: nullptr when they
+     * can, else what is wrong with them (kid.lease is then damaged: FATAL).
+     */
+    const char *(*check)(const int64 words[]);
+    /*
+     * At start-up, in the postmaster: bring the marks read from kid.lease,
+     * written under `words`, to this server's settings, and set the
+     * scheme's shared state (and log what changed).  words is nullptr when
+     * the file has none for the line (no file, a floor written by hand, a
+     * file written before the line existed): the marks are then under this
+     * server's settings.
+     */
+    void (*load)(KidShared *s, LeaseLine line, const int64 *words, int64 *own, int64 *replayed);
+    /* The word a WAL record carries for `line`: the setting its mark is under. */
+    int64 (*record)(LeaseLine line);
+    /*
+     * Replay (the startup process, lease_lock held): bring *mark, written
+     * under the record's `word`, to this server's settings, and update the
+     * scheme's shared state.  True when what save() writes changed, so that
+     * kid.lease must be rewritten.
+     */
+    bool (*replay)(KidShared *s, LeaseLine line, int64 word, int64 *mark);
+};
+
 struct SchemeDef {
     const char *name;     /* the SQL type name */
     LeaseLine first_line; /* its lease lines: first_line .. first_line + lines - 1 */
@@ -81,11 +133,19 @@ struct SchemeDef {
     GeneratorStats (*stats)(KidShared *s);
     /* Its newest id; false when it made none since start-up. */
     bool (*newest)(KidShared *s, NewestId *out);
+    /* Its lease setting; nullptr when its marks are plain Unix time under every setting. */
+    const LeaseSetting *setting;
 };
 
 enum Scheme { SCHEME_SNO, SCHEME_TID, SCHEME_KOID, SCHEME_UID, SCHEME_COUNT };
 
 extern const SchemeDef SCHEMES[SCHEME_COUNT];
+
+/* The row of SCHEMES a lease line belongs to. */
+const SchemeDef &lease_line_scheme(int line);
+
+/* The lease line named `name` (LEASE_LINE_NAMES, or with "_" for its blanks), else -1. */
+int lease_line_by_name(const char *name, int len);
 
 } // namespace kid::pg
 

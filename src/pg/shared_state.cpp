@@ -16,6 +16,7 @@
 
 extern "C" {
 #include "access/xlog.h"
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/shmem.h"
@@ -93,13 +94,36 @@ void install_shmem_hooks()
     shmem_startup_hook = pg_callback(shmem_startup);
 }
 
-/* Whether this standby generates under an identity of the server whose WAL it replays. */
+/*
+ * Whether this standby generates under an identity of the server whose WAL
+ * it replays: the same kid.node_id, or the same node field on a lease line.
+ */
 static bool shares_primary_identity(const KidShared *s)
 {
     const ReplayedWriter &w = s->replayed_writer;
-    return w.node_id >= 0 &&
-           (w.node_id == node_id || w.koid_generator_id == effective_koid_generator_id() ||
-            w.uid_node == uid_node);
+    if (w.node_id < 0)
+        return false;
+    if (w.node_id == node_id)
+        return true;
+    for (int line = 0; line < LEASE_LINES; line++)
+        if (w.node_fields[line] >= 0 && w.node_fields[line] == lease_line_scheme(line).node_field())
+            return true;
+    return false;
+}
+
+/* The node fields of the replayed writer and of this server, per scheme, for the message. */
+static char *node_fields_text(const KidShared *s, bool replayed)
+{
+    StringInfoData buf;
+    initStringInfo(&buf);
+    appendStringInfo(&buf, "node id %d",
+                     replayed ? s->replayed_writer.node_id : static_cast<int32>(node_id));
+    for (const SchemeDef &scheme : SCHEMES)
+        appendStringInfo(&buf, ", %s node field %lld", scheme.name,
+                         static_cast<long long>(
+                             replayed ? s->replayed_writer.node_fields[scheme.first_line]
+                                      : scheme.node_field()));
+    return buf.data;
 }
 
 const char *generation_refusal()
@@ -151,12 +175,8 @@ static KidShared *server_for_generation(const char *type_name)
                      errmsg("cannot generate %s ids on this standby: the primary generates "
                             "with the same node identity",
                             type_name),
-                     errdetail("The primary's last lease record names node id %d, koid "
-                               "generator id %d and uid node %08x; this server has %d, %d and "
-                               "%08x.",
-                               s->replayed_writer.node_id, s->replayed_writer.koid_generator_id,
-                               s->replayed_writer.uid_node, node_id, effective_koid_generator_id(),
-                               uid_node),
+                     errdetail("The primary's last lease record names %s; this server has %s.",
+                               node_fields_text(s, true), node_fields_text(s, false)),
                      errhint("Give this standby its own kid.node_id (and kid.koid_generator_id "
                              "and kid.uid_node if set), or set kid.standby_generation = off.")));
         return s;

@@ -136,11 +136,9 @@ struct SnoSlot {
 /* What the last replayed lease record said about the server that wrote it. */
 struct ReplayedWriter {
     int64 written_at_us; /* the writer's clock */
-    int32 node_id;       /* -1 until a record was replayed */
-    int32 koid_generator_id;
-    uint32 uid_node;
-    int32 uid_interval;
-    int64 koid_epoch_ms;
+    int32 node_id;       /* its kid.node_id; -1 until a record was replayed */
+    /* Per lease line, the node field the writer's ids carry (SchemeDef::node_field); -1: none. */
+    int64 node_fields[LEASE_LINES];
 };
 
 struct KidShared {
