@@ -330,6 +330,27 @@ AS 'MODULE_PATHNAME', 'uuidv7_to_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROO
 COMMENT ON FUNCTION uuidv7_to_timestamp(uuid) IS
 'the millisecond a version 7 uuid was made in (its first 48 bits); NULL for a uuid that is not version 7 of the RFC 9562 variant';
 
+-- Generation (layout, guarantees and what an attacker learns: docs/types.md,
+-- "uuid").  uuidv7_new() draws from this backend's generator on the
+-- backend's sno slot (one of 256 per server): unique by construction
+-- across the backends of a server and across servers with distinct
+-- kid.node_id, strictly increasing within a backend, in millisecond order
+-- across backends, never below the lease.  PARALLEL RESTRICTED like
+-- sno_new(): a parallel worker would claim a slot of its own.
+CREATE FUNCTION uuidv7_new() RETURNS uuid
+AS 'MODULE_PATHNAME', 'uuidv7_new' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION uuidv7_new() IS
+'a new RFC 9562 version 7 uuid: Unix millisecond, per-backend counter, kid.node_id, the backend''s partition, 44 keyed-random bits; unique by construction, increasing within a backend; needs kid in shared_preload_libraries';
+
+-- Backfills: a version 7 uuid carrying a given time (its millisecond) and
+-- 74 bits of this backend's keyed random stream.  Unique by chance only, as
+-- PostgreSQL 18's uuidv7(shift) is: keep a unique index.  Needs no preload
+-- and no slot, hence PARALLEL SAFE.
+CREATE FUNCTION uuidv7_new_with_time(at timestamptz) RETURNS uuid
+AS 'MODULE_PATHNAME', 'uuidv7_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION uuidv7_new_with_time(timestamptz) IS
+'a version 7 uuid carrying a given time (backfills): its millisecond and 74 keyed-random bits; unique by chance, not by construction: keep a unique index';
+
 -- Range-scan boundary.
 CREATE FUNCTION uuidv7_from_timestamp(timestamptz) RETURNS uuid
 AS 'MODULE_PATHNAME', 'uuidv7_from_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -519,7 +540,6 @@ CREATE OPERATOR CLASS uuid_timestamptz_ops FOR TYPE timestamptz USING btree FAMI
     FUNCTION 1 pg_catalog.timestamptz_cmp(timestamptz, timestamptz);
 COMMENT ON OPERATOR CLASS uuid_timestamptz_ops USING btree IS 'timestamptz in PostgreSQL''s btree order of uuid, as kid extends it (the time comparisons of the family, as timestamptz orders them)';
 
-
 -- ---------------------------------------------------------------------------
 -- Where this database's ids came from: pg_upgrade and pg_dump move a
 -- database to another cluster without kid.lease (src/pg/database_mark.cpp)
@@ -638,7 +658,7 @@ BEGIN
                                    CASE WHEN bt.typcategory = 'A' THEN bt.typelem ELSE bt.oid END AS elem) e
         JOIN pg_catalog.pg_type k ON k.oid = e.elem
         WHERE k.oid IN ('@extschema@.sno'::regtype, '@extschema@.atproto_tid'::regtype, '@extschema@.koid'::regtype,
-                        '@extschema@.uid'::regtype, '@extschema@.uid_global'::regtype)
+                        '@extschema@.uid'::regtype, '@extschema@.uid_global'::regtype, 'pg_catalog.uuid'::regtype)
           AND r.relkind IN ('r', 'p', 'm') AND NOT r.relispartition AND r.relpersistence <> 't'
           AND a.attnum > 0 AND NOT a.attisdropped
         ORDER BY 1::text, a.attnum
@@ -649,6 +669,23 @@ BEGIN
         ELSE
             source := c.rel::text;
             val := format('%I', c.attname);
+        END IF;
+        IF c.kid_type = 'uuid' THEN
+            -- uuidv7_new()'s line: the newest version 7 uuid, any generator's
+            -- (a uuid column may hold version 4 ones too, whose random first
+            -- bits put them anywhere up to the year 10889).  Up to a day
+            -- ahead of this server's clock: a version 7 uuid further ahead
+            -- was not made by a clock kid trusts, and would hold the floor
+            -- there (the index scans down from that bound).
+            EXECUTE format('SELECT @extschema@.uuidv7_to_timestamp(%1$s) FROM %2$s
+                            WHERE %1$s < @extschema@.uuidv7_from_timestamp(pg_catalog.now() + interval ''1 day'')
+                              AND @extschema@.uuidv7_to_timestamp(%1$s) IS NOT NULL ORDER BY %1$s DESC LIMIT 1',
+                           val, source) INTO t;
+            CONTINUE WHEN t IS NULL;
+            i := pg_catalog.array_position(lines, 'uuid');
+            found[i] := greatest(found[i], t);
+            counts[i] := counts[i] + 1;
+            CONTINUE;
         END IF;
         -- The largest id (an index answers max()), as its type's text.
         EXECUTE format('SELECT @extschema@.max(%s::@extschema@.%I)::text FROM %s', val, c.kid_type, source) INTO top;

@@ -30,7 +30,15 @@ namespace kid::pg {
  * new line is a new enum value and name here and a row of SCHEMES, not a
  * new layout of either.
  */
-enum LeaseLine { LEASE_SNO_TICK0, LEASE_SNO_TICK1, LEASE_TID, LEASE_KOID, LEASE_UID, LEASE_LINES };
+enum LeaseLine {
+    LEASE_SNO_TICK0,
+    LEASE_SNO_TICK1,
+    LEASE_TID,
+    LEASE_KOID,
+    LEASE_UID,
+    LEASE_UUIDV7,
+    LEASE_LINES
+};
 
 /* The line names, as kid_lease(), kid.lease (blanks as "_") and the WAL record show them. */
 extern const char *const LEASE_LINE_NAMES[LEASE_LINES];
@@ -137,7 +145,7 @@ struct SchemeDef {
     const LeaseSetting *setting;
 };
 
-enum Scheme { SCHEME_SNO, SCHEME_TID, SCHEME_KOID, SCHEME_UID, SCHEME_COUNT };
+enum Scheme { SCHEME_SNO, SCHEME_TID, SCHEME_KOID, SCHEME_UID, SCHEME_UUIDV7, SCHEME_COUNT };
 
 extern const SchemeDef SCHEMES[SCHEME_COUNT];
 

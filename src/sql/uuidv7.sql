@@ -18,6 +18,27 @@ AS 'MODULE_PATHNAME', 'uuidv7_to_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROO
 COMMENT ON FUNCTION uuidv7_to_timestamp(uuid) IS
 'the millisecond a version 7 uuid was made in (its first 48 bits); NULL for a uuid that is not version 7 of the RFC 9562 variant';
 
+-- Generation (layout, guarantees and what an attacker learns: docs/types.md,
+-- "uuid").  uuidv7_new() draws from this backend's generator on the
+-- backend's sno slot (one of 256 per server): unique by construction
+-- across the backends of a server and across servers with distinct
+-- kid.node_id, strictly increasing within a backend, in millisecond order
+-- across backends, never below the lease.  PARALLEL RESTRICTED like
+-- sno_new(): a parallel worker would claim a slot of its own.
+CREATE FUNCTION uuidv7_new() RETURNS uuid
+AS 'MODULE_PATHNAME', 'uuidv7_new' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION uuidv7_new() IS
+'a new RFC 9562 version 7 uuid: Unix millisecond, per-backend counter, kid.node_id, the backend''s partition, 44 keyed-random bits; unique by construction, increasing within a backend; needs kid in shared_preload_libraries';
+
+-- Backfills: a version 7 uuid carrying a given time (its millisecond) and
+-- 74 bits of this backend's keyed random stream.  Unique by chance only, as
+-- PostgreSQL 18's uuidv7(shift) is: keep a unique index.  Needs no preload
+-- and no slot, hence PARALLEL SAFE.
+CREATE FUNCTION uuidv7_new_with_time(at timestamptz) RETURNS uuid
+AS 'MODULE_PATHNAME', 'uuidv7_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION uuidv7_new_with_time(timestamptz) IS
+'a version 7 uuid carrying a given time (backfills): its millisecond and 74 keyed-random bits; unique by chance, not by construction: keep a unique index';
+
 -- Range-scan boundary.
 CREATE FUNCTION uuidv7_from_timestamp(timestamptz) RETURNS uuid
 AS 'MODULE_PATHNAME', 'uuidv7_from_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
