@@ -188,7 +188,7 @@ BEGIN
     END LOOP;
     INSERT INTO @extschema@.kid_database_origin (position, system_identifier, how, floors)
     SELECT 0, s.system_identifier, 'adopted',
-           pg_catalog.jsonb_strip_nulls((SELECT pg_catalog.jsonb_object_agg(u.line, u.newest) FROM pg_catalog.unnest(lines, found) AS u(line, newest))
+           pg_catalog.jsonb_strip_nulls((SELECT pg_catalog.jsonb_object_agg(u.line, u.newest) FROM ROWS FROM (pg_catalog.unnest(lines), pg_catalog.unnest(found)) AS u(line, newest))
                || pg_catalog.jsonb_build_object('by hand', floor))
     FROM pg_catalog.pg_control_system() s;
 END $$;
