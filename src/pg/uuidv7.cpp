@@ -98,7 +98,8 @@ static void uuidv7_claim()
     /* The slot: sno's, claimed on first use (one of 256 per server). */
     kid::pg::sno_backend_generator();
     int slot = kid::pg::sno_backend_slot();
-    int64_t floor_us = static_cast<int64_t>(pg_atomic_read_u64(&s->floor_us[kid::pg::LEASE_UUIDV7]));
+    int64_t floor_us = static_cast<int64_t>(
+        pg_atomic_read_u64(&s->floor_us[kid::pg::LEASE_UUIDV7]));
     if (my_slot < 0) {
         uint64 key[2];
         if (!pg_strong_random(key, sizeof(key)))
@@ -155,8 +156,8 @@ KID_FUNCTION(uuidv7_new)
         if (step == kid::Uuidv7Step::wait) {
             /* The counter of a millisecond at or above the clock is full. */
             uuidv7_trust(now_us);
-            int64_t trusted_ms =
-                kid::trusted_time(my_trusted_offset, kid::pg::monotonic_us()) / 1000;
+            int64_t trusted_ms = kid::trusted_time(my_trusted_offset, kid::pg::monotonic_us()) /
+                                 1000;
             step = kid::uuidv7_step(&my_gen, now_ms, trusted_ms, &unix_ms, &counter);
         }
         if (step == kid::Uuidv7Step::too_late)
@@ -222,7 +223,6 @@ KID_FUNCTION(uuidv7_new_with_time)
     uint64_t r1 = backfill_random(), r2 = backfill_random();
     pg_uuid_t *u = static_cast<pg_uuid_t *>(palloc(sizeof(pg_uuid_t)));
     kid::uuidv7_pack(unix_us / 1000, static_cast<uint32_t>(r2 & kid::UUIDV7_COUNTER_MAX),
-                     static_cast<uint32_t>(r1 >> 54), static_cast<uint32_t>(r1 >> 46), r1,
-                     u->data);
+                     static_cast<uint32_t>(r1 >> 54), static_cast<uint32_t>(r1 >> 46), r1, u->data);
     PG_RETURN_UUID_P(u);
 }

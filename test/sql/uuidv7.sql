@@ -88,6 +88,31 @@ SELECT count(*) FILTER (WHERE u1.id <= u2.id AND u1.id >= t.t AND NOT u2.id >= t
        count(*) AS pairs
 FROM u u1, u u2, t;
 
+-- uuidv7_new(): 2000 ids of one statement are distinct and increase in
+-- call order; each is version 7 of the RFC variant, with kid.node_id in its
+-- node bits and this backend's partition (one for the session), made in or
+-- after the statement's millisecond.
+CREATE TEMP TABLE made AS
+SELECT n, uuidv7_new() AS id, statement_timestamp() AS st FROM generate_series(1, 2000) n;
+SELECT count(DISTINCT id) AS distinct_ids,
+       count(*) FILTER (WHERE prev >= id) AS not_increasing,
+       bool_and(uuidv7_to_timestamp(id) IS NOT NULL) AS version_7,
+       bool_and(((('x' || substr(replace(id::text, '-', ''), 17, 4))::bit(16)::int >> 4) & 1023) = current_setting('kid.node_id')::int) AS node_bits,
+       count(DISTINCT substr(replace(id::text, '-', ''), 20, 2)) AS partitions,
+       bool_and(id >= st) AS not_before_the_statement
+FROM (SELECT id, st, lag(id) OVER (ORDER BY n) AS prev FROM made) s;
+SELECT uuidv7_new() > max(id::text)::uuid AS next_is_larger FROM made;
+DROP TABLE made;
+-- uuidv7_new_with_time(): the given millisecond, 74 keyed-random bits.
+SELECT count(DISTINCT id) AS distinct_ids, min(uuidv7_to_timestamp(id)) AS t_min, max(uuidv7_to_timestamp(id)) AS t_max
+FROM (SELECT uuidv7_new_with_time('2026-03-01 12:34:56.789999') AS id FROM generate_series(1, 1000)) s;
+SELECT uuidv7_new_with_time('1970-01-01') >= '1970-01-01'::timestamptz AS epoch_ok;
+\set VERBOSITY sqlstate
+SELECT uuidv7_new_with_time('1969-12-31 23:59:59.999');
+SELECT uuidv7_new_with_time('infinity');
+\set VERBOSITY default
+SELECT uuidv7_new_with_time('10889-08-02 05:31:50.656');
+
 -- Untyped literals still read as uuid, with uuid's own = (not uuid =
 -- timestamptz); a literal that is a time is still an invalid uuid.
 CREATE TABLE uuid_log (id uuid PRIMARY KEY, n int);
