@@ -25,10 +25,15 @@ OBJS = $(CORE_SRCS:.cpp=.o) $(PG_SRCS:.cpp=.o)
 KID_SQL = sql/$(EXTENSION)--$(EXTVERSION).sql
 DATA = $(sort $(KID_SQL) $(wildcard sql/$(EXTENSION)--*--*.sql))
 
-# Regression tests live in test/sql, their expected output in test/expected
-# (PostgreSQL 15's pg_regress reads it from the output directory).
+# Regression tests: the scripts in test/sql (sql/ holds the installed
+# scripts), their expected output in expected/.  pg_regress reads test/sql
+# through --inputdir; it takes the expected output from ./expected, which is
+# where PostgreSQL 16 and later look by default (--expecteddir=.) and where
+# 15 looks because the output directory is the current one (15 reads
+# expected/ from the output directory).  Results go to results/ and
+# regression.diffs, as for any PGXS extension.
 REGRESS = $(sort $(basename $(notdir $(wildcard test/sql/*.sql))))
-REGRESS_OPTS = --inputdir=test --outputdir=test --load-extension=$(EXTENSION)
+REGRESS_OPTS = --inputdir=test --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config
 PG_CPPFLAGS = -Isrc -DKID_VERSION='"$(EXTVERSION)"'
@@ -45,7 +50,6 @@ endif
 # functions are tiny and gain nothing from inlining into JIT code.
 override with_llvm = no
 
-EXTRA_CLEAN = test/results test/regression.*
 
 # Without pg_config (a fresh machine) only the targets that install it work:
 # make demo, make test, make deps; anything else stops with what to install.
@@ -53,7 +57,7 @@ PGXS := $(shell command -v $(PG_CONFIG) >/dev/null 2>&1 && $(PG_CONFIG) --pgxs)
 ifneq ($(PGXS),)
 include $(PGXS)
 else ifeq ($(filter demo deps-demo test deps,$(MAKECMDGOALS)),)
-$(error $(PG_CONFIG) not found: install postgresql-server-dev-15 (test/install-deps.sh --demo), set PG_CONFIG, or run make demo, which installs what it needs)
+$(error $(PG_CONFIG) not found: install postgresql-server-dev-15 (test/tools/install-deps.sh --demo), set PG_CONFIG, or run make demo, which installs what it needs)
 endif
 
 # PGXS tracks no header dependencies; every object depends on every header.
@@ -100,11 +104,14 @@ $(KID_SQL): $(wildcard src/sql/*)
 	@if command -v perl >/dev/null; then \
 		perl src/sql/build-install-script.pl > $@.tmp && { cmp -s $@.tmp $@ || echo "regenerated $@"; } && mv $@.tmp $@; \
 	else echo "perl not found: $@ not regenerated"; touch $@; fi
-# Fails when the committed install script is not what src/sql/ generates.
+# Fails when the committed install script is not what src/sql/ generates, and
+# when the scripts of sql/ and the built library do not name the same C entry
+# points (src/sql/check-entry-points.pl; the macros that make them list none).
 .PHONY: check-install-script
-check-install-script:
+check-install-script: $(shlib)
 	@perl src/sql/build-install-script.pl | diff -u $(KID_SQL) - || \
 		{ echo "$(KID_SQL) is out of date: run make and commit it"; exit 1; }
+	@perl src/sql/check-entry-points.pl $(shlib) src/sql/entry-points.allowed $(wildcard sql/$(EXTENSION)--*.sql)
 
 # make dist: the PGXN archive kid-VERSION.zip of the committed tree (HEAD),
 # every file under kid-VERSION/; what .gitattributes marks export-ignore

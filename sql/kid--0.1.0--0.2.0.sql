@@ -63,7 +63,7 @@ COMMENT ON CAST (uid AS timestamptz) IS 'the start of the 1.024 ms step a uid wa
 COMMENT ON CAST (uid_global AS timestamptz) IS 'the start of the 1.024 ms step of a uid_global made with kid.uid_interval (uid_global_to_timestamp)';
 
 -- PostgreSQL's catalog rules for the btree families (opr_sanity; see
--- src/sql/id_type.sql.in and test/stress/catalog_sanity.sh).  Every equality
+-- src/sql/id_type.sql.in and test/server/12-catalog_sanity.sh).  Every equality
 -- member of a btree family is mergejoinable: id = timestamptz, timestamptz =
 -- id and ~=~ become MERGES.  ALTER OPERATOR sets MERGES only from
 -- PostgreSQL 17 on, so the flag is set in pg_operator, as CREATE OPERATOR
@@ -615,10 +615,9 @@ CREATE FUNCTION kid_adopt_database(
 RETURNS SETOF record
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-    -- The lease lines, in the order kid_raise_floors() takes them (none when kid is not preloaded).
-    lines constant text[] := ARRAY(SELECT l.line FROM @extschema@.kid_lease() WITH ORDINALITY AS l ORDER BY l.ordinality);
-    found timestamptz[] := pg_catalog.array_fill(NULL::timestamptz, ARRAY[pg_catalog.cardinality(lines)]);
-    counts integer[] := pg_catalog.array_fill(0, ARRAY[pg_catalog.cardinality(lines)]);
+    lines text[];
+    found timestamptz[];
+    counts integer[];
     c record;
     source text;
     val text;
@@ -637,6 +636,10 @@ BEGIN
     -- pg_upgrade leaves out the members kid adds to PostgreSQL's uuid
     -- families (src/sql/uuidv7.sql): add them again.
     PERFORM @extschema@.uuidv7_restore_operators();
+    -- The lease lines, in the order kid_raise_floors() takes them (none when kid is not preloaded).
+    lines := ARRAY(SELECT l.line FROM @extschema@.kid_lease() WITH ORDINALITY AS l ORDER BY l.ordinality);
+    found := pg_catalog.array_fill(NULL::timestamptz, ARRAY[pg_catalog.cardinality(lines)]);
+    counts := pg_catalog.array_fill(0, ARRAY[pg_catalog.cardinality(lines)]);
     IF pg_catalog.cardinality(lines) = 0 THEN
         -- Not preloaded: kid_raise_floors() says so (and what to do).
         PERFORM @extschema@.kid_raise_floors('{}');

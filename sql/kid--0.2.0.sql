@@ -6,14 +6,56 @@
 -- starts with a "(from ...)" comment naming its source file, and for an id
 -- type the record of src/sql/id_types.conf it was instantiated with.
 --
--- The script reads top to bottom, one section per scheme: what the scheme
--- is, then its type and I/O, casts, comparison functions and operators,
--- operator classes, range scans by time, generation, decoding; then the
--- server-wide monitoring functions.  Every object has a COMMENT.  References
--- to kid's own objects are schema-qualified with @extschema@ so that no
--- search_path can redirect them.
+-- The script reads top to bottom: the time order every id type shares, then
+-- one section per scheme: what the scheme is, then its type and I/O, casts,
+-- comparison functions and operators, operator classes, range scans by time,
+-- generation, decoding; then the server-wide monitoring functions.  Every
+-- object has a COMMENT.  References to kid's own objects are schema-qualified
+-- with @extschema@ so that no search_path can redirect them.
 
 \echo Use "CREATE EXTENSION kid" to load this file. \quit
+
+-- (from src/sql/id_time_order.sql)
+-- ---------------------------------------------------------------------------
+-- The time order every id type's btree operator family shares (first: the
+-- range scans of every id type's part need it)
+-- ---------------------------------------------------------------------------
+
+-- An id btree family holds the id type and timestamptz, and a btree family
+-- must be one total order over all its types, with a comparison for every
+-- pair of them: (id, id), (id, timestamptz), (timestamptz, id) and
+-- (timestamptz, timestamptz).  Index scans need the last pair too: for
+-- id = ANY(times) btree sorts and de-duplicates the array, and for
+-- id >= ANY(times) it picks the smallest time, with the family's
+-- (timestamptz, timestamptz) members.
+--
+-- In kid's order a time sorts just below the smallest id of its unit and
+-- no id equals a time (src/sql/id_type.sql.in), so times compare among
+-- themselves exactly as timestamptz does.  These operators are that
+-- comparison, under names of kid's own: timestamptz's built-in < and its
+-- friends must not join kid's families, because the planner takes the
+-- sort order of ORDER BY created_at from whichever btree family holds its
+-- < operator, and a kid family would no longer match timestamptz indexes.
+-- ~=~ is MERGES, as every equality member of a btree family must be (and the
+-- id = timestamptz members are); it is timestamptz's own equality, so an
+-- equality the planner derives with it holds exactly when timestamptz's =
+-- does.  Not HASHES: no hash family holds it.
+CREATE OPERATOR ~<~ (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = pg_catalog.timestamptz_lt,
+    COMMUTATOR = ~>~, NEGATOR = ~>=~, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR ~<=~ (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = pg_catalog.timestamptz_le,
+    COMMUTATOR = ~>=~, NEGATOR = ~>~, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR ~=~ (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = pg_catalog.timestamptz_eq,
+    COMMUTATOR = ~=~, RESTRICT = eqsel, JOIN = eqjoinsel, MERGES);
+CREATE OPERATOR ~>=~ (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = pg_catalog.timestamptz_ge,
+    COMMUTATOR = ~<=~, NEGATOR = ~<~, RESTRICT = scalargesel, JOIN = scalargejoinsel);
+CREATE OPERATOR ~>~ (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = pg_catalog.timestamptz_gt,
+    COMMUTATOR = ~<~, NEGATOR = ~<=~, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+
+COMMENT ON OPERATOR ~<~ (timestamptz, timestamptz) IS 'timestamptz < in the btree order of kid''s id types (operator family members)';
+COMMENT ON OPERATOR ~<=~ (timestamptz, timestamptz) IS 'timestamptz <= in the btree order of kid''s id types (operator family members)';
+COMMENT ON OPERATOR ~=~ (timestamptz, timestamptz) IS 'timestamptz = in the btree order of kid''s id types (operator family members)';
+COMMENT ON OPERATOR ~>=~ (timestamptz, timestamptz) IS 'timestamptz >= in the btree order of kid''s id types (operator family members)';
+COMMENT ON OPERATOR ~>~ (timestamptz, timestamptz) IS 'timestamptz > in the btree order of kid''s id types (operator family members)';
 
 -- (from src/sql/sno.sql)
 -- ---------------------------------------------------------------------------
@@ -187,49 +229,6 @@ COMMENT ON FUNCTION sno_larger(sno, sno) IS 'the larger of two sno ids';
 COMMENT ON AGGREGATE min(sno) IS 'the earliest sno';
 COMMENT ON AGGREGATE max(sno) IS 'the latest sno';
 
--- (from src/sql/id_time_order.sql)
--- ---------------------------------------------------------------------------
--- The time order every id type's btree operator family shares (here, where the
--- first id type's range scans need it)
--- ---------------------------------------------------------------------------
-
--- An id btree family holds the id type and timestamptz, and a btree family
--- must be one total order over all its types, with a comparison for every
--- pair of them: (id, id), (id, timestamptz), (timestamptz, id) and
--- (timestamptz, timestamptz).  Index scans need the last pair too: for
--- id = ANY(times) btree sorts and de-duplicates the array, and for
--- id >= ANY(times) it picks the smallest time, with the family's
--- (timestamptz, timestamptz) members.
---
--- In kid's order a time sorts just below the smallest id of its unit and
--- no id equals a time (src/sql/id_type.sql.in), so times compare among
--- themselves exactly as timestamptz does.  These operators are that
--- comparison, under names of kid's own: timestamptz's built-in < and its
--- friends must not join kid's families, because the planner takes the
--- sort order of ORDER BY created_at from whichever btree family holds its
--- < operator, and a kid family would no longer match timestamptz indexes.
--- ~=~ is MERGES, as every equality member of a btree family must be (and the
--- id = timestamptz members are); it is timestamptz's own equality, so an
--- equality the planner derives with it holds exactly when timestamptz's =
--- does.  Not HASHES: no hash family holds it.
-CREATE OPERATOR ~<~ (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = pg_catalog.timestamptz_lt,
-    COMMUTATOR = ~>~, NEGATOR = ~>=~, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
-CREATE OPERATOR ~<=~ (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = pg_catalog.timestamptz_le,
-    COMMUTATOR = ~>=~, NEGATOR = ~>~, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
-CREATE OPERATOR ~=~ (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = pg_catalog.timestamptz_eq,
-    COMMUTATOR = ~=~, RESTRICT = eqsel, JOIN = eqjoinsel, MERGES);
-CREATE OPERATOR ~>=~ (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = pg_catalog.timestamptz_ge,
-    COMMUTATOR = ~<=~, NEGATOR = ~<~, RESTRICT = scalargesel, JOIN = scalargejoinsel);
-CREATE OPERATOR ~>~ (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = pg_catalog.timestamptz_gt,
-    COMMUTATOR = ~<~, NEGATOR = ~<=~, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
-
-COMMENT ON OPERATOR ~<~ (timestamptz, timestamptz) IS 'timestamptz < in the btree order of kid''s id types (operator family members)';
-COMMENT ON OPERATOR ~<=~ (timestamptz, timestamptz) IS 'timestamptz <= in the btree order of kid''s id types (operator family members)';
-COMMENT ON OPERATOR ~=~ (timestamptz, timestamptz) IS 'timestamptz = in the btree order of kid''s id types (operator family members)';
-COMMENT ON OPERATOR ~>=~ (timestamptz, timestamptz) IS 'timestamptz >= in the btree order of kid''s id types (operator family members)';
-COMMENT ON OPERATOR ~>~ (timestamptz, timestamptz) IS 'timestamptz > in the btree order of kid''s id types (operator family members)';
-
--- (from src/sql/id_type.sql.in for [sno] of src/sql/id_types.conf, line 24)
 -- Range scans by time.  Comparison operators between sno and timestamptz,
 -- in sno's btree operator family, so that WHERE id >= now() - interval '1 hour'
 -- is an index range scan (and prunes range partitions).  In the family's
@@ -348,7 +347,7 @@ ALTER OPERATOR FAMILY sno_ops USING btree ADD
 -- an operator class for timestamptz in the family, as PostgreSQL's own
 -- cross-type families have one for each of their types: every member of a
 -- family is then usable by one of its classes (opr_sanity checks both
--- rules; test/stress/catalog_sanity.sh runs it).  Nobody needs to index a
+-- rules; test/server/12-catalog_sanity.sh runs it).  Nobody needs to index a
 -- timestamptz with it: timestamptz's default class orders times the same.
 CREATE OPERATOR CLASS sno_timestamptz_ops FOR TYPE timestamptz USING btree FAMILY sno_ops AS
     OPERATOR 1 @extschema@.~<~,
@@ -732,7 +731,7 @@ ALTER OPERATOR FAMILY atproto_tid_ops USING btree ADD
 -- an operator class for timestamptz in the family, as PostgreSQL's own
 -- cross-type families have one for each of their types: every member of a
 -- family is then usable by one of its classes (opr_sanity checks both
--- rules; test/stress/catalog_sanity.sh runs it).  Nobody needs to index a
+-- rules; test/server/12-catalog_sanity.sh runs it).  Nobody needs to index a
 -- timestamptz with it: timestamptz's default class orders times the same.
 CREATE OPERATOR CLASS atproto_tid_timestamptz_ops FOR TYPE timestamptz USING btree FAMILY atproto_tid_ops AS
     OPERATOR 1 @extschema@.~<~,
@@ -1140,7 +1139,7 @@ ALTER OPERATOR FAMILY koid_ops USING btree ADD
 -- an operator class for timestamptz in the family, as PostgreSQL's own
 -- cross-type families have one for each of their types: every member of a
 -- family is then usable by one of its classes (opr_sanity checks both
--- rules; test/stress/catalog_sanity.sh runs it).  Nobody needs to index a
+-- rules; test/server/12-catalog_sanity.sh runs it).  Nobody needs to index a
 -- timestamptz with it: timestamptz's default class orders times the same.
 CREATE OPERATOR CLASS koid_timestamptz_ops FOR TYPE timestamptz USING btree FAMILY koid_ops AS
     OPERATOR 1 @extschema@.~<~,
@@ -1223,12 +1222,11 @@ COMMENT ON FUNCTION koid_from_timestamp(timestamptz) IS
 
 -- (from src/sql/uid.sql)
 -- ---------------------------------------------------------------------------
--- uid and uid_global: the k-ordered ids of the Erlang uid library.
+-- uid: the local id of the Erlang uid library (uid_global, its global id, is
+-- the next part, uid_global.sql).
 --   uid        64 bits: A:20 | B:20 | C>>10:10 | Seq:14
---   uid_global 96 bits: A:20 | B>>I:(20-I) | Node:32 | B&(2^I-1):I | C>>10:10 | Seq:14
--- where {A, B, C} is Erlang's {MegaSecs, Secs, MicroSecs} and I the
--- neighbourhood interval (kid.uid_interval, 5..10, default 8).  Generation,
--- conversion, decoding, the library's older base64url text.
+-- where {A, B, C} is Erlang's {MegaSecs, Secs, MicroSecs}.  Generation,
+-- decoding, the library's older base64url text.
 -- ---------------------------------------------------------------------------
 
 -- (from src/sql/id_type.sql.in for [uid] of src/sql/id_types.conf, line 63)
@@ -1529,7 +1527,7 @@ ALTER OPERATOR FAMILY uid_ops USING btree ADD
 -- an operator class for timestamptz in the family, as PostgreSQL's own
 -- cross-type families have one for each of their types: every member of a
 -- family is then usable by one of its classes (opr_sanity checks both
--- rules; test/stress/catalog_sanity.sh runs it).  Nobody needs to index a
+-- rules; test/server/12-catalog_sanity.sh runs it).  Nobody needs to index a
 -- timestamptz with it: timestamptz's default class orders times the same.
 CREATE OPERATOR CLASS uid_timestamptz_ops FOR TYPE timestamptz USING btree FAMILY uid_ops AS
     OPERATOR 1 @extschema@.~<~,
@@ -1560,6 +1558,73 @@ ALTER OPERATOR FAMILY uid_minmax_ops USING brin ADD
     OPERATOR 4 >= (uid, timestamptz),
     OPERATOR 5 > (uid, timestamptz);
 COMMENT ON OPERATOR CLASS uid_minmax_ops USING brin IS 'BRIN min/max summaries of uid, usable with uid and timestamptz bounds';
+
+-- (from src/sql/uid.sql, continued)
+-- Generation: one (1.024 ms step, sequence) word per server in shared memory,
+-- advanced by compare-and-swap; after 16384 ids in a step the next step is
+-- taken, so ids never repeat and never wait.  PARALLEL SAFE: a parallel
+-- worker advances the same word.
+CREATE FUNCTION uid_new() RETURNS uid
+AS 'MODULE_PATHNAME', 'uid_new' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION uid_new() IS 'a new uid (local id) from the server-wide counter, unique within this server only (a local uid has no node field: use uid_global across servers); needs kid in shared_preload_libraries';
+
+-- Backfills: a uid or uid_global carrying a given time (its 1.024 ms step)
+-- and a sequence from ONE server-wide backfill sequence that the two share
+-- (shared memory, fetch-and-add from any backend, started at a random value
+-- at server start), whatever the time; uid_global_new_with_time adds this
+-- server's node fingerprint and kid.uid_interval, as uid_global_new().
+-- Promised: ids for one time are distinct among any 16384 consecutive calls
+-- of uid_new_with_time and uid_global_new_with_time together on this server
+-- (since its start), and uid_global ones never equal those of a server with
+-- another fingerprint.  NOT promised: beyond 16384 calls two ids for one
+-- time may be equal, whatever times the calls between them had (the
+-- sequence field is the low 14 bits, not a count per step); after a restart
+-- the sequence starts at a random place; and a backfill id can equal a
+-- uid_new()/uid_global_new() id of this server made in the same step (they
+-- count from 0 in each).  Backfill times no live id has, and keep a unique
+-- index and retry (INSERT ... ON CONFLICT DO NOTHING, then make the missing
+-- ones again).
+CREATE FUNCTION uid_new_with_time(at timestamptz) RETURNS uid
+AS 'MODULE_PATHNAME', 'uid_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION uid_new_with_time(timestamptz) IS
+'a uid carrying a given time (backfills): sequence from one server-wide sequence shared with uid_global_new_with_time; ids for one time are distinct among any 16384 consecutive calls of the two on this server, beyond that two may be equal (also to uid_new() ids of the same step): keep a unique index and retry';
+
+-- Decoding.
+CREATE FUNCTION uid_to_timestamp(uid) RETURNS timestamptz
+AS 'MODULE_PATHNAME', 'uid_to_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION uid_info(id uid,
+    OUT "time" timestamptz, OUT megaseconds integer, OUT seconds integer, OUT microseconds integer,
+    OUT sequence integer)
+RETURNS record
+AS 'MODULE_PATHNAME', 'uid_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION uid_to_timestamp(uid) IS 'the start of the 1.024 ms step a uid was made in';
+COMMENT ON FUNCTION uid_info(uid) IS 'the Erlang time triple {MegaSecs, Secs, MicroSecs (to 1.024 ms)} and sequence of a uid';
+-- id::timestamptz (explicit): what uid_to_timestamp gives.
+CREATE CAST (uid AS timestamptz) WITH FUNCTION uid_to_timestamp(uid);
+COMMENT ON CAST (uid AS timestamptz) IS 'the start of the 1.024 ms step a uid was made in (uid_to_timestamp)';
+
+-- Range-scan boundaries.
+CREATE FUNCTION uid_from_timestamp(timestamptz) RETURNS uid
+AS 'MODULE_PATHNAME', 'uid_from_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION uid_from_timestamp(timestamptz) IS 'the smallest uid of a 1.024 ms step: WHERE id >= uid_from_timestamp(t) is an index range scan';
+
+-- The library's older RFC 4648 base64url text (same bits; does not sort).
+CREATE FUNCTION uid_to_base64url(uid) RETURNS text
+AS 'MODULE_PATHNAME', 'uid_to_base64url' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
+CREATE FUNCTION uid_from_base64url(text) RETURNS uid
+AS 'MODULE_PATHNAME', 'uid_from_base64url' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION uid_to_base64url(uid) IS 'a uid in the older, unsorted RFC 4648 base64url text';
+COMMENT ON FUNCTION uid_from_base64url(text) IS 'a uid from 11 base64url characters';
+
+-- (from src/sql/uid_global.sql)
+-- ---------------------------------------------------------------------------
+-- uid_global: the global id of the Erlang uid library, a uid (uid.sql) with a
+-- node fingerprint.
+--   uid_global 96 bits: A:20 | B>>I:(20-I) | Node:32 | B&(2^I-1):I | C>>10:10 | Seq:14
+-- where {A, B, C} is Erlang's {MegaSecs, Secs, MicroSecs} and I the
+-- neighbourhood interval (kid.uid_interval, 5..10, default 8).  Generation,
+-- conversion from uid, decoding, the library's older base64url text.
+-- ---------------------------------------------------------------------------
 
 -- (from src/sql/id_type.sql.in for [uid_global] of src/sql/id_types.conf, line 78)
 -- ---------------------------------------------------------------------------
@@ -1843,7 +1908,7 @@ ALTER OPERATOR FAMILY uid_global_ops USING btree ADD
 -- an operator class for timestamptz in the family, as PostgreSQL's own
 -- cross-type families have one for each of their types: every member of a
 -- family is then usable by one of its classes (opr_sanity checks both
--- rules; test/stress/catalog_sanity.sh runs it).  Nobody needs to index a
+-- rules; test/server/12-catalog_sanity.sh runs it).  Nobody needs to index a
 -- timestamptz with it: timestamptz's default class orders times the same.
 CREATE OPERATOR CLASS uid_global_timestamptz_ops FOR TYPE timestamptz USING btree FAMILY uid_global_ops AS
     OPERATOR 1 @extschema@.~<~,
@@ -1875,43 +1940,20 @@ ALTER OPERATOR FAMILY uid_global_minmax_ops USING brin ADD
     OPERATOR 5 > (uid_global, timestamptz);
 COMMENT ON OPERATOR CLASS uid_global_minmax_ops USING brin IS 'BRIN min/max summaries of uid_global, usable with uid_global and timestamptz bounds';
 
--- (from src/sql/uid.sql, continued)
--- Generation: one (1.024 ms step, sequence) word per server in shared memory,
--- advanced by compare-and-swap; after 16384 ids in a step the next step is
--- taken, so ids never repeat and never wait.  PARALLEL SAFE: a parallel
--- worker advances the same word.
-CREATE FUNCTION uid_new() RETURNS uid
-AS 'MODULE_PATHNAME', 'uid_new' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+-- (from src/sql/uid_global.sql, continued)
+-- Generation: the server-wide word uid_new() advances (uid.sql), with this
+-- server's node fingerprint and kid.uid_interval.
 CREATE FUNCTION uid_global_new() RETURNS uid_global
 AS 'MODULE_PATHNAME', 'uid_global_new' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 CREATE FUNCTION uid_node_fingerprint() RETURNS bigint
 AS 'MODULE_PATHNAME', 'uid_node_fingerprint' LANGUAGE C STABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION uid_new() IS 'a new uid (local id) from the server-wide counter, unique within this server only (a local uid has no node field: use uid_global across servers); needs kid in shared_preload_libraries';
 COMMENT ON FUNCTION uid_global_new() IS 'a new unique uid_global: the server-wide counter with this server''s node fingerprint and kid.uid_interval';
 COMMENT ON FUNCTION uid_node_fingerprint() IS 'this server''s 32-bit uid node fingerprint: kid.uid_node, or derived from kid.node_id';
 
--- Backfills: a uid or uid_global carrying a given time (its 1.024 ms step)
--- and a sequence from ONE server-wide backfill sequence that the two share
--- (shared memory, fetch-and-add from any backend, started at a random value
--- at server start), whatever the time; uid_global_new_with_time adds this
+-- Backfills: uid_new_with_time's sequence (uid.sql, shared with it), with this
 -- server's node fingerprint and kid.uid_interval, as uid_global_new().
--- Promised: ids for one time are distinct among any 16384 consecutive calls
--- of uid_new_with_time and uid_global_new_with_time together on this server
--- (since its start), and uid_global ones never equal those of a server with
--- another fingerprint.  NOT promised: beyond 16384 calls two ids for one
--- time may be equal, whatever times the calls between them had (the
--- sequence field is the low 14 bits, not a count per step); after a restart
--- the sequence starts at a random place; and a backfill id can equal a
--- uid_new()/uid_global_new() id of this server made in the same step (they
--- count from 0 in each).  Backfill times no live id has, and keep a unique
--- index and retry (INSERT ... ON CONFLICT DO NOTHING, then make the missing
--- ones again).
-CREATE FUNCTION uid_new_with_time(at timestamptz) RETURNS uid
-AS 'MODULE_PATHNAME', 'uid_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 CREATE FUNCTION uid_global_new_with_time(at timestamptz) RETURNS uid_global
 AS 'MODULE_PATHNAME', 'uid_global_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION uid_new_with_time(timestamptz) IS
-'a uid carrying a given time (backfills): sequence from one server-wide sequence shared with uid_global_new_with_time; ids for one time are distinct among any 16384 consecutive calls of the two on this server, beyond that two may be equal (also to uid_new() ids of the same step): keep a unique index and retry';
 COMMENT ON FUNCTION uid_global_new_with_time(timestamptz) IS
 'a uid_global carrying a given time (backfills): this server''s fingerprint and kid.uid_interval, sequence from one server-wide sequence shared with uid_new_with_time; ids for one time are distinct among any 16384 consecutive calls of the two on this server, beyond that two may be equal (also to uid_global_new() ids of the same step): keep a unique index and retry';
 
@@ -1943,13 +1985,6 @@ COMMENT ON FUNCTION uid_to_global(uid) IS
 -- Decoding.  A global id does not record its neighbourhood interval: pass
 -- the one it was made with, or leave it out for kid.uid_interval.  Seconds
 -- above 999999 under that interval raise 22008.
-CREATE FUNCTION uid_to_timestamp(uid) RETURNS timestamptz
-AS 'MODULE_PATHNAME', 'uid_to_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
-CREATE FUNCTION uid_info(id uid,
-    OUT "time" timestamptz, OUT megaseconds integer, OUT seconds integer, OUT microseconds integer,
-    OUT sequence integer)
-RETURNS record
-AS 'MODULE_PATHNAME', 'uid_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION uid_global_to_timestamp(id uid_global, neighborhood integer) RETURNS timestamptz
 AS 'MODULE_PATHNAME', 'uid_global_to_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION uid_global_to_timestamp(id uid_global) RETURNS timestamptz
@@ -1964,43 +1999,30 @@ CREATE FUNCTION uid_global_info(id uid_global,
     OUT node bigint, OUT sequence integer)
 RETURNS record
 AS 'MODULE_PATHNAME', 'uid_global_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION uid_to_timestamp(uid) IS 'the start of the 1.024 ms step a uid was made in';
-COMMENT ON FUNCTION uid_info(uid) IS 'the Erlang time triple {MegaSecs, Secs, MicroSecs (to 1.024 ms)} and sequence of a uid';
 COMMENT ON FUNCTION uid_global_to_timestamp(uid_global, integer) IS 'the start of the 1.024 ms step of a uid_global made with the given neighbourhood interval';
 COMMENT ON FUNCTION uid_global_to_timestamp(uid_global) IS 'the start of the 1.024 ms step of a uid_global made with kid.uid_interval (fixed while the server runs)';
 COMMENT ON FUNCTION uid_global_info(uid_global, integer) IS 'the Erlang time triple, node fingerprint and sequence of a uid_global made with the given neighbourhood interval';
 COMMENT ON FUNCTION uid_global_info(uid_global) IS 'the Erlang time triple, node fingerprint and sequence of a uid_global made with kid.uid_interval (fixed while the server runs)';
--- id::timestamptz (explicit): what uid_to_timestamp and
--- uid_global_to_timestamp (with kid.uid_interval) give.
-CREATE CAST (uid AS timestamptz) WITH FUNCTION uid_to_timestamp(uid);
+-- id::timestamptz (explicit): what uid_global_to_timestamp (with
+-- kid.uid_interval) gives.
 CREATE CAST (uid_global AS timestamptz) WITH FUNCTION uid_global_to_timestamp(uid_global);
-COMMENT ON CAST (uid AS timestamptz) IS 'the start of the 1.024 ms step a uid was made in (uid_to_timestamp)';
 COMMENT ON CAST (uid_global AS timestamptz) IS 'the start of the 1.024 ms step of a uid_global made with kid.uid_interval (uid_global_to_timestamp)';
 
 -- Range-scan boundaries.
-CREATE FUNCTION uid_from_timestamp(timestamptz) RETURNS uid
-AS 'MODULE_PATHNAME', 'uid_from_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION uid_global_from_timestamp(timestamptz, neighborhood integer)
 RETURNS uid_global
 AS 'MODULE_PATHNAME', 'uid_global_from_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION uid_global_from_timestamp(timestamptz)
 RETURNS uid_global
 AS 'MODULE_PATHNAME', 'uid_global_from_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION uid_from_timestamp(timestamptz) IS 'the smallest uid of a 1.024 ms step: WHERE id >= uid_from_timestamp(t) is an index range scan';
 COMMENT ON FUNCTION uid_global_from_timestamp(timestamptz, integer) IS 'the smallest uid_global of a 1.024 ms step (node 0) for a neighbourhood interval';
 COMMENT ON FUNCTION uid_global_from_timestamp(timestamptz) IS 'the smallest uid_global of a 1.024 ms step (node 0) with kid.uid_interval, as the uid_global-timestamptz operators use (fixed while the server runs)';
 
 -- The library's older RFC 4648 base64url text (same bits; does not sort).
-CREATE FUNCTION uid_to_base64url(uid) RETURNS text
-AS 'MODULE_PATHNAME', 'uid_to_base64url' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
-CREATE FUNCTION uid_from_base64url(text) RETURNS uid
-AS 'MODULE_PATHNAME', 'uid_from_base64url' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION uid_global_to_base64url(uid_global) RETURNS text
 AS 'MODULE_PATHNAME', 'uid_global_to_base64url' LANGUAGE C IMMUTABLE STRICT LEAKPROOF PARALLEL SAFE;
 CREATE FUNCTION uid_global_from_base64url(text) RETURNS uid_global
 AS 'MODULE_PATHNAME', 'uid_global_from_base64url' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION uid_to_base64url(uid) IS 'a uid in the older, unsorted RFC 4648 base64url text';
-COMMENT ON FUNCTION uid_from_base64url(text) IS 'a uid from 11 base64url characters';
 COMMENT ON FUNCTION uid_global_to_base64url(uid_global) IS 'a uid_global in the older, unsorted RFC 4648 base64url text';
 COMMENT ON FUNCTION uid_global_from_base64url(text) IS 'a uid_global from 16 base64url characters';
 
@@ -2851,10 +2873,9 @@ CREATE FUNCTION kid_adopt_database(
 RETURNS SETOF record
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-    -- The lease lines, in the order kid_raise_floors() takes them (none when kid is not preloaded).
-    lines constant text[] := ARRAY(SELECT l.line FROM @extschema@.kid_lease() WITH ORDINALITY AS l ORDER BY l.ordinality);
-    found timestamptz[] := pg_catalog.array_fill(NULL::timestamptz, ARRAY[pg_catalog.cardinality(lines)]);
-    counts integer[] := pg_catalog.array_fill(0, ARRAY[pg_catalog.cardinality(lines)]);
+    lines text[];
+    found timestamptz[];
+    counts integer[];
     c record;
     source text;
     val text;
@@ -2873,6 +2894,10 @@ BEGIN
     -- pg_upgrade leaves out the members kid adds to PostgreSQL's uuid
     -- families (src/sql/uuidv7.sql): add them again.
     PERFORM @extschema@.uuidv7_restore_operators();
+    -- The lease lines, in the order kid_raise_floors() takes them (none when kid is not preloaded).
+    lines := ARRAY(SELECT l.line FROM @extschema@.kid_lease() WITH ORDINALITY AS l ORDER BY l.ordinality);
+    found := pg_catalog.array_fill(NULL::timestamptz, ARRAY[pg_catalog.cardinality(lines)]);
+    counts := pg_catalog.array_fill(0, ARRAY[pg_catalog.cardinality(lines)]);
     IF pg_catalog.cardinality(lines) = 0 THEN
         -- Not preloaded: kid_raise_floors() says so (and what to do).
         PERFORM @extschema@.kid_raise_floors('{}');

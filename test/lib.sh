@@ -94,7 +94,7 @@ kpsql() {
 
 # ensure_main_cluster: sets PORT to the main cluster's port, starting a
 # private main cluster unless run-all.sh shares one (or a caller that
-# sources the stress scripts already started one in this $KID_TMP).
+# sources the server tests already started one in this $KID_TMP).
 ensure_main_cluster() {
     if [ -z "${KID_MAIN_PORT:-}" ]; then
         KID_MAIN_PORT=54329
@@ -124,6 +124,36 @@ reload_conf() {
     return 1
 }
 
+# standby_init NAME PRIMARY_PORT PORT [postgresql.conf lines...]: cluster
+# NAME, a streaming standby of the server on PRIMARY_PORT (a base backup
+# with its recovery configuration), on PORT with its socket in $KID_TMP and
+# the lines given (they come last: a setting named again wins).  Not
+# started (cluster_start NAME).
+standby_init() {
+    local name=$1 primary=$2 port=$3 host=$KID_TMP line
+    shift 3
+    [ "$primary" != "${KID_MAIN_PORT:-}" ] || host=$KID_MAIN_SOCK
+    as_postgres mkdir -p "$KID_TMP/$name" &&
+        as_postgres "$PG_BIN/pg_basebackup" -h "$host" -p "$primary" -U postgres -D "$KID_TMP/$name/data" -R -X stream -c fast >/dev/null ||
+        return 1
+    {
+        echo "port = $port"
+        echo "unix_socket_directories = '$KID_TMP'"
+        for line in "$@"; do echo "$line"; done
+    } >> "$KID_TMP/$name/data/postgresql.conf"
+}
+
+# wait_replayed PORT LSN: returns once the standby on PORT has replayed the
+# WAL up to LSN (pg_last_wal_replay_lsn()).  Bounded: 60 s, then 1.
+wait_replayed() {
+    for _ in $(seq 600); do
+        [ "$(kpsql "$1" -d postgres -c "SELECT pg_last_wal_replay_lsn() >= '$2'" 2>/dev/null)" = t ] && return 0
+        sleep 0.1
+    done
+    echo "  the standby on port $1 did not replay up to $2 in 60 s"
+    return 1
+}
+
 # main_db NAME: a fresh database NAME on the main cluster, with kid created.
 main_db() {
     kpsql "$KID_MAIN_PORT" -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" &&
@@ -140,11 +170,122 @@ main_pgbench() {
         >"$KID_TMP/pgbench.$BASHPID.$RANDOM.log" 2>&1
 }
 
+# wait_for_log LOG OFFSET PATTERN: returns once a line matching PATTERN (grep
+# -E) stands in LOG after its first OFFSET bytes (take the offset with
+# log_size before what should log it); as PostgreSQL's own TAP tests do
+# (wait_for_log).  Bounded: 60 s, then 1 with a message.
+log_size() { stat -c %s "$1"; }
+wait_for_log() {
+    local log=$1 offset=$2 pattern=$3
+    for _ in $(seq 600); do
+        tail -c +$((offset + 1)) "$log" | grep -qE -- "$pattern" && return 0
+        sleep 0.1
+    done
+    echo "  $log: no line '$pattern' after byte $offset in 60 s"
+    return 1
+}
+
+# wait_accepting PORT: returns once the server of PORT runs a query (after a
+# start, a crash restart, a promotion).  Bounded: 60 s, then 1.
+wait_accepting() {
+    for _ in $(seq 600); do
+        kpsql "$1" -d postgres -c "SELECT 1" >/dev/null 2>&1 && return 0
+        sleep 0.1
+    done
+    echo "  the server on port $1 accepts no query 60 s on"
+    return 1
+}
+
+# crash_backend PORT LOG [SQL [COMMAND...]]: a crash restart of the server of
+# PORT, whose log is LOG.  A backend runs SQL (if given), then sleeps; once
+# it sleeps (SQL done), COMMAND runs (to read what the backend left before
+# it dies); then the backend is killed by SIGKILL, which makes the
+# postmaster end every process and reinitialise shared memory.  Returns once
+# the postmaster logged "all server processes terminated; reinitializing"
+# after the kill and the server runs queries again; on any step that fails,
+# 1 with a message.  CRASH_PID is the backend's pid.
+crash_backend() {
+    local port=$1 log=$2 sql=${3:-} psql_pid offset app=kid_crash_backend_${BASHPID}_$RANDOM
+    shift 2
+    shift $(($# > 0 ? 1 : 0))
+    CRASH_PID=""
+    # Its application_name (this call's own) finds it; its sleep (pg_sleep's
+    # wait event) says SQL is done, each -c being a statement of its own.
+    PGAPPNAME=$app kpsql "$port" -d postgres ${sql:+-c "$sql"} -c "SELECT pg_sleep(600)" >/dev/null 2>&1 &
+    psql_pid=$!
+    for _ in $(seq 600); do
+        CRASH_PID=$(kpsql "$port" -d postgres -c "SELECT pid FROM pg_stat_activity WHERE application_name = '$app' AND wait_event = 'PgSleep'")
+        [ -n "$CRASH_PID" ] && break
+        kill -0 $psql_pid 2>/dev/null || break
+        sleep 0.1
+    done
+    [ -n "$CRASH_PID" ] || { crash_backend_abort "no backend asleep after '$sql' (psql ended, or 60 s passed)"; return 1; }
+    [ $# -eq 0 ] || "$@" || { crash_backend_abort "'$*' failed before the kill"; return 1; }
+    offset=$(log_size "$log")
+    kill -KILL "$CRASH_PID" || { crash_backend_abort "kill -KILL $CRASH_PID failed"; return 1; }
+    wait $psql_pid 2>/dev/null
+    wait_for_log "$log" "$offset" 'all server processes terminated; reinitializing' && wait_accepting "$port"
+}
+# (When a step fails, crash_backend's backend and psql are ended: a backend
+# asleep outlives its client.)
+crash_backend_abort() {
+    echo "  crash_backend: $1"
+    [ -z "$CRASH_PID" ] || kpsql "$port" -d postgres -c "SELECT pg_terminate_backend($CRASH_PID)" >/dev/null
+    kill $psql_pid 2>/dev/null
+    wait $psql_pid 2>/dev/null
+}
+
+# crash_postmaster NAME: the postmaster of cluster NAME killed by SIGKILL;
+# returns once it and every process it had started are gone (they notice
+# its death and exit), so that the cluster can start again; 1 with the
+# pids still there after 60 s.  The next start runs crash recovery.
+crash_postmaster() {
+    local pid children alive
+    pid=$(cluster_pid "$1") && [ -n "$pid" ] || { echo "  crash_postmaster: no postmaster.pid for $1"; return 1; }
+    children=$(pgrep -P "$pid" | tr '\n' ' ')
+    kill -KILL "$pid" || { echo "  crash_postmaster: kill -KILL $pid failed"; return 1; }
+    for _ in $(seq 600); do
+        alive=""
+        for c in $pid $children; do kill -0 "$c" 2>/dev/null && alive="$alive $c"; done
+        [ -z "$alive" ] && return 0
+        sleep 0.1
+    done
+    echo "  crash_postmaster: still running 60 s after the kill:$alive"
+    return 1
+}
+
+# Servers under libfaketime: faketime_cluster_start starts a cluster whose
+# clock is the true time plus the offset in $FT_FILE ("+0", "-3600", or an
+# absolute time that stops the clock), read at every clock call; change it
+# with faketime_set "$FT_FILE" OFFSET.
+FT_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
+FT_FILE=$KID_TMP/faketime.offset
+
 # faketime_set FILE OFFSET: libfaketime's offset file (FAKETIME_TIMESTAMP_FILE)
 # written whole, by rename: Debian 13's libfaketime ends the process that
-# reads a half-written file.
+# reads a half-written file ("failed to parse FAKETIME").
 faketime_set() {
     echo "$2" > "$1.new" && chmod 644 "$1.new" && mv -f "$1.new" "$1"
+}
+
+# faketime_cluster_start NAME [--fake-monotonic] [pg_ctl options...]:
+# cluster_start under libfaketime, the offset file "+0" unless written
+# before.  CLOCK_MONOTONIC stays true, as on a real machine, where a clock
+# step moves CLOCK_REALTIME only (PostgreSQL's waits and timers, and kid's
+# trusted time, run on it); --fake-monotonic moves it with the offset too.
+faketime_cluster_start() {
+    local name=$1
+    shift
+    (
+        if [ "${1:-}" = --fake-monotonic ]; then
+            shift
+        else
+            export FAKETIME_DONT_FAKE_MONOTONIC=1
+        fi
+        [ -f "$FT_FILE" ] || faketime_set "$FT_FILE" +0 || exit 1
+        export LD_PRELOAD=$FT_LIB FAKETIME_TIMESTAMP_FILE=$FT_FILE FAKETIME_NO_CACHE=1
+        cluster_start "$name" "$@"
+    )
 }
 
 # npm_install_once DIR: the packages of DIR/package.json (pinned versions),
@@ -165,6 +306,68 @@ npm_install_once() {
 # xcheck_install: the reference packages the cross-checks compare kid with.
 xcheck_install() {
     npm_install_once test/xcheck
+}
+
+# The cross-checks (test/server/5x-xcheck_*.sh) compare kid with reference
+# implementations, node scripts of test/xcheck/, on a database of the main
+# cluster: xcheck_begin, then xcheck_kid and xcheck_ref, then xcheck_end.
+#
+# xcheck_begin DB: the main cluster (PORT), a fresh database DB with kid,
+# the reference packages installed, and the directory $XC for the files
+# compared.  Returns 1 (a failed check) when any of them is missing.
+xcheck_begin() {
+    XC_DB=$1
+    XC=$KID_TMP/xcheck
+    mkdir -p "$XC"
+    need "the main cluster" ensure_main_cluster &&
+        need "a database $XC_DB with kid" main_db "$XC_DB" &&
+        need "the reference packages of test/xcheck/package.json installed (npm)" xcheck_install
+}
+
+# xcheck_node SCRIPT ARGS...: node on test/xcheck/SCRIPT in $XC; its exit
+# status is node's (a missing script or package fails it).
+xcheck_node() {
+    local script=$PWD/test/xcheck/$1
+    shift
+    (cd "$XC" && node "$script" "$@")
+}
+
+# xcheck_kid LABEL SCRIPT KIND N SQL: kid's ids, one line each of SQL's
+# output (N expected), read by the reference (SCRIPT check-kid), which
+# prints each line it disagrees with and, on stderr, "checked N kid KIND, D
+# disagreements".  One check: node's exit status, the lines it disagreed
+# with, the lines kid gave, and the reference's own count.
+xcheck_kid() {
+    local label=$1 script=$2 kind=$3 n=$4 sql=$5 rc
+    kpsql "$PORT" -d "$XC_DB" -c "$sql" >"$XC/kid.tsv"
+    xcheck_node "$script" check-kid <"$XC/kid.tsv" >"$XC/disagreements.txt" 2>"$XC/summary.txt"
+    rc=$?
+    cat "$XC/summary.txt"
+    expect_eq "$label" \
+        "node $rc, $(wc -l <"$XC/disagreements.txt") of $(wc -l <"$XC/kid.tsv") disagree, $(grep -o "^checked [0-9]* kid $kind, [0-9]* disagreements" "$XC/summary.txt")" \
+        "node 0, 0 of $n disagree, checked $n kid $kind, 0 disagreements"
+}
+
+# xcheck_ref LABEL N SCRIPT ARGS... <PSQL_SCRIPT: the reference's ids (node
+# SCRIPT ARGS writes N lines to $XC/ref.tsv), read by kid: PSQL_SCRIPT
+# loads $XC/ref.tsv and prints the rows kid reads otherwise, nothing else
+# (what it says beside, to stderr: \warn).  One check: the exit statuses
+# of node and psql, the rows printed, the lines the reference gave.
+xcheck_ref() {
+    local label=$1 n=$2 rc psql_rc
+    shift 2
+    xcheck_node "$@" </dev/null >"$XC/ref.tsv"
+    rc=$?
+    kpsql "$PORT" -d "$XC_DB" >"$XC/mismatch.txt"
+    psql_rc=$?
+    expect_eq "$label" \
+        "node $rc, psql $psql_rc, $(grep -c . "$XC/mismatch.txt") of $(wc -l <"$XC/ref.tsv") disagree" \
+        "node 0, psql 0, 0 of $n disagree"
+}
+
+# xcheck_end: the database of xcheck_begin dropped.
+xcheck_end() {
+    [ -z "${PORT:-}" ] || kpsql "$PORT" -d postgres -c "DROP DATABASE IF EXISTS $XC_DB"
 }
 
 # run_client_test NAME DB COMMAND...: a client library's test program
@@ -194,7 +397,7 @@ kid_cleanup() {
             kill -KILL "$pid" 2>/dev/null || true
         fi
     done < "$KID_PIDS"
-    # For test/run-all.sh, which runs each stress script as its own process.
+    # For test/run-all.sh, which runs each server test as its own process.
     [ -z "${KID_RESULTS:-}" ] || echo "$KID_PASSED $KID_FAILED" > "$KID_RESULTS"
     rm -rf "$KID_TMP"
 }
@@ -203,27 +406,17 @@ trap kid_cleanup EXIT
 # Test bookkeeping: check NAME COMMAND... counts a pass or a failure.
 KID_PASSED=0
 KID_FAILED=0
+kid_pass() { KID_PASSED=$((KID_PASSED + 1)); echo "ok: $1"; }
+kid_fail() { KID_FAILED=$((KID_FAILED + 1)); echo "FAILED: $1"; }
 check() {
     local name=$1
     shift
-    if "$@"; then
-        KID_PASSED=$((KID_PASSED + 1))
-        echo "ok: $name"
-    else
-        KID_FAILED=$((KID_FAILED + 1))
-        echo "FAILED: $name"
-    fi
+    if "$@"; then kid_pass "$name"; else kid_fail "$name"; fi
 }
 
 # expect_eq NAME ACTUAL EXPECTED
 expect_eq() {
-    if [ "$2" == "$3" ]; then
-        KID_PASSED=$((KID_PASSED + 1))
-        echo "ok: $1"
-    else
-        KID_FAILED=$((KID_FAILED + 1))
-        echo "FAILED: $1: got '$2', expected '$3'"
-    fi
+    if [ "$2" == "$3" ]; then kid_pass "$1"; else kid_fail "$1: got '$2', expected '$3'"; fi
 }
 
 # need NAME COMMAND...: what a test needs but does not itself test (a tool
@@ -237,8 +430,7 @@ need() {
         echo "note: $name"
         return 0
     fi
-    KID_FAILED=$((KID_FAILED + 1))
-    echo "FAILED: $name"
+    kid_fail "$name"
     return 1
 }
 
@@ -264,8 +456,8 @@ count_program_checks() {
     need "$name: the test program ran to its end, $p passed, $f failed (exit status $rc)" program_ended
 }
 
-# kid_finish: a stress script's last line.  Run as a program of its own
-# (test/stress/NAME.sh, or by run-all.sh) it prints the script's counts and
+# kid_finish: a server test's last line.  Run as a program of its own
+# (test/server/NAME.sh, or by run-all.sh) it prints the script's counts and
 # fails on any failure; sourced into a shell that counts for it, nothing.
 kid_finish() {
     [ "${BASH_SOURCE[1]}" = "$0" ] || return 0

@@ -2,8 +2,9 @@
 # Every test of kid, in one go (the README's "make test" runs this):
 #   1. C++ unit tests of src/core (GoogleTest), and the formatting check
 #   2. pg_regress: every SQL object and error, on a throwaway server
-#   3. the server tests of test/stress/, each a program of its own
-#      (concurrency, restarts, replication, clock faults, settings, ...)
+#   3. the server tests of test/server/, each a program of its own
+#      (concurrency, restarts, replication, clock faults, clients, ...),
+#      in the order of their numbers
 #   4. hostile input: the unit tests under valgrind and with ASan+UBSan,
 #      libFuzzer on every decoder (FUZZ_SECONDS each, default 15), and
 #      pg_regress against kid built with ASan+UBSan (test/sanitize.sh)
@@ -11,19 +12,23 @@
 # Ends with "N passed, N failed" and exits non-zero on any failure.
 #
 # A check is one thing that can fail: each GoogleTest test, each pg_regress
-# file, each check of a stress script.  What only has to hold for a test to
+# file, each check of a server test.  What only has to hold for a test to
 # run (a tool installed, a program that ran to its end) prints a "note:"
 # line and counts only when it fails.
 #
 # KID_SERVERLESS_DONE=1 (test/run-majors.sh sets it after the first major)
-# leaves out what gives the same result on any PostgreSQL: the stress
-# scripts marked "# kid-test: server-independent" and the install-script
+# leaves out what gives the same result on any PostgreSQL: the server
+# tests marked "# kid-test: server-independent" and the install-script
 # check; they ran on the first major.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 REGRESS_TESTS=$(ls test/sql/*.sql | xargs -n1 basename | sed 's/\.sql$//')
-STRESS_TESTS=$(ls test/stress/*.sh | xargs -n1 basename | sed 's/\.sh$//')
+# A server test is test/server/NN-NAME.sh: NN orders them (the order a reader
+# should meet them in, docs/testing.md), NAME is what it is called by.
+SERVER_TESTS=$(ls test/server/[0-9][0-9]-*.sh | xargs -n1 basename | sed -e 's/^[0-9][0-9]-//' -e 's/\.sh$//')
+# server_script NAME: the file of server test NAME.
+server_script() { ls test/server/[0-9][0-9]-"$1".sh; }
 
 usage() {
     cat <<EOF
@@ -33,25 +38,25 @@ usage: test/run-all.sh [NAME...]
   format         the tree is formatted as .clang-format says (make format-check)
   regress        every pg_regress test; or one or more by name:
 $(echo $REGRESS_TESTS | fold -s -w 60 | sed 's/^/                   /')
-  stress         every server test of test/stress/; or one or more by name:
-$(echo $STRESS_TESTS | fold -s -w 60 | sed 's/^/                   /')
+  server         every server test of test/server/; or one or more by name:
+$(echo $SERVER_TESTS | fold -s -w 60 | sed 's/^/                   /')
   hostile        valgrind unit-sanitize sanitize fuzz, that is:
   valgrind       the unit tests under valgrind's memcheck
   unit-sanitize  the unit tests built with ASan and UBSan
   sanitize       pg_regress against kid built with ASan and UBSan
   fuzz           libFuzzer on every decoder, FUZZ_SECONDS (15) each
-A stress script also runs alone: test/stress/NAME.sh (see CONTRIBUTING.md).
+A server test also runs alone: test/server/NN-NAME.sh (see CONTRIBUTING.md).
 EOF
 }
 
-# What to run: parts, pg_regress tests and stress scripts.
-ALL_PARTS="unit format regress stress valgrind unit-sanitize sanitize fuzz"
+# What to run: parts, pg_regress tests and server tests.
+ALL_PARTS="unit format regress server valgrind unit-sanitize sanitize fuzz"
 parts=""
 regress_sel=""
-stress_sel=""
+server_sel=""
 if [ $# -eq 0 ]; then
     parts=$ALL_PARTS
-    stress_sel=$STRESS_TESTS
+    server_sel=$SERVER_TESTS
 fi
 for name in "$@"; do
     case " unit format regress valgrind unit-sanitize sanitize fuzz " in
@@ -59,10 +64,10 @@ for name in "$@"; do
     esac
     if [ "$name" = hostile ]; then
         parts="$parts valgrind unit-sanitize sanitize fuzz"
-    elif [ "$name" = stress ]; then
-        stress_sel="$stress_sel $STRESS_TESTS"
-    elif grep -qx -- "$name" <<<"$STRESS_TESTS"; then
-        stress_sel="$stress_sel $name"
+    elif [ "$name" = server ]; then
+        server_sel="$server_sel $SERVER_TESTS"
+    elif grep -qx -- "$name" <<<"$SERVER_TESTS"; then
+        server_sel="$server_sel $name"
     elif grep -qx -- "$name" <<<"$REGRESS_TESTS"; then
         regress_sel="$regress_sel $name"
     else
@@ -75,22 +80,23 @@ want() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 
 source test/lib.sh
 
-# server_independent NAME: test/stress/NAME.sh's result does not depend on
+# server_independent NAME: test/server/NAME.sh's result does not depend on
 # the PostgreSQL it runs on, and it ran on an earlier major already.
 server_independent() {
-    [ "${KID_SERVERLESS_DONE:-}" = 1 ] && grep -qx '# kid-test: server-independent' "test/stress/$1.sh"
+    [ "${KID_SERVERLESS_DONE:-}" = 1 ] && grep -qx '# kid-test: server-independent' "$(server_script "$1")"
 }
 
-if [ "${KID_SERVERLESS_DONE:-}" = 1 ]; then
-    echo "(install script is up to date: checked on the first major)"
-else
-    check "install script is up to date" make -s check-install-script
-fi
 echo "== build and install (PostgreSQL $($PG_CONFIG --version | sed 's/^PostgreSQL //'))"
 # Objects built for another PostgreSQL are rebuilt by make itself (the
 # Makefile's .kid-built-for).
 make -s -j2 PG_CONFIG="$PG_CONFIG" >/dev/null && make -s install PG_CONFIG="$PG_CONFIG" >/dev/null ||
     { echo "build failed"; exit 1; }
+# After the build: the check compares the scripts with the built library's entry points.
+if [ "${KID_SERVERLESS_DONE:-}" = 1 ]; then
+    echo "(install script is up to date: checked on the first major)"
+else
+    check "install script is up to date, and names exactly kid.so's entry points" make -s check-install-script PG_CONFIG="$PG_CONFIG"
+fi
 
 # count_each PART EXPECTED RESULTS RC: one check per test of a test program
 # (GoogleTest, pg_regress), the name of each in the file EXPECTED, the
@@ -149,9 +155,9 @@ if want format; then
     check "C++ sources formatted as .clang-format says (make format-check)" formatted
 fi
 
-# One main cluster for pg_regress and the stress scripts that need a general
+# One main cluster for pg_regress and the server tests that need a general
 # server; each script that needs one starts its own when run alone.
-if want regress || [ -n "$regress_sel" ] || [ -n "$stress_sel" ]; then
+if want regress || [ -n "$regress_sel" ] || [ -n "$server_sel" ]; then
     PORT=54329
     cluster_init main $PORT || exit 1
     cluster_start main || exit 1
@@ -167,11 +173,11 @@ if want regress || [ -n "$regress_sel" ]; then
         else
             echo "$REGRESS_TESTS" >"$KID_TMP/regress.expected"
         fi
-        rm -f test/regression.diffs
+        rm -f regression.diffs
         make -s installcheck PGHOST="$KID_TMP" PGPORT=$PORT PGUSER=postgres ${regress_sel:+REGRESS="${regress_sel# }"} >"$log" 2>&1
         rc=$?
         cat "$log"
-        [ $rc -eq 0 ] || head -200 test/regression.diffs 2>/dev/null
+        [ $rc -eq 0 ] || head -200 regression.diffs 2>/dev/null
         # One verdict per test: PostgreSQL 15 prints "test NAME ... ok"
         # (FAILED, or "failed (ignored)"; a parallel group's lines have no
         # "test"), 16 and later "ok N - NAME" or "not ok N - NAME" ("+"
@@ -185,16 +191,16 @@ if want regress || [ -n "$regress_sel" ]; then
     regress
 fi
 
-# run_stress NAME: test/stress/NAME.sh as a program of its own; its checks
-# count here.  A script that ends early with nothing failed counts a failure.
-run_stress() {
+# run_server_test NAME: test/server/NN-NAME.sh as a program of its own; its
+# checks count here.  A script that ends early with nothing failed counts a failure.
+run_server_test() {
     local name=$1 results="$KID_TMP/$1.results" rc passed=0 failed=0
     if server_independent "$name"; then
         echo "== $name: server-independent, checked on the first major"
         return
     fi
     echo "== $name"
-    KID_RESULTS=$results "test/stress/$name.sh"
+    KID_RESULTS=$results "$(server_script "$name")"
     rc=$?
     [ -f "$results" ] && read -r passed failed <"$results"
     KID_PASSED=$((KID_PASSED + passed))
@@ -204,8 +210,8 @@ run_stress() {
         echo "FAILED: $name ended early (exit status $rc)"
     fi
 }
-for t in $stress_sel; do
-    run_stress "$t"
+for t in $server_sel; do
+    run_server_test "$t"
 done
 
 if [ -n "${KID_MAIN_PORT:-}" ]; then

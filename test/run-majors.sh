@@ -1,24 +1,24 @@
 #!/usr/bin/env bash
 # test/run-majors.sh: what make test runs.  test/run-all.sh on PostgreSQL 15,
 # then on PostgreSQL 17 (Debian 13's packages in a chroot made once and cached
-# by test/pg17.sh), then on PostgreSQL 18.6 (built once and cached by
-# test/pg18.sh), and one "N passed, N failed" line summing them.  Each
+# by test/tools/pg17.sh), then on PostgreSQL 18.6 (built once and cached by
+# test/tools/pg18.sh), and one "N passed, N failed" line summing them.  Each
 # check's line names the major it ran on ("ok: pg15 ...", "FAILED: pg18 ...").
 #
 # PostgreSQL 15 runs everything; 17 and 18 run what depends on the server:
-# pg_regress, the stress scripts and pg_regress under ASan+UBSan (the unit
+# pg_regress, the server tests and pg_regress under ASan+UBSan (the unit
 # tests, the formatting check, valgrind and the fuzzers test src/core, which
 # includes no PostgreSQL header: they would run the same code again).  18
-# runs every stress script; 17 all but PG17_SKIP below, whose tools (Citus's
+# runs every server test; 17 all but PG17_SKIP below, whose tools (Citus's
 # vendored builds, a JDK, Go, Node.js, zip) the chroot does not have and
 # which test client libraries, src/core's codecs and the release archive,
 # the same on every major.
 #
 #   KID_MAJORS        which to run (default "15 17 18")
 #   KID_PG15_CONFIG   PostgreSQL 15's pg_config (default: $PG_CONFIG, else Debian's)
-#   KID_PG17_ROOT     the PostgreSQL 17 chroot (default: the one test/pg17.sh prints)
-#   KID_PG18_CONFIG   PostgreSQL 18's pg_config (default: the one test/pg18.sh prints)
-#   KID_VENDOR, KID_PG_CACHE: see test/pg18.sh (and test/pg17.sh)
+#   KID_PG17_ROOT     the PostgreSQL 17 chroot (default: the one test/tools/pg17.sh prints)
+#   KID_PG18_CONFIG   PostgreSQL 18's pg_config (default: the one test/tools/pg18.sh prints)
+#   KID_VENDOR, KID_PG_CACHE: see test/tools/pg18.sh (and test/tools/pg17.sh)
 # With NAMEs (test/run-all.sh -h), only those run, on every major.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +26,7 @@ cd "$(dirname "$0")/.."
 KID_MAJORS=${KID_MAJORS:-15 17 18}
 PG17_SKIP="citus client_jdbc client_pgx client_node xcheck_atproto xcheck_koid dist build_majors"
 PG15_CONFIG=${KID_PG15_CONFIG:-${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}}
-# test/stress/pg_upgrade.sh upgrades from this 15 on the 18 pass too.
+# test/server/37-pg_upgrade.sh upgrades from this 15 on the 18 pass too.
 export KID_PG15_CONFIG=$PG15_CONFIG
 passed=0
 failed=0
@@ -89,19 +89,19 @@ for major in $KID_MAJORS; do
         root=${KID_PG17_ROOT:-}
         if [ -z "$root" ]; then
             start=$SECONDS
-            root=$(test/pg17.sh | tail -1)
+            root=$(test/tools/pg17.sh | tail -1)
             echo "(PostgreSQL 17: chroot $root, $((SECONDS - start)) s)"
         fi
         config=/usr/lib/postgresql/17/bin/pg_config
         if [ -x "$root$config" ]; then
             if [ $# -eq 0 ]; then
-                names=$(ls test/stress/*.sh | xargs -n1 basename | sed 's/\.sh$//' | grep -vxF "$(tr ' ' '\n' <<<"$PG17_SKIP")")
+                names=$(ls test/server/[0-9][0-9]-*.sh | xargs -n1 basename | sed -e 's/^[0-9][0-9]-//' -e 's/\.sh$//' | grep -vxF "$(tr ' ' '\n' <<<"$PG17_SKIP")")
                 KID_CHROOT=$root run_major pg17 "$config" regress $names sanitize
             else
                 KID_CHROOT=$root run_major pg17 "$config" "$@"
             fi
         else
-            echo "FAILED: pg17 no PostgreSQL 17 (test/pg17.sh)"
+            echo "FAILED: pg17 no PostgreSQL 17 (test/tools/pg17.sh)"
             failed=$((failed + 1))
         fi
         ;;
@@ -109,13 +109,13 @@ for major in $KID_MAJORS; do
         config=${KID_PG18_CONFIG:-}
         if [ -z "$config" ]; then
             start=$SECONDS
-            config=$(test/pg18.sh | tail -1)
+            config=$(test/tools/pg18.sh | tail -1)
             echo "(PostgreSQL 18: $config, $((SECONDS - start)) s)"
         fi
         if [ -x "$config" ]; then
-            if [ $# -eq 0 ]; then run_major pg18 "$config" regress stress sanitize; else run_major pg18 "$config" "$@"; fi
+            if [ $# -eq 0 ]; then run_major pg18 "$config" regress server sanitize; else run_major pg18 "$config" "$@"; fi
         else
-            echo "FAILED: pg18 no PostgreSQL 18 (test/pg18.sh)"
+            echo "FAILED: pg18 no PostgreSQL 18 (test/tools/pg18.sh)"
             failed=$((failed + 1))
         fi
         ;;

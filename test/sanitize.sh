@@ -42,7 +42,7 @@ case "$libdir" in
     copy_bin="$PRIV/usr/lib/postgresql/$ver/bin"
     ;;
 *)
-    # A source build's one prefix (test/pg18.sh): bin, lib, include, share.
+    # A source build's one prefix (test/tools/pg18.sh): bin, lib, include, share.
     mkdir -p "$PRIV" && cp -a "$libdir" "$PRIV/prefix" || fail "cannot copy PostgreSQL"
     copy_bin="$PRIV/prefix/bin"
     ;;
@@ -53,7 +53,7 @@ PG_BIN=$($PG_CONFIG --bindir)
 
 mkdir -p "$SRC"
 tar -c --exclude=.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=node_modules \
-    --exclude=./test/fuzz --exclude=./test/results . | tar -x -C "$SRC" ||
+    --exclude=./test/fuzz --exclude=./results . | tar -x -C "$SRC" ||
     fail "cannot copy the source tree"
 
 echo "-- build kid with -fsanitize=address,undefined"
@@ -103,7 +103,7 @@ rc=0
 make -C "$SRC" -s installcheck PG_CONFIG="$PG_CONFIG" PGHOST="$KID_TMP" PGPORT=$PORT PGUSER=postgres \
     >"$KID_TMP/regress.log" 2>&1 || rc=1
 grep -E '^(not )?ok |^test |tests (passed|failed)' "$KID_TMP/regress.log"
-[ $rc -eq 0 ] || { tail -5 "$KID_TMP/regress.log"; head -100 "$SRC/test/regression.diffs" 2>/dev/null; }
+[ $rc -eq 0 ] || { tail -5 "$KID_TMP/regress.log"; head -100 "$SRC/regression.diffs" 2>/dev/null; }
 cluster_stop san
 
 if compgen -G "$REPORTS/*" >/dev/null; then

@@ -6,7 +6,7 @@
 #   make demo       install what the demo needs, build, install, and run a demo
 #   make bench      the benchmark (on PG_CONFIG's PostgreSQL, 15 by default)
 #   make bench18    the benchmark on PostgreSQL 18 (KID_PG18_CONFIG, or the
-#                   one test/pg18.sh builds and caches), with uuidv7() and
+#                   one test/tools/pg18.sh builds and caches), with uuidv7() and
 #                   uuid_extract_timestamp() beside kid's functions
 #   make unit       C++ unit tests of src/core
 #   make fuzz       libFuzzer on every decoder of src/core, FUZZ_SECONDS (15) each
@@ -85,19 +85,19 @@ format:
 # ---------------------------------------------------------------- everything
 .PHONY: unit unit-valgrind unit-sanitize fuzz fuzz-build sanitize-check format-check format test demo bench bench18 deps deps-demo
 deps:
-	test/install-deps.sh
+	test/tools/install-deps.sh
 # make demo installs only what building kid and the demo need.
 deps-demo:
-	test/install-deps.sh --demo
+	test/tools/install-deps.sh --demo
 
 test: deps
 	test/run-majors.sh
 
 demo: deps-demo
-	test/demo.sh
+	test/tools/demo.sh
 
 bench: deps
-	test/bench.sh
+	test/tools/bench.sh
 
 bench18: deps
-	config="$${KID_PG18_CONFIG:-$$(test/pg18.sh)}" && [ -x "$$config" ] && PG_CONFIG="$$config" test/bench.sh
+	config="$${KID_PG18_CONFIG:-$$(test/tools/pg18.sh)}" && [ -x "$$config" ] && PG_CONFIG="$$config" test/tools/bench.sh

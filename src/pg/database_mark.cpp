@@ -303,7 +303,7 @@ KID_FUNCTION(kid_raise_floors)
         StringInfoData names;
         initStringInfo(&names);
         for (int i = 0; i < LEASE_LINES; i++)
-            appendStringInfo(&names, "%s%s", i == 0 ? "" : ", ", LEASE_LINE_NAMES[i]);
+            appendStringInfo(&names, "%s%s", i == 0 ? "" : ", ", lease_line_name(i));
         ereport(ERROR,
                 (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                  errmsg("kid_raise_floors() takes one time per lease line, %d, and got %d",
@@ -332,7 +332,7 @@ KID_FUNCTION(kid_raise_floors)
     ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
     for (int i = 0; i < LEASE_LINES; i++) {
         int64 after = static_cast<int64>(pg_atomic_read_u64(&shared->floor_us[i]));
-        Datum values[FLOOR_COLUMNS] = {CStringGetTextDatum(LEASE_LINE_NAMES[i]),
+        Datum values[FLOOR_COLUMNS] = {CStringGetTextDatum(lease_line_name(i)),
                                        TimestampTzGetDatum(timestamptz_from_unix_us(before[i])),
                                        TimestampTzGetDatum(timestamptz_from_unix_us(after))};
         bool nulls[FLOOR_COLUMNS] = {false, before[i] == 0, after == 0};

@@ -139,7 +139,7 @@ KID_FUNCTION(kid_lease)
     for (int i = 0; i < LEASE_LINES; i++) {
         ResultRow<LEASE_COLUMNS> row;
         row.clear();
-        row.set_text(LEASE_COL_LINE, LEASE_LINE_NAMES[i]);
+        row.set_text(LEASE_COL_LINE, lease_line_name(i));
         row.set_mark(LEASE_COL_COVERED_UNTIL, atomic_value(&s->lease_us[i]));
         row.set_mark(LEASE_COL_STARTUP_FLOOR, s->startup_floor_us[i]);
         row.put(fcinfo);

@@ -143,10 +143,10 @@ KID_FUNCTION(koid_new)
     for (;;) {
         int64_t trusted; /* koid waits for the clock itself */
         bool regressed;
-        int64_t now_us = kid::pg::counter_clock(gen, &trusted, &regressed);
+        int64_t now_us = kid::pg::counter_clock(kid::pg::COUNTER_KOID, gen, &trusted, &regressed);
         /* A clock below a reading seen before went back: once per call. */
         if (regressed && !counted_regression) {
-            pg_atomic_fetch_add_u64(&gen->stats.regressions, 1);
+            kid::pg::count_stat(kid::pg::COUNTER_KOID, kid::pg::STAT_REGRESSIONS);
             counted_regression = true;
         }
         int64_t now_ms = now_us / 1000 - epoch_ms();
@@ -169,7 +169,7 @@ KID_FUNCTION(koid_new)
                                 errmsg("more than 4096 koids in one millisecond"),
                                 errhint("Set kid.koid_overflow_error = off to wait for the next "
                                         "millisecond instead.")));
-            pg_atomic_fetch_add_u64(&gen->stats.overflow_waits, 1);
+            kid::pg::count_stat(kid::pg::COUNTER_KOID, kid::pg::STAT_OVERFLOW_WAITS);
         } else { /* clock_behind */
             if (!waiting_for_clock) {
                 waiting_for_clock = true;
@@ -178,13 +178,13 @@ KID_FUNCTION(koid_new)
             if (now_us - waited_since_us >
                 static_cast<int64>(kid::pg::koid_max_clock_wait_ms) * 1000)
                 report_koid_clock_behind(s, last, now_ms);
-            pg_atomic_fetch_add_u64(&gen->stats.clock_waits, 1);
+            kid::pg::count_stat(kid::pg::COUNTER_KOID, kid::pg::STAT_CLOCK_WAITS);
         }
         pg_usleep(100);
         CHECK_FOR_INTERRUPTS();
         last = pg_atomic_read_u64(&gen->state);
     }
-    pg_atomic_fetch_add_u64(&gen->stats.generated, 1);
+    kid::pg::count_stat(kid::pg::COUNTER_KOID, kid::pg::STAT_GENERATED);
     kid::pg::lease_cover(s, kid::pg::LEASE_KOID,
                          kid::koid_ms_end_unix_us(kid::koid_state_ms(next), epoch_ms()));
     return UInt64GetDatum(kid::koid_from_state(next, generator));

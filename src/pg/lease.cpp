@@ -328,15 +328,29 @@ void lease_register_shutdown_write()
     on_shmem_exit(pg_callback(lease_write_at_shutdown), 0);
 }
 
+/* Whether `name` is a lease line name kid.lease and the WAL record can carry. */
+static bool line_name_ok(const char *name)
+{
+    if (name == nullptr || !(name[0] >= 'a' && name[0] <= 'z') ||
+        strlen(name) > static_cast<size_t>(LEASE_LINE_NAME_MAX))
+        return false;
+    for (const char *c = name; *c != '\0'; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == ' ' || *c == '_'))
+            return false;
+    return true;
+}
+
 /*
- * Every lease line belongs to exactly one row of the scheme table, and its
- * setting fits the file: else kid was built wrong, and no lease it writes
- * could be read back.
+ * Every lease line belongs to exactly one row of the scheme table, has a
+ * name of its own and a setting that fits the file: else kid was built
+ * wrong, and no lease it writes could be read back.
  */
 static void check_scheme_table()
 {
     int rows[LEASE_LINES] = {0};
     for (const SchemeDef &scheme : SCHEMES) {
+        if (scheme.lines < 1 || scheme.lines > SCHEME_LINES_MAX)
+            elog(FATAL, "kid: scheme %s has %d lease lines", scheme.name, scheme.lines);
         for (int line = scheme.first_line; line < scheme.first_line + scheme.lines; line++)
             if (line >= 0 && line < LEASE_LINES)
                 rows[line]++;
@@ -346,11 +360,15 @@ static void check_scheme_table()
                  scheme.setting->words);
     }
     for (int line = 0; line < LEASE_LINES; line++)
-        if (rows[line] != 1 || LEASE_LINE_NAMES[line] == nullptr ||
-            lease_line_by_name(LEASE_LINE_NAMES[line],
-                               static_cast<int>(strlen(LEASE_LINE_NAMES[line]))) != line)
-            elog(FATAL, "kid: lease line %d is in %d rows of the scheme table, or misnamed", line,
-                 rows[line]);
+        if (rows[line] != 1)
+            elog(FATAL, "kid: lease line %d is in %d rows of the scheme table", line, rows[line]);
+    /* Now every line has its row, and a name. */
+    for (int line = 0; line < LEASE_LINES; line++) {
+        const char *name = lease_line_name(line);
+        if (!line_name_ok(name) || lease_line_by_name(name, static_cast<int>(strlen(name))) != line)
+            elog(FATAL, "kid: lease line %d has a name kid.lease cannot carry: \"%s\"", line,
+                 name != nullptr ? name : "(none)");
+    }
 }
 
 /*

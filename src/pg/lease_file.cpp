@@ -97,7 +97,12 @@ static bool next_word(const char *s, int len, int *pos, const char **word, int *
 {
     if (*pos >= len)
         return false;
-    (*pos)++; /* the blank: every word ends at one or at the end */
+    /* The blank: every word ends at one or at the end, and the version at one. */
+    if (s[*pos] != ' ') {
+        *why = "it holds something other than a number";
+        return false;
+    }
+    (*pos)++;
     *word = s + *pos;
     while (*pos < len && s[*pos] != ' ')
         (*pos)++;
@@ -275,7 +280,7 @@ static bool lease_check(LeaseFile *lf, const char **why)
         lf->replayed[line] = top_replayed;
         ereport(LOG, (errmsg("kid: \"%s\" has no line \"%s\" (written before kid had it); the "
                              "line starts at the file's highest marks",
-                             LEASE_FILE, LEASE_LINE_NAMES[line])));
+                             LEASE_FILE, lease_line_name(line))));
     }
     return true;
 }
@@ -430,7 +435,7 @@ bool lease_write(const LeaseFile &lf, int elevel)
            lf.exact ? 1 : 0);
     for (int line = 0; line < LEASE_LINES; line++) {
         append(buf, &len, " ");
-        for (const char *c = LEASE_LINE_NAMES[line]; *c != '\0'; c++)
+        for (const char *c = lease_line_name(line); *c != '\0'; c++)
             append(buf, &len, "%c", *c == ' ' ? '_' : *c);
         append(buf, &len, " %lld %lld", static_cast<long long>(lf.own[line]),
                static_cast<long long>(lf.replayed[line]));

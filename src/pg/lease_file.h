@@ -17,7 +17,7 @@ extern const char LEASE_FILE[];
  *   kid lease 4 <margin pending> <exact> <line> ... <crc>
  * where each <line> is
  *   <name> <own mark> <replayed mark> <setting words>
- * with <name> the line's name (LEASE_LINE_NAMES, "_" for each blank), the
+ * with <name> the line's name (lease_line_name, "_" for each blank), the
  * marks in Unix microseconds, as many setting words as the line's scheme
  * writes (its LeaseSetting; none for a scheme without one), and <crc> the
  * CRC-32C (eight lower-case hexadecimal digits) of every byte before the

@@ -50,10 +50,10 @@ struct LeaseWalHeader {
 };
 
 struct LeaseWalLine {
-    char name[16];    /* LEASE_LINE_NAMES, NUL-padded */
-    int64 mark;       /* in the writer's terms: under setting */
-    int64 setting;    /* the scheme's LeaseSetting::record; 0 without one */
-    int64 node_field; /* SchemeDef::node_field of the writer */
+    char name[LEASE_LINE_NAME_MAX + 1]; /* lease_line_name, NUL-padded */
+    int64 mark;                         /* in the writer's terms: under setting */
+    int64 setting;                      /* the scheme's LeaseSetting::record; 0 without one */
+    int64 node_field;                   /* SchemeDef::node_field of the writer */
 };
 
 /*
@@ -171,7 +171,7 @@ static void kid_rm_desc(StringInfo buf, XLogReaderState *record) noexcept
         if (!rec.has_line[i])
             continue;
         char label[64];
-        snprintf(label, sizeof(label), "; %s until", LEASE_LINE_NAMES[i]);
+        snprintf(label, sizeof(label), "; %s until", lease_line_name(i));
         append_mark(buf, label, rec.marks[i]);
         appendStringInfo(buf, ", node field %lld", static_cast<long long>(rec.node_fields[i]));
         if (lease_line_scheme(i).setting != nullptr)
@@ -220,7 +220,7 @@ bool lease_wal_log(const int64 marks[LEASE_LINES])
         const SchemeDef &scheme = lease_line_scheme(i);
         LeaseWalLine e;
         memset(&e, 0, sizeof(e));
-        strlcpy(e.name, LEASE_LINE_NAMES[i], sizeof(e.name));
+        strlcpy(e.name, lease_line_name(i), sizeof(e.name));
         e.mark = marks[i];
         e.setting = scheme.setting != nullptr ? scheme.setting->record(static_cast<LeaseLine>(i))
                                               : 0;

@@ -13,9 +13,6 @@
 
 namespace kid::pg {
 
-const char *const LEASE_LINE_NAMES[LEASE_LINES] = {"sno tick 0", "sno tick 1", "atproto_tid",
-                                                   "koid",       "uid",        "uuid"};
-
 static void raise_mark(int64 *mark, int64 v)
 {
     if (v > *mark)
@@ -27,15 +24,24 @@ static int64 node_id_field()
     return node_id;
 }
 
+/*
+ * The sums of the backends' slots (shared_state.h, BackendStats).  Each
+ * slot only grows, so a sum read later is never smaller; ids being made
+ * while it is read may be in it or not.  Exact once generation stopped.
+ */
 static GeneratorStats counter_stats(KidShared *s, CounterScheme c)
 {
-    CounterStats &st = s->counters[c].stats;
+    uint64 sum[COUNTER_STATS] = {0, 0, 0, 0, 0};
+    const BackendStats *slots = backend_stats(s);
+    for (int i = 0; i <= s->backend_stats_count; i++)
+        for (int k = 0; k < COUNTER_STATS; k++)
+            sum[k] += pg_atomic_read_u64(const_cast<pg_atomic_uint64 *>(&slots[i].counts[c][k]));
     GeneratorStats g;
-    g.generated = static_cast<int64>(pg_atomic_read_u64(&st.generated));
-    g.regressions = static_cast<int64>(pg_atomic_read_u64(&st.regressions));
-    g.overflow_waits = static_cast<int64>(pg_atomic_read_u64(&st.overflow_waits));
-    g.clock_waits = static_cast<int64>(pg_atomic_read_u64(&st.clock_waits));
-    g.ahead_waits = static_cast<int64>(pg_atomic_read_u64(&st.ahead_waits));
+    g.generated = static_cast<int64>(sum[STAT_GENERATED]);
+    g.regressions = static_cast<int64>(sum[STAT_REGRESSIONS]);
+    g.overflow_waits = static_cast<int64>(sum[STAT_OVERFLOW_WAITS]);
+    g.clock_waits = static_cast<int64>(sum[STAT_CLOCK_WAITS]);
+    g.ahead_waits = static_cast<int64>(sum[STAT_AHEAD_WAITS]);
     return g;
 }
 
@@ -48,7 +54,7 @@ static uint64 counter_state(KidShared *s, CounterScheme c)
 /* A newest id that made no id since start-up: there is none, whatever the floors put in the state. */
 static bool counter_generated(KidShared *s, CounterScheme c)
 {
-    return pg_atomic_read_u64(&s->counters[c].stats.generated) > 0;
+    return counter_stats(s, c).generated > 0;
 }
 
 /* ------------------------------------------------------------------ sno */
@@ -443,16 +449,56 @@ static bool uuidv7_newest(KidShared *s, NewestId *out)
 /* ------------------------------------------------------------------ the table */
 
 const SchemeDef SCHEMES[SCHEME_COUNT] = {
-    {"sno", LEASE_SNO_TICK0, 2, node_id_field, sno_raise_to_floor, sno_high_water, sno_stats,
-     sno_newest, nullptr},
-    {"atproto_tid", LEASE_TID, 1, node_id_field, tid_raise_to_floor, tid_high_water, tid_stats,
-     tid_newest, nullptr},
-    {"koid", LEASE_KOID, 1, koid_node_field, koid_raise_to_floor, koid_high_water, koid_stats,
-     koid_newest, &koid_lease_setting},
-    {"uid", LEASE_UID, 1, uid_node_field, uid_raise_to_floor, uid_high_water, uid_stats, uid_newest,
+    {"sno",
+     LEASE_SNO_TICK0,
+     2,
+     {"sno tick 0", "sno tick 1"},
+     node_id_field,
+     sno_raise_to_floor,
+     sno_high_water,
+     sno_stats,
+     sno_newest,
+     nullptr},
+    {"atproto_tid",
+     LEASE_TID,
+     1,
+     {"atproto_tid"},
+     node_id_field,
+     tid_raise_to_floor,
+     tid_high_water,
+     tid_stats,
+     tid_newest,
+     nullptr},
+    {"koid",
+     LEASE_KOID,
+     1,
+     {"koid"},
+     koid_node_field,
+     koid_raise_to_floor,
+     koid_high_water,
+     koid_stats,
+     koid_newest,
+     &koid_lease_setting},
+    {"uid",
+     LEASE_UID,
+     1,
+     {"uid"},
+     uid_node_field,
+     uid_raise_to_floor,
+     uid_high_water,
+     uid_stats,
+     uid_newest,
      &uid_lease_setting},
-    {"uuid", LEASE_UUIDV7, 1, node_id_field, uuidv7_raise_to_floor, uuidv7_high_water, uuidv7_stats,
-     uuidv7_newest, nullptr},
+    {"uuid",
+     LEASE_UUIDV7,
+     1,
+     {"uuid"},
+     node_id_field,
+     uuidv7_raise_to_floor,
+     uuidv7_high_water,
+     uuidv7_stats,
+     uuidv7_newest,
+     nullptr},
 };
 
 const SchemeDef &lease_line_scheme(int line)
@@ -460,14 +506,21 @@ const SchemeDef &lease_line_scheme(int line)
     for (const SchemeDef &scheme : SCHEMES)
         if (line >= scheme.first_line && line < scheme.first_line + scheme.lines)
             return scheme;
-    /* Every line belongs to a row: lease_start checks the table (check_scheme_table). */
-    pg_unreachable();
+    /* Every line belongs to a row: lease_start checks the table first (check_scheme_table). */
+    elog(FATAL, "kid: lease line %d is in no row of the scheme table", line);
+    return SCHEMES[0];
+}
+
+const char *lease_line_name(int line)
+{
+    const SchemeDef &scheme = lease_line_scheme(line);
+    return scheme.line_names[line - scheme.first_line];
 }
 
 int lease_line_by_name(const char *name, int len)
 {
     for (int line = 0; line < LEASE_LINES; line++) {
-        const char *n = LEASE_LINE_NAMES[line];
+        const char *n = lease_line_name(line);
         if (static_cast<int>(strlen(n)) != len)
             continue;
         int k = 0;

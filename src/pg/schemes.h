@@ -26,8 +26,8 @@ namespace kid::pg {
  * server-wide state word.  Marks are Unix microseconds; a scheme whose
  * marks depend on a setting (koid's epoch, uid's interval) records it with
  * them and translates marks written under another (its LeaseSetting).
- * kid.lease and the WAL record name every line (LEASE_LINE_NAMES), so a
- * new line is a new enum value and name here and a row of SCHEMES, not a
+ * kid.lease and the WAL record name every line (its scheme's row names
+ * it), so a new line is a new enum value here and its row of SCHEMES, not a
  * new layout of either.
  */
 enum LeaseLine {
@@ -40,8 +40,15 @@ enum LeaseLine {
     LEASE_LINES
 };
 
-/* The line names, as kid_lease(), kid.lease (blanks as "_") and the WAL record show them. */
-extern const char *const LEASE_LINE_NAMES[LEASE_LINES];
+/* The most lease lines one scheme has (sno: two). */
+constexpr int SCHEME_LINES_MAX = 2;
+
+/*
+ * The longest line name (SchemeDef::line_names): a lower-case letter, then
+ * lower-case letters, digits, "_" and blanks, no two alike once blanks are
+ * "_" (lease_start checks).
+ */
+constexpr int LEASE_LINE_NAME_MAX = 15;
 
 /* The most setting words a lease line carries in kid.lease (LeaseSetting::words). */
 constexpr int LEASE_WORDS_MAX = 4;
@@ -124,6 +131,8 @@ struct SchemeDef {
     const char *name;     /* the SQL type name */
     LeaseLine first_line; /* its lease lines: first_line .. first_line + lines - 1 */
     int lines;
+    /* Their names, as kid_lease(), kid.lease (blanks as "_") and the WAL record show them. */
+    const char *line_names[SCHEME_LINES_MAX];
     /* The node field it puts in each id: kid.node_id, the koid generator id, the uid node. */
     int64 (*node_field)();
     /*
@@ -152,7 +161,10 @@ extern const SchemeDef SCHEMES[SCHEME_COUNT];
 /* The row of SCHEMES a lease line belongs to. */
 const SchemeDef &lease_line_scheme(int line);
 
-/* The lease line named `name` (LEASE_LINE_NAMES, or with "_" for its blanks), else -1. */
+/* The name of a lease line (its row's line_names). */
+const char *lease_line_name(int line);
+
+/* The lease line named `name` (lease_line_name, or with "_" for its blanks), else -1. */
 int lease_line_by_name(const char *name, int len);
 
 } // namespace kid::pg

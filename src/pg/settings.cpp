@@ -1,7 +1,7 @@
 /*
- * settings.cpp - kid's configuration settings: their definitions, the
- * check, assign and show hooks, and the validation that refuses to run
- * with a setting PostgreSQL would only warn about.
+ * settings.cpp - kid's configuration settings: the table that defines
+ * them, their check, assign and show hooks, and the validation that refuses
+ * to run with a setting PostgreSQL would only warn about.
  *
  * The hooks are PostgreSQL callbacks (CONTRIBUTING.md, "Callbacks"): C++
  * functions in kid::pg with internal linkage, noexcept.
@@ -15,9 +15,11 @@ extern "C" {
 #include "access/rmgr.h"
 #include "miscadmin.h"
 #include "storage/fd.h"
+#include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/guc_tables.h"
+#include "utils/memutils.h"
 }
 
 namespace kid::pg {
@@ -34,51 +36,35 @@ uint32 uid_node = 0;
 static char *uid_node_setting = nullptr;
 
 /*
- * The settings that are fixed while kid runs (PGC_POSTMASTER when kid is
- * preloaded).  A backend that loads kid lazily cannot define PGC_POSTMASTER
- * settings (guc.c's init_custom_variable raises FATAL), so there they are
- * PGC_SIGHUP: define_custom_variable then applies the value postgresql.conf
- * (or the server command line) gave the placeholder, and neither SET nor
- * ALTER ROLE/DATABASE can change them.  Once _PG_init has finished, the
- * check hooks below refuse any other value (a reload with a changed file,
- * ALTER SYSTEM in that session, or a parallel worker whose leader read
- * another one: ERROR there rather than other answers), so IMMUTABLE
- * decoders keep giving the same answer in a session.  Sessions started
- * after a reload read the new file, hence "change them with a restart".
- * The values taken at load are kept in fixed_values[], in this order.
+ * The settings that are fixed while kid runs (PGC_POSTMASTER in the table
+ * below) are PGC_POSTMASTER when kid is preloaded.  A backend that loads kid
+ * lazily cannot define PGC_POSTMASTER settings (guc.c's init_custom_variable
+ * raises FATAL), so there they are PGC_SIGHUP: define_custom_variable then
+ * applies the value postgresql.conf (or the server command line) gave the
+ * placeholder, and neither SET nor ALTER ROLE/DATABASE can change them.
+ * Once _PG_init has finished, their check hooks refuse any other value (a
+ * reload with a changed file, ALTER SYSTEM in that session, or a parallel
+ * worker whose leader read another one: ERROR there rather than other
+ * answers), so IMMUTABLE decoders keep giving the same answer in a session.
+ * Sessions started after a reload read the new file, hence "change them
+ * with a restart".  The values taken at load are kept in fixed_number[] and
+ * fixed_text[], by the setting's place in the table.
  */
-enum FixedSetting {
-    FIX_NODE_ID,
-    FIX_KOID_EPOCH,
-    FIX_KOID_GENERATOR,
-    FIX_UID_INTERVAL,
-    FIX_WAL_RMGR,
-    FIX_COUNT
-};
-static const char *const fixed_names[FIX_COUNT] = {"kid.node_id", "kid.koid_epoch_ms",
-                                                   "kid.koid_generator_id", "kid.uid_interval",
-                                                   "kid.wal_rmgr_id"};
 static bool settings_fixed = false;
-static double fixed_values[FIX_COUNT];
-static char fixed_uid_node[9];
 
-static bool refuse_change(int which) noexcept
-{
-    GUC_check_errcode(ERRCODE_CANT_CHANGE_RUNTIME_PARAM);
-    GUC_check_errmsg("parameter \"%s\" cannot be changed in a session that has loaded kid",
-                     fixed_names[which]);
-    GUC_check_errdetail("Without shared_preload_libraries, kid reads its settings from the "
-                        "server configuration once, when a session first uses it; restart the "
-                        "server after changing them.");
-    return false;
-}
+/*
+ * Whether the fixed setting whose variable is `variable` may take the value
+ * `number` (or `text`, for a string) now: a boot value (GUC initialisation,
+ * parallel workers resetting) or the value taken at load.  Otherwise false,
+ * with the message.  Defined after the table.
+ */
+static bool keeps_fixed_value(const void *variable, double number, const char *text,
+                              GucSource source) noexcept;
 
-/* Accepts boot values (GUC initialisation, parallel workers resetting) and the value taken at load. */
-template <int Which> static bool check_fixed_int(int *newval, void **, GucSource source) noexcept
+template <int *Variable>
+static bool check_fixed_int(int *newval, void **, GucSource source) noexcept
 {
-    if (!settings_fixed || source == PGC_S_DEFAULT || *newval == fixed_values[Which])
-        return true;
-    return refuse_change(Which);
+    return keeps_fixed_value(Variable, *newval, nullptr, source);
 }
 
 /* kid.koid_epoch_ms: a whole number of milliseconds (a fraction would be dropped silently). */
@@ -88,9 +74,7 @@ static bool check_koid_epoch(double *newval, void **, GucSource source) noexcept
         GUC_check_errdetail("kid.koid_epoch_ms must be a whole number of milliseconds.");
         return false;
     }
-    if (!settings_fixed || source == PGC_S_DEFAULT || *newval == fixed_values[FIX_KOID_EPOCH])
-        return true;
-    return refuse_change(FIX_KOID_EPOCH);
+    return keeps_fixed_value(&koid_epoch_ms, *newval, nullptr, source);
 }
 
 /*
@@ -112,12 +96,7 @@ static bool check_uid_node(char **newval, void **, GucSource source) noexcept
         GUC_check_errdetail("kid.uid_node must be empty or exactly 8 hexadecimal digits.");
         return false;
     }
-    if (!settings_fixed || source == PGC_S_DEFAULT || strcmp(v, fixed_uid_node) == 0)
-        return true;
-    GUC_check_errcode(ERRCODE_CANT_CHANGE_RUNTIME_PARAM);
-    GUC_check_errmsg(
-        "parameter \"kid.uid_node\" cannot be changed in a session that has loaded kid");
-    return false;
+    return keeps_fixed_value(&uid_node_setting, 0, v, source);
 }
 
 static void derive_uid_node() noexcept
@@ -141,6 +120,234 @@ static void assign_node_id(int newval, void *) noexcept
 }
 
 /*
+ * The settings: one row per setting, which defines it (in this order, with
+ * DefineCustom<Kind>Variable's arguments in its order), validates it (the
+ * range and the check hook are the rules, see setting_took) and names it in
+ * messages.  docs/settings.md and the README list the same settings with
+ * the same defaults, contexts and ranges (test/server/71-readme_facts.sh
+ * compares them with pg_settings).
+ */
+enum class Kind { integer, real, boolean, string };
+
+/* (Not clang-formatted: it would give every constructor and every argument a line.) */
+// clang-format off
+/* A hook of the setting's kind (a union, so that the table can hold every kind). */
+union CheckHook {
+    GucIntCheckHook integer;
+    GucRealCheckHook real;
+    GucBoolCheckHook boolean;
+    GucStringCheckHook string;
+    constexpr CheckHook(GucIntCheckHook f = nullptr) : integer(f) {}
+    constexpr CheckHook(GucRealCheckHook f) : real(f) {}
+    constexpr CheckHook(GucBoolCheckHook f) : boolean(f) {}
+    constexpr CheckHook(GucStringCheckHook f) : string(f) {}
+};
+union AssignHook {
+    GucIntAssignHook integer;
+    GucRealAssignHook real;
+    GucBoolAssignHook boolean;
+    GucStringAssignHook string;
+    constexpr AssignHook(GucIntAssignHook f = nullptr) : integer(f) {}
+    constexpr AssignHook(GucRealAssignHook f) : real(f) {}
+    constexpr AssignHook(GucBoolAssignHook f) : boolean(f) {}
+    constexpr AssignHook(GucStringAssignHook f) : string(f) {}
+};
+
+struct Setting {
+    const char *name;
+    const char *short_desc;
+    const char *long_desc;
+    Kind kind;
+    void *variable;
+    double boot, min, max;   /* integer, real and boolean */
+    const char *boot_string; /* string */
+    GucContext context;      /* PGC_POSTMASTER: fixed, PGC_SIGHUP when loaded lazily */
+    int flags;
+    CheckHook check;
+    AssignHook assign;
+    GucShowHook show;
+    const char *valid; /* what a valid value is, for messages (real and string) */
+};
+
+/* The rows of the table, built from DefineCustom<Kind>Variable's arguments in its order. */
+constexpr Setting int_setting(const char *name, const char *short_desc, const char *long_desc,
+                              int *variable, int boot, int min, int max, GucContext context,
+                              int flags, GucIntCheckHook check, GucIntAssignHook assign)
+{
+    return {name, short_desc, long_desc, Kind::integer, variable, double(boot), double(min),
+            double(max), nullptr, context, flags, check, assign, nullptr, nullptr};
+}
+
+constexpr Setting real_setting(const char *name, const char *short_desc, const char *long_desc,
+                               double *variable, double boot, double min, double max,
+                               GucContext context, int flags, GucRealCheckHook check,
+                               GucShowHook show, const char *valid)
+{
+    return {name, short_desc, long_desc, Kind::real, variable, boot, min, max, nullptr, context,
+            flags, check, GucRealAssignHook(nullptr), show, valid};
+}
+
+constexpr Setting bool_setting(const char *name, const char *short_desc, const char *long_desc,
+                               bool *variable, bool boot, GucContext context)
+{
+    return {name, short_desc, long_desc, Kind::boolean, variable, double(boot), 0, 0, nullptr,
+            context, 0, GucBoolCheckHook(nullptr), GucBoolAssignHook(nullptr), nullptr, nullptr};
+}
+
+constexpr Setting string_setting(const char *name, const char *short_desc, const char *long_desc,
+                                 char **variable, const char *boot, GucContext context,
+                                 GucStringCheckHook check, GucStringAssignHook assign,
+                                 const char *valid)
+{
+    return {name, short_desc, long_desc, Kind::string, variable, 0, 0, 0, boot, context, 0,
+            check, assign, nullptr, valid};
+}
+// clang-format on
+static constexpr Setting settings[] = {
+    int_setting(
+        "kid.node_id",
+        "Identifies this server among the servers generating ids into one key space.",
+        "Part of every generated id but plain uid: the high byte of the sno partition, the "
+        "tid clock id, the default koid generator id and the default uid_global node "
+        "fingerprint. Servers that generate into the same tables must have distinct node ids; "
+        "a local uid has no node field and is unique within one server only.",
+        &node_id, 0, 0, NODE_ID_MAX, PGC_POSTMASTER, 0, pg_callback(check_fixed_int<&node_id>),
+        pg_callback(assign_node_id)),
+    bool_setting("kid.standby_generation",
+                 "Allows generating ids while the server is in recovery (a standby).",
+                 "A standby normally shares the primary's kid.node_id; enable this only on a "
+                 "standby that has a node id of its own.",
+                 &standby_generation, false, PGC_SIGHUP),
+    real_setting(
+        "kid.koid_epoch_ms", "The epoch of koid timestamps, in milliseconds since 1970-01-01 UTC.",
+        "Fixed while the server runs; must not be in the future. Decoders and range "
+        "comparisons of koid use it too: changing it on a server with koids reinterprets every "
+        "stored koid's time and stales expression indexes on koid_to_timestamp, so treat it as "
+        "fixed for a database's life.",
+        &koid_epoch_ms, 0, 0, 4398046511103.0, PGC_POSTMASTER, 0, pg_callback(check_koid_epoch),
+        pg_callback(show_koid_epoch), "a whole number of milliseconds"),
+    int_setting("kid.koid_generator_id",
+                "The 10-bit generator id (datacenter * 32 + worker) of koids made here; -1 uses "
+                "kid.node_id.",
+                nullptr, &koid_generator_id, -1, -1, 1023, PGC_POSTMASTER, 0,
+                pg_callback(check_fixed_int<&koid_generator_id>), nullptr),
+    bool_setting("kid.koid_overflow_error",
+                 "Raise an error instead of waiting when 4096 koids were made in one millisecond.",
+                 nullptr, &koid_overflow_error, false, PGC_SUSET),
+    int_setting("kid.koid_max_clock_wait_ms",
+                "How long koid_new() waits for a clock that went back before raising an error.",
+                nullptr, &koid_max_clock_wait_ms, 1000, 0, 3600000, PGC_SUSET, GUC_UNIT_MS, nullptr,
+                nullptr),
+    int_setting("kid.uid_interval",
+                "The neighbourhood interval I (5..10) of uid_global ids made and decoded here.",
+                "Within a 2^I-second window global ids sort by node first. Decoders without a "
+                "neighbourhood argument use it too: changing it on a server with uid_global ids "
+                "reinterprets every stored one and stales expression indexes on those decoders, so "
+                "treat it as fixed for a database's life.",
+                &uid_interval, kid::UID_INTERVAL_DEFAULT, kid::UID_INTERVAL_MIN,
+                kid::UID_INTERVAL_MAX, PGC_POSTMASTER, 0,
+                pg_callback(check_fixed_int<&uid_interval>), nullptr),
+    string_setting("kid.uid_node",
+                   "The 32-bit node fingerprint of uid_global ids, as 8 hex digits; empty "
+                   "derives it from kid.node_id.",
+                   nullptr, &uid_node_setting, "", PGC_POSTMASTER, pg_callback(check_uid_node),
+                   pg_callback(assign_uid_node), "empty or exactly 8 hexadecimal digits"),
+    int_setting("kid.wal_rmgr_id", "The id of kid's custom WAL resource manager (lease records).",
+                "Must be the same on a primary and every server that replays its WAL, and must "
+                "not be used by another extension. 128 is PostgreSQL's id for extensions in "
+                "development.",
+                &wal_rmgr_id, RM_EXPERIMENTAL_ID, RM_MIN_CUSTOM_ID, RM_MAX_CUSTOM_ID,
+                PGC_POSTMASTER, 0, pg_callback(check_fixed_int<&wal_rmgr_id>), nullptr),
+};
+constexpr int SETTING_COUNT = sizeof(settings) / sizeof(settings[0]);
+
+/* The values the fixed settings took at load, by place in settings[]. */
+static double fixed_number[SETTING_COUNT];
+static const char *fixed_text[SETTING_COUNT];
+
+static bool keeps_fixed_value(const void *variable, double number, const char *text,
+                              GucSource source) noexcept
+{
+    if (!settings_fixed || source == PGC_S_DEFAULT)
+        return true;
+    int i = 0;
+    while (i < SETTING_COUNT - 1 && settings[i].variable != variable)
+        i++;
+    Assert(settings[i].variable == variable);
+    if (text ? strcmp(text, fixed_text[i] ? fixed_text[i] : "") == 0 : number == fixed_number[i])
+        return true;
+    GUC_check_errcode(ERRCODE_CANT_CHANGE_RUNTIME_PARAM);
+    GUC_check_errmsg("parameter \"%s\" cannot be changed in a session that has loaded kid",
+                     settings[i].name);
+    GUC_check_errdetail("Without shared_preload_libraries, kid reads its settings from the "
+                        "server configuration once, when a session first uses it; restart the "
+                        "server after changing them.");
+    return false;
+}
+
+/* Remember the values of the fixed settings, which from now on they keep. */
+static void fix_settings()
+{
+    for (int i = 0; i < SETTING_COUNT; i++) {
+        const Setting &s = settings[i];
+        if (s.context != PGC_POSTMASTER)
+            continue;
+        switch (s.kind) {
+        case Kind::integer:
+            fixed_number[i] = *static_cast<const int *>(s.variable);
+            break;
+        case Kind::real:
+            fixed_number[i] = *static_cast<const double *>(s.variable);
+            break;
+        case Kind::boolean:
+            fixed_number[i] = *static_cast<const bool *>(s.variable);
+            break;
+        case Kind::string: {
+            const char *v = *static_cast<char *const *>(s.variable);
+            fixed_text[i] = MemoryContextStrdup(TopMemoryContext, v ? v : "");
+            break;
+        }
+        }
+    }
+    settings_fixed = true;
+}
+
+/*
+ * Define the settings of the table.  A fixed setting is PGC_SIGHUP when kid
+ * is loaded lazily (see settings_fixed).
+ */
+static void define_each_setting(bool preloading)
+{
+    for (const Setting &s : settings) {
+        const GucContext context = s.context == PGC_POSTMASTER && !preloading ? PGC_SIGHUP
+                                                                              : s.context;
+        switch (s.kind) {
+        case Kind::integer:
+            DefineCustomIntVariable(s.name, s.short_desc, s.long_desc,
+                                    static_cast<int *>(s.variable), static_cast<int>(s.boot),
+                                    static_cast<int>(s.min), static_cast<int>(s.max), context,
+                                    s.flags, s.check.integer, s.assign.integer, s.show);
+            break;
+        case Kind::real:
+            DefineCustomRealVariable(s.name, s.short_desc, s.long_desc,
+                                     static_cast<double *>(s.variable), s.boot, s.min, s.max,
+                                     context, s.flags, s.check.real, s.assign.real, s.show);
+            break;
+        case Kind::boolean:
+            DefineCustomBoolVariable(s.name, s.short_desc, s.long_desc,
+                                     static_cast<bool *>(s.variable), s.boot != 0, context, s.flags,
+                                     s.check.boolean, s.assign.boolean, s.show);
+            break;
+        case Kind::string:
+            DefineCustomStringVariable(s.name, s.short_desc, s.long_desc,
+                                       static_cast<char **>(s.variable), s.boot_string, context,
+                                       s.flags, s.check.string, s.assign.string, s.show);
+            break;
+        }
+    }
+}
+
+/*
  * An invalid value of a kid setting must not leave kid running with the
  * default: PostgreSQL's define_custom_variable only logs a WARNING and keeps
  * the default when the value it finds for a placeholder is out of range,
@@ -153,64 +360,65 @@ static void assign_node_id(int newval, void *) noexcept
  * fails the statement, and every later use of kid in the session fails with
  * the same message (see _PG_init).
  */
-enum class Kind { integer, real, boolean, string };
-struct SettingSpec {
-    const char *name;
-    Kind kind;
-    const void *variable;
-    double min, max;
-    int flags;
-    const char *expected; /* what a valid value is, for the message */
-};
 
-static const SettingSpec setting_specs[] = {
-    {"kid.node_id", Kind::integer, &node_id, 0, NODE_ID_MAX, 0, "an integer from 0 to 255"},
-    {"kid.standby_generation", Kind::boolean, &standby_generation, 0, 0, 0, "a boolean"},
-    {"kid.koid_epoch_ms", Kind::real, &koid_epoch_ms, 0, 4398046511103.0, 0,
-     "a whole number of milliseconds from 0 to 4398046511103"},
-    {"kid.koid_generator_id", Kind::integer, &koid_generator_id, -1, 1023, 0,
-     "an integer from -1 to 1023"},
-    {"kid.koid_overflow_error", Kind::boolean, &koid_overflow_error, 0, 0, 0, "a boolean"},
-    {"kid.koid_max_clock_wait_ms", Kind::integer, &koid_max_clock_wait_ms, 0, 3600000, GUC_UNIT_MS,
-     "a time from 0 to 3600000 ms"},
-    {"kid.uid_interval", Kind::integer, &uid_interval, kid::UID_INTERVAL_MIN, kid::UID_INTERVAL_MAX,
-     0, "an integer from 5 to 10"},
-    {"kid.uid_node", Kind::string, &uid_node_setting, 0, 0, 0,
-     "empty or exactly 8 hexadecimal digits"},
-    {"kid.wal_rmgr_id", Kind::integer, &wal_rmgr_id, RM_MIN_CUSTOM_ID, RM_MAX_CUSTOM_ID, 0,
-     "an integer from 128 to 255"},
-};
-constexpr int SETTING_COUNT = sizeof(setting_specs) / sizeof(setting_specs[0]);
+/* What a valid value of setting `s` is, for the message: "kid.x must be <this>." */
+static void describe_valid(const Setting &s, char *buf, size_t size)
+{
+    switch (s.kind) {
+    case Kind::integer:
+        if (s.flags & GUC_UNIT_MS)
+            snprintf(buf, size, "a time from %.0f to %.0f ms", s.min, s.max);
+        else
+            snprintf(buf, size, "an integer from %.0f to %.0f", s.min, s.max);
+        break;
+    case Kind::real:
+        snprintf(buf, size, "%s from %.0f to %.0f", s.valid, s.min, s.max);
+        break;
+    case Kind::boolean:
+        snprintf(buf, size, "a boolean");
+        break;
+    case Kind::string:
+        snprintf(buf, size, "%s", s.valid);
+        break;
+    }
+}
 
-/* Whether the defined variable holds exactly the value `raw` stands for. */
-static bool setting_took(const SettingSpec &spec, const char *raw, bool *parsed)
+/*
+ * Whether the defined variable holds exactly the value `raw` stands for.
+ * *parsed is false when `raw` is no valid value at all: unparsable, out of
+ * range or refused by the check hook (which accepts every valid value
+ * while kid defines its settings: settings_fixed is still false).
+ */
+static bool setting_took(const Setting &s, const char *raw, bool *parsed)
 {
     *parsed = true;
-    switch (spec.kind) {
+    switch (s.kind) {
     case Kind::integer: {
         int v;
-        if (!parse_int(raw, &v, spec.flags, nullptr) || v < spec.min || v > spec.max)
+        if (!parse_int(raw, &v, s.flags, nullptr) || v < s.min || v > s.max ||
+            (s.check.integer && !s.check.integer(&v, nullptr, PGC_S_FILE)))
             return *parsed = false;
-        return v == *static_cast<const int *>(spec.variable);
+        return v == *static_cast<const int *>(s.variable);
     }
     case Kind::real: {
         double v;
-        if (!parse_real(raw, &v, spec.flags, nullptr) || !(v >= spec.min && v <= spec.max) ||
-            v != floor(v))
+        if (!parse_real(raw, &v, s.flags, nullptr) || !(v >= s.min && v <= s.max) ||
+            (s.check.real && !s.check.real(&v, nullptr, PGC_S_FILE)))
             return *parsed = false;
-        return v == *static_cast<const double *>(spec.variable);
+        return v == *static_cast<const double *>(s.variable);
     }
     case Kind::boolean: {
         bool v;
-        if (!parse_bool(raw, &v))
+        if (!parse_bool(raw, &v) || (s.check.boolean && !s.check.boolean(&v, nullptr, PGC_S_FILE)))
             return *parsed = false;
-        return v == *static_cast<const bool *>(spec.variable);
+        return v == *static_cast<const bool *>(s.variable);
     }
     case Kind::string: {
-        const char *v = *static_cast<char *const *>(spec.variable);
-        if (raw[0] != '\0' && (strlen(raw) != 8 || strspn(raw, "0123456789abcdefABCDEF") != 8))
+        char *v = const_cast<char *>(raw);
+        if (s.check.string && !s.check.string(&v, nullptr, PGC_S_FILE))
             return *parsed = false;
-        return strcmp(raw, v ? v : "") == 0;
+        const char *current = *static_cast<char *const *>(s.variable);
+        return strcmp(raw, current ? current : "") == 0;
     }
     }
     return false;
@@ -252,16 +460,23 @@ static bool find_unknown_setting()
         if (g->reset_source != PGC_S_FILE && g->reset_source != PGC_S_ARGV)
             continue;
         bool known = false;
-        for (const SettingSpec &spec : setting_specs)
-            known = known || strcmp(g->name, spec.name) == 0;
+        for (const Setting &s : settings)
+            known = known || strcmp(g->name, s.name) == 0;
         if (known)
             continue;
         snprintf(settings_error, sizeof(settings_error),
                  "unrecognized configuration parameter \"%s\"", g->name);
-        snprintf(settings_detail, sizeof(settings_detail),
-                 "kid defines kid.node_id, kid.standby_generation, kid.koid_epoch_ms, "
-                 "kid.koid_generator_id, kid.koid_overflow_error, kid.koid_max_clock_wait_ms, "
-                 "kid.uid_interval, kid.uid_node and kid.wal_rmgr_id.");
+        /* "kid defines kid.a, kid.b and kid.c." */
+        StringInfoData names;
+        initStringInfo(&names);
+        for (int j = 0; j < SETTING_COUNT; j++)
+            appendStringInfo(&names, "%s%s",
+                             j == 0                   ? ""
+                             : j == SETTING_COUNT - 1 ? " and "
+                                                      : ", ",
+                             settings[j].name);
+        snprintf(settings_detail, sizeof(settings_detail), "kid defines %s.", names.data);
+        pfree(names.data);
         return true;
     }
     return false;
@@ -331,7 +546,7 @@ static char *configured_value(const char *name, bool *unknown)
  * False when that is done; true when the value in force cannot be known
  * (the caller then reports the setting, failing closed).
  */
-static bool ignore_session_value(const SettingSpec &spec, const char *raw)
+static bool ignore_session_value(const Setting &spec, const char *raw)
 {
     bool unknown;
     char *conf = configured_value(spec.name, &unknown);
@@ -344,8 +559,9 @@ static bool ignore_session_value(const SettingSpec &spec, const char *raw)
         if (!setting_took(spec, conf, &parsed)) {
             snprintf(settings_error, sizeof(settings_error),
                      "invalid value for parameter \"%s\": \"%s\"", spec.name, conf);
-            snprintf(settings_detail, sizeof(settings_detail), "%s must be %s.", spec.name,
-                     spec.expected);
+            char valid[128];
+            describe_valid(spec, valid, sizeof(valid));
+            snprintf(settings_detail, sizeof(settings_detail), "%s must be %s.", spec.name, valid);
             return false;
         }
     }
@@ -375,13 +591,12 @@ bool define_settings()
     defined = true;
 
     const bool preloading = process_shared_preload_libraries_in_progress;
-    const GucContext fixed = preloading ? PGC_POSTMASTER : PGC_SIGHUP;
 
     /* The raw values given for the placeholders, copied before defining replaces them. */
     char *raw[SETTING_COUNT];
     bool raw_from_server[SETTING_COUNT];
     for (int i = 0; i < SETTING_COUNT; i++) {
-        const char *name = setting_specs[i].name;
+        const char *name = settings[i].name;
         const char *v = GetConfigOption(name, true, false) ? GetConfigOptionResetString(name)
                                                            : nullptr;
         raw[i] = v ? pstrdup(v) : nullptr;
@@ -389,68 +604,7 @@ bool define_settings()
     }
     bool unknown = find_unknown_setting();
 
-    DefineCustomIntVariable(
-        "kid.node_id",
-        "Identifies this server among the servers generating ids into one key space.",
-        "Part of every generated id but plain uid: the high byte of the sno partition, the "
-        "tid clock id, the default koid generator id and the default uid_global node "
-        "fingerprint. Servers that generate into the same tables must have distinct node ids; "
-        "a local uid has no node field and is unique within one server only.",
-        &node_id, 0, 0, NODE_ID_MAX, fixed, 0, pg_callback(check_fixed_int<FIX_NODE_ID>),
-        pg_callback(assign_node_id), nullptr);
-
-    DefineCustomBoolVariable(
-        "kid.standby_generation",
-        "Allows generating ids while the server is in recovery (a standby).",
-        "A standby normally shares the primary's kid.node_id; enable this only on a standby "
-        "that has a node id of its own.",
-        &standby_generation, false, PGC_SIGHUP, 0, nullptr, nullptr, nullptr);
-
-    DefineCustomRealVariable(
-        "kid.koid_epoch_ms", "The epoch of koid timestamps, in milliseconds since 1970-01-01 UTC.",
-        "Fixed while the server runs; must not be in the future. Decoders and range "
-        "comparisons of koid use it too: changing it on a server with koids reinterprets every "
-        "stored koid's time and stales expression indexes on koid_to_timestamp, so treat it as "
-        "fixed for a database's life.",
-        &koid_epoch_ms, 0, 0, 4398046511103.0, fixed, 0, pg_callback(check_koid_epoch), nullptr,
-        pg_callback(show_koid_epoch));
-    DefineCustomIntVariable("kid.koid_generator_id",
-                            "The 10-bit generator id (datacenter * 32 + worker) of koids made "
-                            "here; -1 uses kid.node_id.",
-                            nullptr, &koid_generator_id, -1, -1, 1023, fixed, 0,
-                            pg_callback(check_fixed_int<FIX_KOID_GENERATOR>), nullptr, nullptr);
-    DefineCustomBoolVariable(
-        "kid.koid_overflow_error",
-        "Raise an error instead of waiting when 4096 koids were made in one millisecond.", nullptr,
-        &koid_overflow_error, false, PGC_SUSET, 0, nullptr, nullptr, nullptr);
-    DefineCustomIntVariable(
-        "kid.koid_max_clock_wait_ms",
-        "How long koid_new() waits for a clock that went back before raising an error.", nullptr,
-        &koid_max_clock_wait_ms, 1000, 0, 3600000, PGC_SUSET, GUC_UNIT_MS, nullptr, nullptr,
-        nullptr);
-
-    DefineCustomIntVariable(
-        "kid.uid_interval",
-        "The neighbourhood interval I (5..10) of uid_global ids made and decoded here.",
-        "Within a 2^I-second window global ids sort by node first. Decoders without a "
-        "neighbourhood argument use it too: changing it on a server with uid_global ids "
-        "reinterprets every stored one and stales expression indexes on those decoders, so treat "
-        "it as fixed for a database's life.",
-        &uid_interval, kid::UID_INTERVAL_DEFAULT, kid::UID_INTERVAL_MIN, kid::UID_INTERVAL_MAX,
-        fixed, 0, pg_callback(check_fixed_int<FIX_UID_INTERVAL>), nullptr, nullptr);
-    DefineCustomStringVariable("kid.uid_node",
-                               "The 32-bit node fingerprint of uid_global ids, as 8 hex digits; "
-                               "empty derives it from kid.node_id.",
-                               nullptr, &uid_node_setting, "", fixed, 0,
-                               pg_callback(check_uid_node), pg_callback(assign_uid_node), nullptr);
-
-    DefineCustomIntVariable(
-        "kid.wal_rmgr_id", "The id of kid's custom WAL resource manager (lease records).",
-        "Must be the same on a primary and every server that replays its WAL, and must not be "
-        "used by another extension. 128 is PostgreSQL's id for extensions in development.",
-        &wal_rmgr_id, RM_EXPERIMENTAL_ID, RM_MIN_CUSTOM_ID, RM_MAX_CUSTOM_ID, fixed, 0,
-        pg_callback(check_fixed_int<FIX_WAL_RMGR>), nullptr, nullptr);
-
+    define_each_setting(preloading);
     MarkGUCPrefixReserved("kid");
 
     for (int i = 0; i < SETTING_COUNT && !unknown && !settings_error[0]; i++) {
@@ -463,35 +617,31 @@ bool define_settings()
              * of a superuser setting), or ignored for the server
              * configuration's; when that cannot be known, reported below.
              */
-            if (reset_source_of(setting_specs[i].name) > PGC_S_ARGV ||
-                !ignore_session_value(setting_specs[i], raw[i]))
+            if (reset_source_of(settings[i].name) > PGC_S_ARGV ||
+                !ignore_session_value(settings[i], raw[i]))
                 continue;
-        } else if (setting_took(setting_specs[i], raw[i], &parsed))
+        } else if (setting_took(settings[i], raw[i], &parsed))
             continue;
         snprintf(settings_error, sizeof(settings_error),
-                 "invalid value for parameter \"%s\": \"%s\"", setting_specs[i].name, raw[i]);
+                 "invalid value for parameter \"%s\": \"%s\"", settings[i].name, raw[i]);
         if (parsed)
             snprintf(settings_detail, sizeof(settings_detail),
                      "%s was given where it cannot be set (a client, role or database setting); "
                      "kid takes it only from the server configuration.",
-                     setting_specs[i].name);
-        else
-            snprintf(settings_detail, sizeof(settings_detail), "%s must be %s.",
-                     setting_specs[i].name, setting_specs[i].expected);
+                     settings[i].name);
+        else {
+            char valid[128];
+            describe_valid(settings[i], valid, sizeof(valid));
+            snprintf(settings_detail, sizeof(settings_detail), "%s must be %s.", settings[i].name,
+                     valid);
+        }
     }
     /* An unknown kid.* name (find_unknown_setting wrote the message) comes first. */
     if (unknown || settings_error[0])
         report_settings_error();
 
     if (!preloading) {
-        /* From here on the fixed settings keep the values just taken (see fixed_values). */
-        fixed_values[FIX_NODE_ID] = node_id;
-        fixed_values[FIX_KOID_EPOCH] = koid_epoch_ms;
-        fixed_values[FIX_KOID_GENERATOR] = koid_generator_id;
-        fixed_values[FIX_UID_INTERVAL] = uid_interval;
-        fixed_values[FIX_WAL_RMGR] = wal_rmgr_id;
-        strlcpy(fixed_uid_node, uid_node_setting ? uid_node_setting : "", sizeof(fixed_uid_node));
-        settings_fixed = true;
+        fix_settings(); /* from here on the fixed settings keep the values just taken */
         return false;
     }
     return true;

@@ -15,25 +15,46 @@
 #include "pg/sno_slots.h"
 
 extern "C" {
+#include "access/twophase.h"
 #include "access/xlog.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
+#include "storage/proc.h"
 #include "storage/shmem.h"
 }
 
 namespace kid::pg {
 
 KidShared *shared = nullptr;
+BackendStats *my_backend_stats = nullptr;
+bool my_backend_stats_shared = false;
+int64_t my_clock_high_us[COUNTER_SCHEMES] = {0, 0, 0};
 
 static shmem_request_hook_type prev_shmem_request_hook = nullptr;
 static shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
+
+/*
+ * One statistics slot per PGPROC, as ProcGlobal counts them (InitProcGlobal:
+ * backends, auxiliary processes, prepared transactions).  MaxBackends is
+ * set when the shmem request hook runs.
+ */
+static int backend_stats_slots()
+{
+    return MaxBackends + NUM_AUXILIARY_PROCS + max_prepared_xacts;
+}
+
+static Size shared_size()
+{
+    static_assert(sizeof(KidShared) % PG_CACHE_LINE_SIZE == 0, "the slots after it start a line");
+    return add_size(sizeof(KidShared), mul_size(backend_stats_slots() + 1, sizeof(BackendStats)));
+}
 
 static void shmem_request() noexcept
 {
     if (prev_shmem_request_hook)
         prev_shmem_request_hook();
-    RequestAddinShmemSpace(MAXALIGN(sizeof(KidShared)));
+    RequestAddinShmemSpace(shared_size());
     RequestNamedLWLockTranche("kid", 2);
 }
 
@@ -44,16 +65,31 @@ static void counters_init(KidShared *s)
         pg_atomic_init_u64(&c.state, 0);
         pg_atomic_init_u64(&c.clock_high_us, 0);
         pg_atomic_init_u64(&c.trusted_offset, 0);
-        pg_atomic_init_u64(&c.stats.generated, 0);
-        pg_atomic_init_u64(&c.stats.regressions, 0);
-        pg_atomic_init_u64(&c.stats.overflow_waits, 0);
-        pg_atomic_init_u64(&c.stats.clock_waits, 0);
-        pg_atomic_init_u64(&c.stats.ahead_waits, 0);
         uint32 start = 0;
         if (!pg_strong_random(&start, sizeof(start)))
             start = static_cast<uint32>(random());
         pg_atomic_init_u64(&c.backfill_sequence, start);
     }
+    s->backend_stats_count = backend_stats_slots();
+    BackendStats *slots = backend_stats(s);
+    for (int i = 0; i <= s->backend_stats_count; i++)
+        for (auto &scheme : slots[i].counts)
+            for (auto &count : scheme)
+                pg_atomic_init_u64(&count, 0);
+}
+
+BackendStats *backend_stats_slot()
+{
+    /* Only generators count, and they have checked that shared memory is there. */
+    int n = shared->backend_stats_count;
+    long proc = MyProc != nullptr ? static_cast<long>(MyProc - ProcGlobal->allProcs) : -1;
+    if (proc < 0 || proc >= n) {
+        /* Not expected (a generating process has a PGPROC); counted all the same. */
+        my_backend_stats_shared = true;
+        proc = n;
+    }
+    my_backend_stats = &backend_stats(shared)[proc];
+    return my_backend_stats;
 }
 
 static void shmem_startup() noexcept
@@ -63,9 +99,9 @@ static void shmem_startup() noexcept
 
     LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
     bool found;
-    shared = static_cast<KidShared *>(ShmemInitStruct("kid", sizeof(KidShared), &found));
+    shared = static_cast<KidShared *>(ShmemInitStruct("kid", shared_size(), &found));
     if (!found) {
-        memset(shared, 0, sizeof(KidShared));
+        memset(static_cast<void *>(shared), 0, shared_size());
         LWLockPadded *locks = GetNamedLWLockTranche("kid");
         shared->slot_lock = &locks[0].lock;
         shared->lease_lock = &locks[1].lock;

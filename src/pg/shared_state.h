@@ -23,31 +23,64 @@ namespace kid::pg {
 
 constexpr int SNO_SLOTS = 256;
 
-/* What a counter generator did since start-up (kid_generator_stats). */
-struct CounterStats {
-    pg_atomic_uint64 generated;
-    pg_atomic_uint64 regressions;
-    pg_atomic_uint64 overflow_waits;
-    pg_atomic_uint64 clock_waits;
-    pg_atomic_uint64 ahead_waits;
+/*
+ * Cache lines.  On a many-core machine a line that several cores write
+ * moves from core to core on every write, and one that a core writes while
+ * others read it moves as often; a line written rarely stays in every
+ * core's cache.  So what each id must write (a counter scheme's state word)
+ * sits alone on its line, what is read on every id but written rarely (the
+ * highest clock reading, the trusted time's anchor) on another, and what a
+ * backend writes for itself (an sno slot, its statistics) on lines of its
+ * own.  PG_CACHE_LINE_SIZE is 128: two 64-byte lines, as x86's adjacent-line
+ * prefetcher fetches them in pairs.  ShmemInitStruct returns memory aligned
+ * to it.
+ */
+#define KID_LINE alignas(PG_CACHE_LINE_SIZE)
+
+/* What a counter generator counts for kid_generator_stats (GeneratorStats). */
+enum CounterStat {
+    STAT_GENERATED,
+    STAT_REGRESSIONS,
+    STAT_OVERFLOW_WAITS,
+    STAT_CLOCK_WAITS,
+    STAT_AHEAD_WAITS,
+    COUNTER_STATS
 };
 
 /*
- * One server-wide generator: its state word, advanced by compare-and-swap
- * (the layout is the scheme's, in src/core), and the highest clock reading
- * any backend saw while generating with it.  A backend loads clock_high_us
- * before it reads the clock, so a reading below it means the clock went
- * back (no other backend's later reading can be mistaken for one).
- * trusted_offset is the highest anchor of its trusted time (every clock
- * reading and every floor it was raised to, less CLOCK_MONOTONIC then; see
- * src/core/trusted_time.h): tid and uid ids stay within a small allowance of
- * the trusted time while the clock reads below it.
+ * One backend's counts, per counter scheme, in the slot of its PGPROC (see
+ * count_stat): only the process that holds the PGPROC writes them, with
+ * plain stores, and kid_generator_stats sums the slots.  A slot outlives
+ * its process: the next process on the same PGPROC continues its counts
+ * (PGPROCs are handed over under ProcStructLock, which orders the last
+ * owner's stores before the next owner's loads), so nothing has to be
+ * folded into a total at exit and the sums never go back.
  */
-struct CounterGenerator {
+struct KID_LINE BackendStats {
+    pg_atomic_uint64 counts[COUNTER_SCHEMES][COUNTER_STATS];
+};
+
+/*
+ * One server-wide generator.  state is its state word, advanced by
+ * compare-and-swap (the layout is the scheme's, in src/core): the one
+ * shared write per id the formats need, on a line of its own.
+ *
+ * clock_high_us is a clock reading some backend saw while generating, at
+ * most CLOCK_HIGH_STEP_US below the highest one; a backend loads it before
+ * it reads the clock, so a reading below it means the clock went back (no
+ * other backend's later reading can be mistaken for one).  It is raised at
+ * most once per CLOCK_HIGH_STEP_US, not on every id, so it is a read-mostly
+ * line.  trusted_offset is the highest anchor of the generator's trusted
+ * time (every clock reading and every floor it was raised to, less
+ * CLOCK_MONOTONIC then; see src/core/trusted_time.h): tid and uid ids stay
+ * within a small allowance of the trusted time while the clock reads below
+ * it.  It rises only when the system clock moves against CLOCK_MONOTONIC
+ * (a step, or the first readings), so it shares clock_high_us's line.
+ */
+struct KID_LINE CounterGenerator {
     pg_atomic_uint64 state;
-    pg_atomic_uint64 clock_high_us;
+    KID_LINE pg_atomic_uint64 clock_high_us;
     pg_atomic_uint64 trusted_offset; /* kid::trusted_offset_word; 0: no anchor yet */
-    CounterStats stats;
     /*
      * The next value <scheme>_new_with_time() takes (fetch-and-add, from any
      * backend), for the field of a backfill id below its time.  It starts
@@ -57,10 +90,14 @@ struct CounterGenerator {
      * sequence for all times, not one per time unit: ids for one time are
      * distinct only among as many consecutive calls as the field has values
      * (a per-unit count would have to remember every unit a backfill
-     * touched, or re-issue the values of a unit that comes back).
+     * touched, or re-issue the values of a unit that comes back).  A line
+     * of its own: backfills write it on every id, tid_new() never.
      */
-    pg_atomic_uint64 backfill_sequence;
+    KID_LINE pg_atomic_uint64 backfill_sequence;
 };
+
+/* How far clock_high_us may lag the highest reading: regressions smaller than this across backends go uncounted. */
+constexpr int64_t CLOCK_HIGH_STEP_US = 1000;
 
 /* Raise an atomic word to at least `v` (compare-and-swap; never lowers it). */
 inline void atomic_raise(pg_atomic_uint64 *word, uint64 v)
@@ -88,25 +125,51 @@ inline void trust_anchor(CounterGenerator *g, int64_t unix_us)
                  kid::trusted_offset_word(kid::trusted_offset(unix_us, monotonic_us())));
 }
 
+/* This backend's statistics slot (count_stat); nullptr until its first count. */
+extern BackendStats *my_backend_stats;
+/* Whether my_backend_stats is the shared slot of processes without a PGPROC slot (atomic adds). */
+extern bool my_backend_stats_shared;
+BackendStats *backend_stats_slot();
+
 /*
- * Read the clock for a counter generator: raises clock_high_us and the
- * trusted time's anchor, sets *regressed when the reading is below what a
- * call before this one saw, and *trusted_out to the trusted time now
- * (never below the reading).
+ * Count one event of a counter scheme for kid_generator_stats: a plain
+ * store to this backend's own line, no locked instruction, nothing another
+ * core has to give up.
  */
-inline int64_t counter_clock(CounterGenerator *g, int64_t *trusted_out, bool *regressed)
+inline void count_stat(CounterScheme c, CounterStat k)
+{
+    BackendStats *b = likely(my_backend_stats != nullptr) ? my_backend_stats : backend_stats_slot();
+    pg_atomic_uint64 *w = &b->counts[c][k];
+    if (unlikely(my_backend_stats_shared))
+        pg_atomic_fetch_add_u64(w, 1);
+    else
+        pg_atomic_write_u64(w, pg_atomic_read_u64(w) + 1);
+}
+
+/* The highest clock reading this backend saw, per counter scheme (regressions it saw itself). */
+extern int64_t my_clock_high_us[COUNTER_SCHEMES];
+
+/*
+ * Read the clock for a counter generator: sets *regressed when the reading
+ * is below one this backend saw before, or below clock_high_us (raised to
+ * the reading when that is CLOCK_HIGH_STEP_US or more above it), raises
+ * the trusted time's anchor when the reading is above it, and sets
+ * *trusted_out to the trusted time now (never below the reading).  On most
+ * calls it writes no shared line.
+ */
+inline int64_t counter_clock(CounterScheme c, CounterGenerator *g, int64_t *trusted_out,
+                             bool *regressed)
 {
     uint64 high = pg_atomic_read_u64(&g->clock_high_us);
     /* The vDSO clock read is ordered after this load (rdtsc_ordered); keep the compiler from moving it. */
     pg_compiler_barrier();
     int64_t now = now_unix_us();
     int64_t mono = monotonic_us();
-    *regressed = now < static_cast<int64_t>(high);
-    if (now > static_cast<int64_t>(high)) {
-        while (
-            !pg_atomic_compare_exchange_u64(&g->clock_high_us, &high, static_cast<uint64>(now)) &&
-            static_cast<int64_t>(high) < now) {
-        }
+    *regressed = now < static_cast<int64_t>(high) || now < my_clock_high_us[c];
+    if (now > my_clock_high_us[c])
+        my_clock_high_us[c] = now;
+    while (now - static_cast<int64_t>(high) >= CLOCK_HIGH_STEP_US &&
+           !pg_atomic_compare_exchange_u64(&g->clock_high_us, &high, static_cast<uint64>(now))) {
     }
     uint64 word = kid::trusted_offset_word(kid::trusted_offset(now, mono));
     uint64 highest = pg_atomic_read_u64(&g->trusted_offset);
@@ -118,7 +181,11 @@ inline int64_t counter_clock(CounterGenerator *g, int64_t *trusted_out, bool *re
     return now;
 }
 
-struct SnoSlot {
+/*
+ * One sno partition, on lines of its own: its owner writes the generator on
+ * every id, and backends forked one after another take neighbouring slots.
+ */
+struct KID_LINE SnoSlot {
     int32 owner_pid; /* 0 when free */
     /*
      * The next sequence sno_new_with_time() hands out on this partition.
@@ -142,6 +209,13 @@ struct SnoSlot {
     uint64 uuidv7_regressions;
     uint64 uuidv7_ahead_waits;
 };
+
+/* No two of what different cores write on every id share a line. */
+static_assert(sizeof(SnoSlot) % PG_CACHE_LINE_SIZE == 0, "an sno slot ends a line");
+static_assert(offsetof(CounterGenerator, clock_high_us) >= PG_CACHE_LINE_SIZE,
+              "a counter scheme's state word is alone on its line");
+static_assert(sizeof(CounterGenerator) % PG_CACHE_LINE_SIZE == 0, "a counter scheme ends a line");
+static_assert(sizeof(BackendStats) % PG_CACHE_LINE_SIZE == 0, "a backend's counts end a line");
 
 /* What the last replayed lease record said about the server that wrote it. */
 struct ReplayedWriter {
@@ -193,6 +267,7 @@ struct KidShared {
     /* The server-wide generators: tid, koid, uid (shared by uid and uid_global). */
     CounterGenerator counters[COUNTER_SCHEMES];
     /*
+     * The schemes' lease state, kept by their LeaseSetting (schemes.cpp).
      * koid: when kid.koid_epoch_ms differs from the epoch of the lease's
      * koid marks, the epoch they were written under (else -1), for the
      * error message; and the koid state word the floors set, to tell "no
@@ -213,7 +288,20 @@ struct KidShared {
     int32 uid_guard_interval;
     int32 uid_replayed_interval;
     SnoSlot slots[SNO_SLOTS];
+    /*
+     * kid_generator_stats' counts of the counter schemes: one slot per
+     * PGPROC (backend_stats_count of them, then one more that processes
+     * without a PGPROC slot share, with atomic adds), right after
+     * KidShared in the same shared memory: see backend_stats().
+     */
+    int backend_stats_count;
 };
+
+/* The statistics slots, after the struct (its size is a multiple of the line size). */
+inline BackendStats *backend_stats(KidShared *s)
+{
+    return reinterpret_cast<BackendStats *>(s + 1);
+}
 
 /* NULL unless kid was in shared_preload_libraries. */
 extern KidShared *shared;

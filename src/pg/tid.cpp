@@ -76,7 +76,7 @@ KID_FUNCTION(tid_new)
     bool regressed;
     for (;;) {
         int64_t trusted;
-        int64_t now = kid::pg::counter_clock(gen, &trusted, &regressed);
+        int64_t now = kid::pg::counter_clock(kid::pg::COUNTER_TID, gen, &trusted, &regressed);
         uint64 last = pg_atomic_read_u64(&gen->state);
         kid::TidStep step;
         for (;;) {
@@ -95,13 +95,13 @@ KID_FUNCTION(tid_new)
         }
         if (step != kid::TidStep::wait)
             break;
-        pg_atomic_fetch_add_u64(&gen->stats.ahead_waits, 1);
+        kid::pg::count_stat(kid::pg::COUNTER_TID, kid::pg::STAT_AHEAD_WAITS);
         pg_usleep(50);
         CHECK_FOR_INTERRUPTS();
     }
-    pg_atomic_fetch_add_u64(&gen->stats.generated, 1);
+    kid::pg::count_stat(kid::pg::COUNTER_TID, kid::pg::STAT_GENERATED);
     if (regressed)
-        pg_atomic_fetch_add_u64(&gen->stats.regressions, 1);
+        kid::pg::count_stat(kid::pg::COUNTER_TID, kid::pg::STAT_REGRESSIONS);
     kid::pg::lease_cover(s, kid::pg::LEASE_TID, static_cast<int64_t>(next));
     return UInt64GetDatum(
         kid::tid_pack(static_cast<int64_t>(next), static_cast<unsigned>(kid::pg::node_id)));

@@ -222,7 +222,7 @@ static UidFields next_uid_fields(const char *type_name)
     bool regressed;
     for (;;) {
         int64_t trusted;
-        int64_t now = kid::pg::counter_clock(gen, &trusted, &regressed);
+        int64_t now = kid::pg::counter_clock(kid::pg::COUNTER_UID, gen, &trusted, &regressed);
         uint64 last = pg_atomic_read_u64(&gen->state);
         kid::UidStep step;
         for (;;) {
@@ -233,13 +233,13 @@ static UidFields next_uid_fields(const char *type_name)
         }
         if (step != kid::UidStep::wait)
             break;
-        pg_atomic_fetch_add_u64(&gen->stats.overflow_waits, 1);
+        kid::pg::count_stat(kid::pg::COUNTER_UID, kid::pg::STAT_OVERFLOW_WAITS);
         pg_usleep(100);
         CHECK_FOR_INTERRUPTS();
     }
-    pg_atomic_fetch_add_u64(&gen->stats.generated, 1);
+    kid::pg::count_stat(kid::pg::COUNTER_UID, kid::pg::STAT_GENERATED);
     if (regressed)
-        pg_atomic_fetch_add_u64(&gen->stats.regressions, 1);
+        kid::pg::count_stat(kid::pg::COUNTER_UID, kid::pg::STAT_REGRESSIONS);
     UidFields f = kid::uid_fields_from_word(next);
     kid::pg::lease_cover(s, kid::pg::LEASE_UID, kid::uid_step_end_us(f));
     return f;

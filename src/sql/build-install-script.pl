@@ -8,7 +8,6 @@
 # that are a directive and nothing else:
 #
 #   @include FILE@        copy src/sql/FILE here (directives inside it too)
-#   @include_once FILE@   the same, the first time only
 #   @id_type NAME@        id_type.sql.in, with the values of [NAME] in
 #                         id_types.conf (each record is used exactly once)
 #   @if KEY@ @else@ @endif@   in id_type.sql.in: keep lines when the record's
@@ -104,7 +103,7 @@ my (%record, %record_line, @record_order);
 
 # ---------------------------------------------------------------- the sources
 my $out = '';
-my (%included, %instantiated);
+my %instantiated;
 my $last_source = '';
 
 # Each block of output starts with a comment naming where it comes from; a
@@ -137,10 +136,6 @@ sub copy_file {
         my $line = $lines[$i];
         my $where = "$path:" . ($i + 1);
         if ($line =~ /^\@include (\S+)\@$/) {
-            copy_file($1);
-            $source = "$path, continued";
-        } elsif ($line =~ /^\@include_once (\S+)\@$/) {
-            next if $included{$1}++;
             copy_file($1);
             $source = "$path, continued";
         } elsif ($line =~ /^\@id_type (\S+)\@$/) {
@@ -189,12 +184,6 @@ sub instantiate {
         if ($line eq '@endif@') {
             die "$where: \@endif\@ without \@if\n" if @keep < 2;
             pop @keep;
-            next;
-        }
-        if ($line =~ /^\@include_once (\S+)\@$/) {
-            next if !$keep[-1] || $included{$1}++;
-            copy_file($1);
-            $last_source = '';
             next;
         }
         die "$where: a directive out of place\n" if $line =~ /^\@[a-z_]+ /;

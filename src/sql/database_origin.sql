@@ -76,10 +76,9 @@ CREATE FUNCTION kid_adopt_database(
 RETURNS SETOF record
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
-    -- The lease lines, in the order kid_raise_floors() takes them (none when kid is not preloaded).
-    lines constant text[] := ARRAY(SELECT l.line FROM @extschema@.kid_lease() WITH ORDINALITY AS l ORDER BY l.ordinality);
-    found timestamptz[] := pg_catalog.array_fill(NULL::timestamptz, ARRAY[pg_catalog.cardinality(lines)]);
-    counts integer[] := pg_catalog.array_fill(0, ARRAY[pg_catalog.cardinality(lines)]);
+    lines text[];
+    found timestamptz[];
+    counts integer[];
     c record;
     source text;
     val text;
@@ -98,6 +97,10 @@ BEGIN
     -- pg_upgrade leaves out the members kid adds to PostgreSQL's uuid
     -- families (src/sql/uuidv7.sql): add them again.
     PERFORM @extschema@.uuidv7_restore_operators();
+    -- The lease lines, in the order kid_raise_floors() takes them (none when kid is not preloaded).
+    lines := ARRAY(SELECT l.line FROM @extschema@.kid_lease() WITH ORDINALITY AS l ORDER BY l.ordinality);
+    found := pg_catalog.array_fill(NULL::timestamptz, ARRAY[pg_catalog.cardinality(lines)]);
+    counts := pg_catalog.array_fill(0, ARRAY[pg_catalog.cardinality(lines)]);
     IF pg_catalog.cardinality(lines) = 0 THEN
         -- Not preloaded: kid_raise_floors() says so (and what to do).
         PERFORM @extschema@.kid_raise_floors('{}');

@@ -1,7 +1,7 @@
 
 -- ---------------------------------------------------------------------------
--- The time order every id type's btree operator family shares (here, where the
--- first id type's range scans need it)
+-- The time order every id type's btree operator family shares (first: the
+-- range scans of every id type's part need it)
 -- ---------------------------------------------------------------------------
 
 -- An id btree family holds the id type and timestamptz, and a btree family

@@ -1,7 +1,7 @@
 #!/usr/bin/perl
 # test/literals/binary_mutations.pl - random mutations of valid binary ids,
 # one binary COPY file per row, and the check of what the server did with
-# them (used by test/stress/random_literals.sh; perl-base only).
+# them (used by test/server/14-random_literals.sh; perl-base only).
 #
 #   binary_mutations.pl make SEED COUNT DIR < seeds.tsv
 #       seeds.tsv: "type<TAB>hex of the send() bytes" of valid ids.  For each

@@ -1,5 +1,5 @@
 -- test/literals/text_mutations.sql - random mutations of valid literals fed
--- to kid's text input functions (loaded by test/stress/random_literals.sh
+-- to kid's text input functions (loaded by test/server/14-random_literals.sh
 -- into a scratch database; not part of the extension).
 --
 --   lit_seed      valid literals per type: made by the server, and edge values

@@ -1,6 +1,6 @@
 -- kid_cluster_check() on a server without Citus: it needs Citus (it reads
 -- every node's settings through Citus's run_command_on_all_nodes) and says
--- so; kid itself does not depend on Citus.  test/stress/citus.sh runs it on
+-- so; kid itself does not depend on Citus.  test/server/43-citus.sh runs it on
 -- a real cluster, correct and misconfigured.
 \set SHOW_CONTEXT never
 SELECT count(*) AS citus_installed FROM pg_extension WHERE extname = 'citus';

@@ -2,7 +2,7 @@
 -- came from (kid_database_origin), the refusal of a database that came
 -- from another cluster, and kid_adopt_database().  Another cluster is
 -- simulated with a row of another system identifier; the real moves
--- (pg_upgrade, pg_dump | pg_restore) are test/stress/pg_upgrade.sh.
+-- (pg_upgrade, pg_dump | pg_restore) are test/server/37-pg_upgrade.sh.
 SET TIME ZONE 'UTC';
 CREATE DATABASE regress_kid_moved;
 \c regress_kid_moved
@@ -69,7 +69,7 @@ SELECT * FROM kid_raise_floors(ARRAY[now()]);
 
 -- The adoption: per lease line the columns read, the newest stored time
 -- (the largest id's); the floors stay, since this server's generators are
--- past these ids (test/stress/pg_upgrade.sh raises them on a new cluster).
+-- past these ids (test/server/37-pg_upgrade.sh raises them on a new cluster).
 CREATE TEMP TABLE adopted AS SELECT * FROM kid_adopt_database();
 SELECT a.line, a.columns,
        a.newest = CASE a.line WHEN 'sno tick 0' THEN (SELECT max(sno_to_timestamp(s)) FROM ids WHERE sno_tick(s) = 0)

@@ -27,7 +27,7 @@ SELECT count(*) AS out_of_order FROM (SELECT id, lag(id) OVER (ORDER BY n) AS pr
 -- Ids per millisecond never exceed 4096 (the 4097th waited for the next millisecond).
 SELECT max(c) <= 4096 AS at_most_4096_per_ms FROM (SELECT count(*) AS c FROM gen GROUP BY koid_to_timestamp(id)) s;
 -- With kid.koid_overflow_error the 4097th id of a millisecond is an error
--- instead: test/stress/koid_overflow.sh shows both on a stopped clock (how
+-- instead: test/server/36-koid_overflow.sh shows both on a stopped clock (how
 -- many calls fit in one millisecond of a real clock depends on the machine).
 SELECT generated >= 100000 AS counted FROM kid_generator_stats() WHERE scheme = 'koid';
 

@@ -249,8 +249,8 @@ SELECT (SELECT array_agg(n ORDER BY s) FROM regress_kid_ids) = (SELECT array_agg
        (SELECT array_agg(n ORDER BY c) FROM regress_kid_ids) = (SELECT array_agg(n ORDER BY n) FROM regress_kid_ids) AS codokey_sorts_newest_first;
 -- Binary COPY out (send) and back in (receive), through a client-side file.
 CREATE TEMP TABLE regress_kid_copy (LIKE regress_kid_ids);
-\copy regress_kid_ids TO 'test/results/privileges_ids.bin' (FORMAT binary)
-\copy regress_kid_copy FROM 'test/results/privileges_ids.bin' (FORMAT binary)
+\copy regress_kid_ids TO 'results/privileges_ids.bin' (FORMAT binary)
+\copy regress_kid_copy FROM 'results/privileges_ids.bin' (FORMAT binary)
 SELECT count(*) AS rows_back, count(*) FILTER (WHERE a.s = b.s AND a.t = b.t AND a.k = b.k AND a.u = b.u AND a.g = b.g AND a.c = b.c) AS identical
 FROM regress_kid_ids a JOIN regress_kid_copy b USING (n);
 

@@ -247,7 +247,7 @@ DROP FUNCTION run_array_forms(text, text), plan_nodes(text), check_family(oid), 
     consistent3(integer, integer, integer);
 
 -- 4. The equality members of the families are mergejoinable, as PostgreSQL
--- requires of every btree equality (test/stress/catalog_sanity.sh runs its
+-- requires of every btree equality (test/server/12-catalog_sanity.sh runs its
 -- opr_sanity): id = t and t = id of every id type, and ~=~.  With hash and
 -- nested-loop joins off, the planner merge-joins on them; a merge join on
 -- id = t, both sides in the family's order, pairs nothing (no id equals a

@@ -4,7 +4,7 @@
 // the error a bad id gives, and koid as an int64.
 //
 // Built offline in GOPATH mode against Debian's golang-github-jackc-pgx-v4-dev
-// by test/stress/client_pgx.sh, and run on a database where CREATE EXTENSION
+// by test/server/63-client_pgx.sh, and run on a database where CREATE EXTENSION
 // kid was run, named by libpq's environment variables (PGHOST, PGPORT,
 // PGUSER, PGDATABASE), which pgx reads.  Each check prints "ok: NAME" or
 // "FAILED: NAME: why", the last line is "end: ..."; the exit status is 1 if

@@ -3,7 +3,7 @@
 // java.time values, a list of ids, text and binary COPY, the error a bad id
 // gives, and koid as a Java long.
 //
-// Run by test/stress/client_jdbc.sh as a single-source program:
+// Run by test/server/62-client_jdbc.sh as a single-source program:
 //   java -cp /usr/share/java/postgresql.jar KidJdbcTest.java HOST PORT DATABASE USER
 // on a database where CREATE EXTENSION kid was run.  Each check prints
 // "ok: NAME" or "FAILED: NAME: why", the last line is "end: ..."; the exit

@@ -1,6 +1,6 @@
 // node-postgres (npm pg, pinned in package.json) against kid, used as an
 // application uses it.  Connects with libpq's environment variables (PGHOST,
-// PGPORT, PGUSER, PGDATABASE), which pg reads too and test/stress/client_node.sh
+// PGPORT, PGUSER, PGDATABASE), which pg reads too and test/server/61-client_node.sh
 // sets to a fresh database with kid created; TZ=UTC there, so that the text
 // pg makes of a Date is known.  Prints one "ok: NAME" / "FAILED: NAME: why" line
 // per check, then "end: ..." (run_client_test in test/lib.sh counts them).

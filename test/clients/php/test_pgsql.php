@@ -1,7 +1,7 @@
 <?php
 // PHP's pgsql extension (Debian php-pgsql, PHP 8.2) against kid, used as an
 // application uses it.  Connects with libpq's environment (PGHOST, PGPORT,
-// PGUSER, PGDATABASE), which test/stress/client_ruby_php_perl.sh sets to a
+// PGUSER, PGDATABASE), which test/server/64-client_ruby_php_perl.sh sets to a
 // fresh database with kid created.  Prints one "ok: NAME" or
 // "FAILED: NAME: why" line per check, then "end: ..." (run_client_test in
 // test/lib.sh counts them).

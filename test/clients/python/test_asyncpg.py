@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """asyncpg (Debian python3-asyncpg, 0.27) against kid, used as an application
 uses it.  Connects with libpq's environment (PGHOST, PGPORT, PGUSER,
-PGDATABASE), which asyncpg reads too and test/stress/client_python.sh sets to
+PGDATABASE), which asyncpg reads too and test/server/60-client_python.sh sets to
 a fresh database with kid created.  Prints one "ok:"/"FAILED:" line per check
 (checks.py).
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """psycopg 3 (Debian python3-psycopg) against kid, used as an application uses
 it.  Connects with libpq's environment (PGHOST, PGPORT, PGUSER, PGDATABASE),
-which test/stress/client_python.sh sets to a fresh database with kid created.
+which test/server/60-client_python.sh sets to a fresh database with kid created.
 Prints one "ok:"/"FAILED:" line per check (checks.py).
 
 What psycopg 3 does that matters here: a str parameter is sent untyped (the

@@ -2,7 +2,7 @@
 """SQLAlchemy 1.4 (Debian python3-sqlalchemy) over psycopg2 against kid, as an
 ORM application uses it.  Connects with libpq's environment (PGHOST, PGPORT,
 PGUSER, PGDATABASE: an empty postgresql+psycopg2:// URL), which
-test/stress/client_python.sh sets to a fresh database with kid created.
+test/server/60-client_python.sh sets to a fresh database with kid created.
 Prints one "ok:"/"FAILED:" line per check (checks.py).
 
 SQLAlchemy has no type for kid's: a column type is a UserDefinedType that

@@ -1,6 +1,6 @@
 # ruby-pg (Debian ruby-pg, 1.4) against kid, used as an application uses it.
 # Connects with libpq's environment (PGHOST, PGPORT, PGUSER, PGDATABASE),
-# which test/stress/client_ruby_php_perl.sh sets to a fresh database with kid
+# which test/server/64-client_ruby_php_perl.sh sets to a fresh database with kid
 # created.  Prints one "ok: NAME" or "FAILED: NAME: why" line per check, then
 # "end: ..." (run_client_test in test/lib.sh counts them).
 #

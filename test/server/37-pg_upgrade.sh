@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# A database moved to a new cluster (runs alone or from run-all.sh): by
+# pg_upgrade, and by pg_dump | pg_restore.  kid.lease and kid's WAL stay in
+# the old data directory, so the new cluster's generators start at its own
+# clock; the database carries kid_database_origin instead.
+#
+# The old cluster is this PG_CONFIG's PostgreSQL when it is 15 or 17, else
+# PostgreSQL 15 (KID_PG15_CONFIG, else Debian's), with kid installed, running under libfaketime
+# with its clock 1 hour ahead; it makes ids of every scheme, is dumped
+# (pg_dump -Fc) and stopped cleanly.  The new clusters are this PG_CONFIG's
+# major with the true clock: 15 -> 15 on the 15 pass of make test, 17 -> 17
+# on the 17 pass, 15 -> 18 on the 18 pass.
+#   - pg_upgrade: generation in the upgraded database is refused (55000, the
+#     hint names kid_adopt_database()), in a read-only transaction too; after
+#     kid_adopt_database() the floors are the newest stored times, every new
+#     atproto_tid, uid and uid_global sorts above every old one, sno goes on
+#     on its other timeline (tick 1) with no duplicate, koid refuses while its
+#     clock is behind the floor (55000).  A second database still on 0.1.0's
+#     SQL is updated after pg_upgrade (ALTER EXTENSION kid UPDATE, what
+#     pg_upgrade's update_extensions.sql runs): the update adopts it, and its
+#     new tids sort above its old ones at once.
+#   - pg_restore of the dump into a fresh cluster: the same.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
+
+faketime_set "$FT_FILE" "+3600"
+
+# PostgreSQL 17's pass runs in a chroot that has only 17: there the old
+# cluster is 17 too (17 -> 17).
+if "$PG_CONFIG" --version | grep -q '^PostgreSQL 1[57]\.'; then
+    OLD_CONFIG=$PG_CONFIG
+elif [ -n "${KID_PG15_CONFIG:-}" ]; then
+    OLD_CONFIG=$KID_PG15_CONFIG
+else
+    OLD_CONFIG=/usr/lib/postgresql/15/bin/pg_config
+fi
+OLD_BIN=$("$OLD_CONFIG" --bindir)
+NEW_BIN=$PG_BIN
+OPORT=54361 NPORT=54362 RPORT=54363
+echo "(old: $("$OLD_BIN/postgres" --version); new: $("$NEW_BIN/postgres" --version))"
+# kid in the old PostgreSQL 15 must be this tree's (test/run-all.sh on 15
+# installs it; make test runs 15 first and passes its pg_config on).
+if ! cmp -s sql/kid--0.2.0.sql "$("$OLD_CONFIG" --sharedir)/extension/kid--0.2.0.sql" ||
+    [ ! -f "$("$OLD_CONFIG" --pkglibdir)/kid.so" ]; then
+    check "this tree's kid is installed in the old PostgreSQL 15 ($OLD_CONFIG; set KID_PG15_CONFIG)" false
+    kid_finish
+    exit 1
+fi
+
+# A database on 0.1.0 needs 0.1.0's install script, which make install does
+# not install (only the current one and the upgrade scripts): here for the
+# length of the test.
+OLD_010="$("$OLD_CONFIG" --sharedir)/extension/kid--0.1.0.sql"
+if [ ! -e "$OLD_010" ]; then
+    cp sql/kid--0.1.0.sql "$OLD_010"
+    trap 'rm -f "$OLD_010"; kid_cleanup' EXIT
+fi
+
+# The old cluster, with the old binaries (cluster_init runs PG_BIN's initdb).
+PG_BIN=$OLD_BIN cluster_init old $OPORT
+PG_BIN=$OLD_BIN faketime_cluster_start old --fake-monotonic || exit 1
+oq() { PG_BIN=$OLD_BIN kpsql $OPORT "$@"; }
+nq() { kpsql $NPORT "$@"; }
+rq() { kpsql $RPORT "$@"; }
+
+# uuid_members SERVER_QUERY_FUNCTION DB: how many uuid-timestamptz members
+# PostgreSQL's uuid_ops (btree, 15 with the timestamptz class) and
+# uuid_minmax_ops (BRIN, 5) hold; uuid_scan: whether id >= t is an index
+# condition, and its count (51 of the 110 uuids are from 01:00 on).
+uuid_members() {
+    $1 -d "$2" -c "SELECT count(*) FROM pg_amop o JOIN pg_opfamily f ON f.oid = o.amopfamily
+        WHERE f.opfname IN ('uuid_ops', 'uuid_minmax_ops') AND 'timestamptz'::regtype IN (o.amoplefttype, o.amoprighttype)"
+}
+uuid_scan() {
+    echo "$($1 -d "$2" -c "SET enable_seqscan = off" -c "SET enable_bitmapscan = off" \
+        -c "EXPLAIN (COSTS OFF) SELECT * FROM t_uuid WHERE id >= '2026-01-01 01:00+00'::timestamptz" | grep -c 'Index Cond: (id >=')" \
+        "$($1 -d "$2" -c "SELECT count(*) FROM t_uuid WHERE id >= '2026-01-01 01:00+00'::timestamptz")"
+}
+# The tables every database gets, and the ids the old cluster makes.
+TABLES="
+CREATE DOMAIN tid_domain AS atproto_tid;
+CREATE TABLE t_sno (id sno PRIMARY KEY, old boolean NOT NULL);
+CREATE TABLE t_tid (id atproto_tid PRIMARY KEY, old boolean NOT NULL);
+CREATE TABLE t_koid (id koid PRIMARY KEY, old boolean NOT NULL);
+CREATE TABLE t_uid (id uid PRIMARY KEY, old boolean NOT NULL);
+CREATE TABLE t_gid (id uid_global PRIMARY KEY, old boolean NOT NULL);
+CREATE TABLE t_domain (id tid_domain PRIMARY KEY, old boolean NOT NULL);
+CREATE TABLE t_array (ids uid[], old boolean NOT NULL);
+INSERT INTO t_sno SELECT sno_new(), true FROM generate_series(1, 1000);
+INSERT INTO t_tid SELECT tid_new(), true FROM generate_series(1, 1000);
+INSERT INTO t_koid SELECT koid_new(), true FROM generate_series(1, 1000);
+INSERT INTO t_uid SELECT uid_new(), true FROM generate_series(1, 1000);
+INSERT INTO t_gid SELECT uid_global_new(), true FROM generate_series(1, 1000);
+INSERT INTO t_domain SELECT tid_new(), true FROM generate_series(1, 10);
+INSERT INTO t_array SELECT ARRAY[uid_new(), uid_new()], true FROM generate_series(1, 10);"
+oq -d postgres -c "CREATE DATABASE app" -c "CREATE DATABASE app010"
+oq -d app -c "CREATE EXTENSION kid" -c "$TABLES"
+# A uuid column served by kid's operators in PostgreSQL's uuid_ops
+# (src/sql/uuidv7.sql): 100 version 7 uuids a minute apart from 2026-01-01,
+# 10 from uuidv7_new() (the old clock, 1 h ahead: adoption finds them).
+oq -d app -c "CREATE TABLE t_uuid (id uuid PRIMARY KEY)" \
+    -c "INSERT INTO t_uuid SELECT uuidv7_from_timestamp(timestamptz '2026-01-01 00:00+00' + i * interval '1 minute') FROM generate_series(1, 100) i" \
+    -c "INSERT INTO t_uuid SELECT uuidv7_new() FROM generate_series(1, 10)"
+oq -d app010 -c "CREATE EXTENSION kid VERSION '0.1.0'" -c "$TABLES"
+expect_eq "old cluster: its clock is 1 h ahead (tid times vs the true clock, minutes)" \
+    "$(oq -d app -c "SELECT round(extract(epoch FROM max(tid_to_timestamp(id)) - '$(date -u '+%F %T')+00'::timestamptz) / 60) FROM t_tid")" 60
+OLD_SYSID=$(oq -d app -c "SELECT system_identifier FROM pg_control_system()")
+expect_eq "old cluster: uuid_ops and uuid_minmax_ops hold kid's members" "$(uuid_members oq app)" 20
+expect_eq "old cluster: id >= t on a uuid is an index condition" "$(uuid_scan oq app)" "1 51"
+expect_eq "old cluster: CREATE EXTENSION recorded it in kid_database_origin" \
+    "$(oq -d app -c "SELECT position || ' ' || how || ' ' || (system_identifier = $OLD_SYSID) FROM kid_database_origin")" "1 created true"
+# The newest old time per scheme, to compare with what adoption finds.
+OLD_NEWEST=$(oq -d app -c "SELECT concat_ws(' ', (SELECT max(sno_to_timestamp(id)) FROM t_sno),
+    greatest((SELECT max(tid_to_timestamp(id)) FROM t_tid), (SELECT max(tid_to_timestamp(id)) FROM t_domain)),
+    (SELECT max(koid_to_timestamp(id)) FROM t_koid),
+    greatest((SELECT max(uid_to_timestamp(id)) FROM t_uid), (SELECT max(uid_global_to_timestamp(id)) FROM t_gid),
+             (SELECT max(uid_to_timestamp(u)) FROM t_array, unnest(ids) u)))")
+# Debian's PostgreSQL 15.20 gives every column an attribute option
+# pg_attver (ALTER ... RESET keeps it), which pg_dump carries and the
+# PostgreSQL 18 built from source refuses ("unrecognized parameter"): taken
+# out of the catalog of the user's columns here, before pg_dump and
+# pg_upgrade.  No other server sets it.
+for db in app app010; do
+    oq -d $db -c "UPDATE pg_attribute SET attoptions = nullif(ARRAY(SELECT o FROM unnest(attoptions) o WHERE o NOT LIKE 'pg_attver=%'), '{}')
+                  WHERE attrelid >= 16384 AND attoptions::text LIKE '%pg_attver=%'" >/dev/null
+done
+"$NEW_BIN/pg_dump" -h "$KID_TMP" -p $OPORT -U postgres -Fc -f "$KID_TMP/app.dump" app
+check "pg_dump of the old database" test -s "$KID_TMP/app.dump"
+cluster_stop old fast
+
+# ------------------------------------------------------------------ pg_upgrade
+cluster_init new $NPORT
+# PostgreSQL 18's initdb turns data checksums on; the old cluster has none.
+as_postgres "$NEW_BIN/pg_checksums" --disable -D "$KID_TMP/new/data" >/dev/null 2>&1
+if as_postgres "$NEW_BIN/pg_upgrade" -b "$OLD_BIN" -B "$NEW_BIN" -d "$KID_TMP/old/data" -D "$KID_TMP/new/data" \
+    -p $OPORT -P $NPORT -s "$KID_TMP" >"$KID_TMP/pg_upgrade.log" 2>&1; then
+    check "pg_upgrade $("$OLD_BIN/postgres" --version | grep -o '[0-9]*' | head -1) -> $("$NEW_BIN/postgres" --version | grep -o '[0-9]*' | head -1)" true
+else
+    tail -30 "$KID_TMP/pg_upgrade.log"
+    grep -h -B2 -A8 "ERROR\\|FATAL" "$KID_TMP"/new/data/pg_upgrade_output.d/*/log/*.log | head -60
+    check "pg_upgrade" false
+    kid_finish
+    exit 1
+fi
+cluster_start new || exit 1
+NEW_SYSID=$(nq -d app -c "SELECT system_identifier FROM pg_control_system()")
+check "pg_upgrade: the new cluster has its own system identifier" test "$NEW_SYSID" != "$OLD_SYSID"
+
+# refused SERVER_QUERY_FUNCTION DB LABEL: every generator refuses with 55000 and the hint.
+refused() {
+    local q=$1 db=$2 label=$3 f out
+    for f in "sno_new()" "tid_new()" "koid_new()" "uid_new()" "uid_global_new()" "tid_new_with_time(now())"; do
+        out=$($q -d "$db" -v VERBOSITY=verbose -c "SELECT $f" 2>&1)
+        expect_eq "$label: $f refused (55000, hint kid_adopt_database())" \
+            "$(grep -c -e '^ERROR:  55000: cannot generate .* in database "'"$db"'": it came from another cluster' \
+                -e '^HINT:  Run SELECT kid_adopt_database(); in database "'"$db"'"' <<<"$out")" 2
+    done
+    out=$($q -d "$db" -c "BEGIN READ ONLY" -c "SELECT tid_new()" 2>&1)
+    expect_eq "$label: refused in a read-only transaction too" "$(grep -c 'ERROR:  cannot generate atproto_tid ids' <<<"$out")" 1
+}
+
+# adopted SERVER_QUERY_FUNCTION DB LABEL: kid_adopt_database() finds the
+# newest old times and raises the floors; then new ids sort above the old.
+adopted() {
+    local q=$1 db=$2 label=$3
+    expect_eq "$label: kid_adopt_database() finds the newest stored time per lease line" \
+        "$($q -d "$db" -c "CREATE TEMP TABLE a AS SELECT * FROM kid_adopt_database()" \
+            -c "SELECT concat_ws(' ', (SELECT newest FROM a WHERE line = 'sno tick 0'), (SELECT newest FROM a WHERE line = 'atproto_tid'),
+                (SELECT newest FROM a WHERE line = 'koid'), (SELECT newest FROM a WHERE line = 'uid'))
+                || ' ' || (SELECT string_agg(line || ':' || columns, ',' ORDER BY line) FROM a)
+                || ' ' || (SELECT bool_and(floor_after = newest) FROM a WHERE newest IS NOT NULL)")" \
+        "$OLD_NEWEST atproto_tid:2,koid:1,sno tick 0:1,sno tick 1:1,uid:3,uuid:1 true"
+    expect_eq "$label: the adoption is recorded" \
+        "$($q -d "$db" -c "SELECT string_agg(how || ':' || (system_identifier = $4), ' ' ORDER BY position) FROM kid_database_origin")" "$5"
+    local uuid_top
+    uuid_top=$($q -d "$db" -c "SELECT max(id::text) FROM t_uuid")
+    $q -d "$db" -c "INSERT INTO t_sno SELECT sno_new(), false FROM generate_series(1, 1000)" \
+        -c "INSERT INTO t_tid SELECT tid_new(), false FROM generate_series(1, 1000)" \
+        -c "INSERT INTO t_uid SELECT uid_new(), false FROM generate_series(1, 1000)" \
+        -c "INSERT INTO t_gid SELECT uid_global_new(), false FROM generate_series(1, 1000)" \
+        -c "INSERT INTO t_uuid SELECT uuidv7_new() FROM generate_series(1, 1000)"
+    expect_eq "$label: every new atproto_tid, uid and uid_global sorts above every old one" \
+        "$($q -d "$db" -c "SELECT (SELECT min(id) FROM t_tid WHERE NOT old) > (SELECT max(id) FROM t_tid WHERE old)
+            AND (SELECT min(id) FROM t_uid WHERE NOT old) > (SELECT max(id) FROM t_uid WHERE old)
+            AND (SELECT min(id) FROM t_gid WHERE NOT old) > (SELECT max(id) FROM t_gid WHERE old)
+            AND (SELECT count(*) FROM t_tid WHERE NOT old) = 1000")" t
+    expect_eq "$label: every new uuidv7_new() id sorts above every old one (the uuid line's floor)" \
+        "$($q -d "$db" -c "SELECT count(*) FROM t_uuid WHERE id::text > '$uuid_top'")" 1000
+    expect_eq "$label: new sno ids are on the other timeline (tick 1), old ones on tick 0, none repeated" \
+        "$($q -d "$db" -c "SELECT string_agg(DISTINCT old || ':' || sno_tick(id), ' ') || ' ' || count(DISTINCT id) FROM t_sno")" \
+        "false:1 true:0 2000"
+    expect_eq "$label: koid refuses while the clock is behind the floor (55000)" \
+        "$($q -d "$db" -v VERBOSITY=verbose -c "SET kid.koid_max_clock_wait_ms = 0" -c "SELECT koid_new()" 2>&1 | grep -c '^ERROR:  55000: ')" 1
+}
+
+# pg_upgrade's schema dump has no statement for loose members of a
+# pg_catalog family: the new cluster lacks the 10 cross-type operators
+# (kid's timestamptz class, its own object, keeps its 5); id >= t stays
+# right but is no index condition until kid_adopt_database() adds them.
+expect_eq "pg_upgrade: uuid_ops has lost kid's loose members" "$(uuid_members nq app)" 5
+expect_eq "pg_upgrade: id >= t on a uuid still counts right, without the index" "$(uuid_scan nq app)" "0 51"
+refused nq app "pg_upgrade"
+adopted nq app "pg_upgrade" "$NEW_SYSID" "created:false adopted:true"
+expect_eq "pg_upgrade: kid_adopt_database() gave uuid_ops and uuid_minmax_ops their members again" "$(uuid_members nq app)" 20
+expect_eq "pg_upgrade: after adoption id >= t on a uuid is an index condition (1000 more ids since)" "$(uuid_scan nq app)" "1 1051"
+
+# The database still on 0.1.0: no mark yet; the update adopts it.
+expect_eq "pg_upgrade, 0.1.0 database: version before the update" "$(nq -d app010 -c "SELECT extversion FROM pg_extension WHERE extname = 'kid'")" 0.1.0
+nq -d app010 -c "ALTER EXTENSION kid UPDATE"
+expect_eq "pg_upgrade, 0.1.0 database: the update added kid's uuid members" "$(uuid_members nq app010)" 20
+expect_eq "pg_upgrade, 0.1.0 database: ALTER EXTENSION kid UPDATE adopted it" \
+    "$(nq -d app010 -c "SELECT string_agg(how || ':' || (system_identifier = $NEW_SYSID), ' ' ORDER BY position) FROM kid_database_origin")" "adopted:true"
+nq -d app010 -c "INSERT INTO t_tid SELECT tid_new(), false FROM generate_series(1, 1000)"
+expect_eq "pg_upgrade, 0.1.0 database: new tids sort above the old ones after the update" \
+    "$(nq -d app010 -c "SELECT (SELECT min(id) FROM t_tid WHERE NOT old) > (SELECT max(id) FROM t_tid WHERE old)")" t
+cluster_stop new fast
+
+# ------------------------------------------------------------------ pg_dump | pg_restore
+cluster_init restored $RPORT
+cluster_start restored || exit 1
+RESTORED_SYSID=$(rq -d postgres -c "SELECT system_identifier FROM pg_control_system()")
+rq -d postgres -c "CREATE DATABASE app"
+check "pg_restore into a fresh cluster" "$NEW_BIN/pg_restore" -h "$KID_TMP" -p $RPORT -U postgres -d app --exit-on-error "$KID_TMP/app.dump"
+expect_eq "pg_restore: the dump carried the old cluster's row, after the new cluster's CREATE EXTENSION" \
+    "$(rq -d app -c "SELECT string_agg(how || ':' || system_identifier, ' ' ORDER BY position) FROM kid_database_origin")" \
+    "created:$RESTORED_SYSID created:$OLD_SYSID"
+expect_eq "pg_restore: CREATE EXTENSION gave uuid_ops and uuid_minmax_ops kid's members" "$(uuid_members rq app)" 20
+expect_eq "pg_restore: id >= t on a uuid is an index condition" "$(uuid_scan rq app)" "1 51"
+refused rq app "pg_restore"
+adopted rq app "pg_restore" "$RESTORED_SYSID" "created:true created:false adopted:true"
+cluster_stop restored fast
+
+kid_finish
