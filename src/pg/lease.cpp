@@ -67,6 +67,25 @@ static void raise_generators(KidShared *s, const int64 floor_us[LEASE_LINES])
         scheme.raise_to_floor(s, floor_us);
 }
 
+/*
+ * Write lf's marks ahead, durably, then publish them (under lease_lock).
+ * The file first, then the WAL record: a base backup that copies the file
+ * before a record it does not replay cannot miss the record's mark, and a
+ * crash between the two leaves the file ahead (safe).  Only then are the
+ * marks raised in shared memory, where generators read them.
+ */
+static void lease_write_ahead(KidShared *s, LeaseFile &lf)
+{
+    lf.exact = false;
+    lease_write(lf, ERROR);
+    s->own_exact = false;
+    if (lease_wal_log(lf.own))
+        pg_atomic_fetch_add_u64(&s->lease_records, 1);
+    pg_atomic_fetch_add_u64(&s->lease_writes, 1);
+    for (int i = 0; i < LEASE_LINES; i++)
+        atomic_raise(&s->lease_us[i], static_cast<uint64>(lf.own[i]));
+}
+
 void lease_extend(KidShared *s, LeaseLine line, int64_t unix_us)
 {
     /*
@@ -83,21 +102,9 @@ void lease_extend(KidShared *s, LeaseLine line, int64_t unix_us)
     if (static_cast<int64_t>(pg_atomic_read_u64(&s->lease_us[line])) <= unix_us + LEASE_RENEW_US) {
         LeaseFile lf = lease_current(s);
         lf.own[line] = unix_us + LEASE_AHEAD_US;
-        lf.exact = false;
-        /*
-         * The file first, then the WAL record: a base backup that copies the
-         * file before a record it does not replay cannot miss the record's
-         * mark, and a crash between the two leaves the file ahead (safe).
-         */
-        lease_write(lf, ERROR);
-        s->own_exact = false;
-        if (lease_wal_log(lf.own))
-            pg_atomic_fetch_add_u64(&s->lease_records, 1);
         if (s->first_us[line] == 0)
             s->first_us[line] = unix_us;
-        /* Publish only after the file and the WAL record are durable. */
-        pg_atomic_write_u64(&s->lease_us[line], static_cast<uint64>(lf.own[line]));
-        pg_atomic_fetch_add_u64(&s->lease_writes, 1);
+        lease_write_ahead(s, lf);
     }
     LWLockRelease(s->lease_lock);
 }
@@ -165,16 +172,9 @@ void lease_finalize_floors(KidShared *s)
         }
         if (rose) {
             lf.margin_pending = false;
-            lf.exact = false;
-            lease_write(lf, ERROR);
-            s->own_exact = false;
-            if (lease_wal_log(lf.own))
-                pg_atomic_fetch_add_u64(&s->lease_records, 1);
-            pg_atomic_fetch_add_u64(&s->lease_writes, 1);
-            for (int i = 0; i < LEASE_LINES; i++) {
-                atomic_raise(&s->lease_us[i], static_cast<uint64>(lf.own[i]));
+            lease_write_ahead(s, lf);
+            for (int i = 0; i < LEASE_LINES; i++)
                 atomic_raise(&s->floor_us[i], static_cast<uint64>(want[i]));
-            }
             /* sno: free slots now, owned ones by their owner on its next id (floor_epoch). */
             raise_generators(s, want);
             pg_atomic_fetch_add_u32(&s->floor_epoch, 2);
@@ -238,16 +238,8 @@ void lease_raise_floors(KidShared *s, const int64 want_us[LEASE_LINES])
             covered = false;
         }
     }
-    if (!covered) {
-        lf.exact = false;
-        lease_write(lf, ERROR);
-        s->own_exact = false;
-        if (lease_wal_log(lf.own))
-            pg_atomic_fetch_add_u64(&s->lease_records, 1);
-        pg_atomic_fetch_add_u64(&s->lease_writes, 1);
-        for (int i = 0; i < LEASE_LINES; i++)
-            atomic_raise(&s->lease_us[i], static_cast<uint64>(lf.own[i]));
-    }
+    if (!covered)
+        lease_write_ahead(s, lf);
     if (rose) {
         for (int i = 0; i < LEASE_LINES; i++)
             atomic_raise(&s->floor_us[i], static_cast<uint64>(floors[i]));

@@ -394,6 +394,58 @@ static bool uid_lease_replay(KidShared *s, LeaseLine, int64 word, int64 *mark)
 static const LeaseSetting uid_lease_setting = {UID_WORDS,      uid_lease_save,   uid_lease_check,
                                                uid_lease_load, uid_lease_record, uid_lease_replay};
 
+/* ------------------------------------------------------------------ uuid (uuidv7_new) */
+
+/*
+ * One generator per backend, in its process memory, on the backend's sno
+ * slot (src/pg/uuidv7.cpp); the slot keeps the millisecond of its last id
+ * for the next owner.  Free slots are raised here, owned ones by their
+ * owner on its next id (floor_epoch), as for sno.
+ */
+static void uuidv7_raise_to_floor(KidShared *s, const int64 floor_us[LEASE_LINES])
+{
+    if (floor_us[LEASE_UUIDV7] <= 0)
+        return;
+    int64 floor_ms = floor_us[LEASE_UUIDV7] / 1000;
+    LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
+    for (auto &slot : s->slots)
+        if (slot.owner_pid == 0 && slot.uuidv7_last_ms < floor_ms)
+            slot.uuidv7_last_ms = floor_ms;
+    LWLockRelease(s->slot_lock);
+}
+
+static void uuidv7_high_water(KidShared *s, int64 marks[LEASE_LINES])
+{
+    for (const auto &slot : s->slots)
+        if (slot.uuidv7_last_ms >= 0)
+            raise_mark(&marks[LEASE_UUIDV7], slot.uuidv7_last_ms * 1000);
+}
+
+static GeneratorStats uuidv7_stats(KidShared *s)
+{
+    GeneratorStats g = {0, 0, 0, 0, 0};
+    for (const auto &slot : s->slots) {
+        g.generated += static_cast<int64>(slot.uuidv7_generated);
+        g.regressions += static_cast<int64>(slot.uuidv7_regressions);
+        g.ahead_waits += static_cast<int64>(slot.uuidv7_ahead_waits);
+    }
+    return g;
+}
+
+/* The newest millisecond any slot reached; ids are made per backend, so there is no one newest id. */
+static bool uuidv7_newest(KidShared *s, NewestId *out)
+{
+    int64 last = -1;
+    for (const auto &slot : s->slots)
+        if (slot.uuidv7_generated > 0 && slot.uuidv7_last_ms > last)
+            last = slot.uuidv7_last_ms;
+    if (last < 0)
+        return false;
+    out->end_us = last * 1000 + 999;
+    out->has_text = false;
+    return true;
+}
+
 /* ------------------------------------------------------------------ the table */
 
 const SchemeDef SCHEMES[SCHEME_COUNT] = {
@@ -437,6 +489,16 @@ const SchemeDef SCHEMES[SCHEME_COUNT] = {
      uid_stats,
      uid_newest,
      &uid_lease_setting},
+    {"uuid",
+     LEASE_UUIDV7,
+     1,
+     {"uuid"},
+     node_id_field,
+     uuidv7_raise_to_floor,
+     uuidv7_high_water,
+     uuidv7_stats,
+     uuidv7_newest,
+     nullptr},
 };
 
 const SchemeDef &lease_line_scheme(int line)

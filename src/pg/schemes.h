@@ -30,7 +30,15 @@ namespace kid::pg {
  * it), so a new line is a new enum value here and its row of SCHEMES, not a
  * new layout of either.
  */
-enum LeaseLine { LEASE_SNO_TICK0, LEASE_SNO_TICK1, LEASE_TID, LEASE_KOID, LEASE_UID, LEASE_LINES };
+enum LeaseLine {
+    LEASE_SNO_TICK0,
+    LEASE_SNO_TICK1,
+    LEASE_TID,
+    LEASE_KOID,
+    LEASE_UID,
+    LEASE_UUIDV7,
+    LEASE_LINES
+};
 
 /* The most lease lines one scheme has (sno: two). */
 constexpr int SCHEME_LINES_MAX = 2;
@@ -146,7 +154,7 @@ struct SchemeDef {
     const LeaseSetting *setting;
 };
 
-enum Scheme { SCHEME_SNO, SCHEME_TID, SCHEME_KOID, SCHEME_UID, SCHEME_COUNT };
+enum Scheme { SCHEME_SNO, SCHEME_TID, SCHEME_KOID, SCHEME_UID, SCHEME_UUIDV7, SCHEME_COUNT };
 
 extern const SchemeDef SCHEMES[SCHEME_COUNT];
 

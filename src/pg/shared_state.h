@@ -198,6 +198,16 @@ struct KID_LINE SnoSlot {
     uint16 backfill_sequence;
     uint16 pad_;
     SnoGenerator gen; /* survives from one owner to the next */
+    /*
+     * uuidv7_new() of the owner (src/pg/uuidv7.cpp): the Unix millisecond
+     * of its last id, -1 before any, and the ids it made.  The owner keeps
+     * its generator in process memory and writes these when its millisecond
+     * changes, not per id; the next owner starts above uuidv7_last_ms.
+     */
+    int64 uuidv7_last_ms;
+    uint64 uuidv7_generated;
+    uint64 uuidv7_regressions;
+    uint64 uuidv7_ahead_waits;
 };
 
 /* No two of what different cores write on every id share a line. */

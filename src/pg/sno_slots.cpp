@@ -43,6 +43,10 @@ void sno_slots_init(KidShared *s)
         if (!pg_strong_random(&start, sizeof(start)))
             start = static_cast<uint16>(random());
         slot->backfill_sequence = start;
+        slot->uuidv7_last_ms = -1;
+        slot->uuidv7_generated = 0;
+        slot->uuidv7_regressions = 0;
+        slot->uuidv7_ahead_waits = 0;
         sno_generator_init(&slot->gen, static_cast<uint16_t>(node_id << 8 | i));
     }
 }

@@ -94,6 +94,9 @@ BEGIN
             USING ERRCODE = 'insufficient_privilege',
                   DETAIL = 'kid_adopt_database() raises the floors of the whole server: only a superuser may.';
     END IF;
+    -- pg_upgrade leaves out the members kid adds to PostgreSQL's uuid
+    -- families (src/sql/uuidv7.sql): add them again.
+    PERFORM @extschema@.uuidv7_restore_operators();
     -- The lease lines, in the order kid_raise_floors() takes them (none when kid is not preloaded).
     lines := ARRAY(SELECT l.line FROM @extschema@.kid_lease() WITH ORDINALITY AS l ORDER BY l.ordinality);
     found := pg_catalog.array_fill(NULL::timestamptz, ARRAY[pg_catalog.cardinality(lines)]);
@@ -119,7 +122,7 @@ BEGIN
                                    CASE WHEN bt.typcategory = 'A' THEN bt.typelem ELSE bt.oid END AS elem) e
         JOIN pg_catalog.pg_type k ON k.oid = e.elem
         WHERE k.oid IN ('@extschema@.sno'::regtype, '@extschema@.atproto_tid'::regtype, '@extschema@.koid'::regtype,
-                        '@extschema@.uid'::regtype, '@extschema@.uid_global'::regtype)
+                        '@extschema@.uid'::regtype, '@extschema@.uid_global'::regtype, 'pg_catalog.uuid'::regtype)
           AND r.relkind IN ('r', 'p', 'm') AND NOT r.relispartition AND r.relpersistence <> 't'
           AND a.attnum > 0 AND NOT a.attisdropped
         ORDER BY 1::text, a.attnum
@@ -130,6 +133,23 @@ BEGIN
         ELSE
             source := c.rel::text;
             val := format('%I', c.attname);
+        END IF;
+        IF c.kid_type = 'uuid' THEN
+            -- uuidv7_new()'s line: the newest version 7 uuid, any generator's
+            -- (a uuid column may hold version 4 ones too, whose random first
+            -- bits put them anywhere up to the year 10889).  Up to a day
+            -- ahead of this server's clock: a version 7 uuid further ahead
+            -- was not made by a clock kid trusts, and would hold the floor
+            -- there (the index scans down from that bound).
+            EXECUTE format('SELECT @extschema@.uuidv7_to_timestamp(%1$s) FROM %2$s
+                            WHERE %1$s < @extschema@.uuidv7_from_timestamp(pg_catalog.now() + interval ''1 day'')
+                              AND @extschema@.uuidv7_to_timestamp(%1$s) IS NOT NULL ORDER BY %1$s DESC LIMIT 1',
+                           val, source) INTO t;
+            CONTINUE WHEN t IS NULL;
+            i := pg_catalog.array_position(lines, 'uuid');
+            found[i] := greatest(found[i], t);
+            counts[i] := counts[i] + 1;
+            CONTINUE;
         END IF;
         -- The largest id (an index answers max()), as its type's text.
         EXECUTE format('SELECT @extschema@.max(%s::@extschema@.%I)::text FROM %s', val, c.kid_type, source) INTO top;

@@ -31,7 +31,8 @@ CREATE TABLE cr_sno (id sno PRIMARY KEY, round int, made_at timestamptz);
 CREATE TABLE cr_tid (id atproto_tid PRIMARY KEY, round int, made_at timestamptz);
 CREATE TABLE cr_koid (id koid PRIMARY KEY, round int, made_at timestamptz);
 CREATE TABLE cr_uid (id uid PRIMARY KEY, round int, made_at timestamptz);
-CREATE TABLE cr_uidg (id uid_global PRIMARY KEY, round int, made_at timestamptz);"
+CREATE TABLE cr_uidg (id uid_global PRIMARY KEY, round int, made_at timestamptz);
+CREATE TABLE cr_uuid (id uuid PRIMARY KEY, round int, made_at timestamptz);"
 
 CR_N=1000
 cr_gen() { # round [koid]: koid first, as the first id after a start-up; the others even if it fails
@@ -42,7 +43,8 @@ cr_gen() { # round [koid]: koid first, as the first id after a start-up; the oth
     crq -c "INSERT INTO cr_sno SELECT sno_new(), $round, clock_timestamp() FROM generate_series(1, $CR_N);
 INSERT INTO cr_tid SELECT tid_new(), $round, clock_timestamp() FROM generate_series(1, $CR_N);
 INSERT INTO cr_uid SELECT uid_new(), $round, clock_timestamp() FROM generate_series(1, $CR_N);
-INSERT INTO cr_uidg SELECT uid_global_new(), $round, clock_timestamp() FROM generate_series(1, $CR_N);" || ok=1
+INSERT INTO cr_uidg SELECT uid_global_new(), $round, clock_timestamp() FROM generate_series(1, $CR_N);
+INSERT INTO cr_uuid SELECT uuidv7_new(), $round, clock_timestamp() FROM generate_series(1, $CR_N);" || ok=1
     return $ok
 }
 # The lease file's format version and exact flag.
@@ -56,7 +58,8 @@ cr_log_count() { grep -c "$1" "$KID_TMP/cr/server.log"; }
 check "clean restart: round 0 (every scheme)" cr_gen 0 koid
 # The exact marks a clean shutdown must write: per scheme, the time of its
 # newest id (the start of its time unit); uid and uid_global share a line.
-cr_expect=$(crq -c "SELECT 'atproto_tid=' || t || ' koid=' || k || ' sno=' || s || ' uid=' || u FROM (SELECT
+cr_expect=$(crq -c "SELECT 'atproto_tid=' || t || ' koid=' || k || ' sno=' || s || ' uid=' || u || ' uuid=' || v FROM (SELECT
+    (extract(epoch FROM (SELECT max(uuidv7_to_timestamp(id)) FROM cr_uuid)) * 1000000)::bigint AS v,
     (extract(epoch FROM (SELECT max(sno_to_timestamp(id)) FROM cr_sno)) * 1000000)::bigint AS s,
     (extract(epoch FROM (SELECT max(tid_to_timestamp(id)) FROM cr_tid)) * 1000000)::bigint AS t,
     (extract(epoch FROM (SELECT max(koid_to_timestamp(id)) FROM cr_koid)) * 1000000)::bigint AS k,

@@ -33,7 +33,8 @@ CREATE TABLE fl_sno (id sno PRIMARY KEY, round int);
 CREATE TABLE fl_tid (id atproto_tid PRIMARY KEY, round int);
 CREATE TABLE fl_koid (id koid PRIMARY KEY, round int);
 CREATE TABLE fl_uid (id uid PRIMARY KEY, round int);
-CREATE TABLE fl_uidg (id uid_global PRIMARY KEY, round int);"
+CREATE TABLE fl_uidg (id uid_global PRIMARY KEY, round int);
+CREATE TABLE fl_uuid (id uuid PRIMARY KEY, round int);"
 
 # Ids of every line: sno on tick 0 at the true time, then on tick 1 with the
 # clock BACK seconds back (one session: sno's timelines live in its
@@ -49,6 +50,7 @@ SET kid.koid_max_clock_wait_ms = 15000;
 INSERT INTO fl_koid SELECT koid_new(), $1 FROM generate_series(1, 1000);
 INSERT INTO fl_uid SELECT uid_new(), $1 FROM generate_series(1, 1000);
 INSERT INTO fl_uidg SELECT uid_global_new(), $1 FROM generate_series(1, 1000);
+INSERT INTO fl_uuid SELECT uuidv7_new(), $1 FROM generate_series(1, 1000);
 SQL
 }
 # A kid_lease() column per line, in Unix microseconds (0: none), in kid.lease's order.

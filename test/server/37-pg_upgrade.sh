@@ -63,6 +63,19 @@ oq() { PG_BIN=$OLD_BIN kpsql $OPORT "$@"; }
 nq() { kpsql $NPORT "$@"; }
 rq() { kpsql $RPORT "$@"; }
 
+# uuid_members SERVER_QUERY_FUNCTION DB: how many uuid-timestamptz members
+# PostgreSQL's uuid_ops (btree, 15 with the timestamptz class) and
+# uuid_minmax_ops (BRIN, 5) hold; uuid_scan: whether id >= t is an index
+# condition, and its count (51 of the 110 uuids are from 01:00 on).
+uuid_members() {
+    $1 -d "$2" -c "SELECT count(*) FROM pg_amop o JOIN pg_opfamily f ON f.oid = o.amopfamily
+        WHERE f.opfname IN ('uuid_ops', 'uuid_minmax_ops') AND 'timestamptz'::regtype IN (o.amoplefttype, o.amoprighttype)"
+}
+uuid_scan() {
+    echo "$($1 -d "$2" -c "SET enable_seqscan = off" -c "SET enable_bitmapscan = off" \
+        -c "EXPLAIN (COSTS OFF) SELECT * FROM t_uuid WHERE id >= '2026-01-01 01:00+00'::timestamptz" | grep -c 'Index Cond: (id >=')" \
+        "$($1 -d "$2" -c "SELECT count(*) FROM t_uuid WHERE id >= '2026-01-01 01:00+00'::timestamptz")"
+}
 # The tables every database gets, and the ids the old cluster makes.
 TABLES="
 CREATE DOMAIN tid_domain AS atproto_tid;
@@ -82,10 +95,18 @@ INSERT INTO t_domain SELECT tid_new(), true FROM generate_series(1, 10);
 INSERT INTO t_array SELECT ARRAY[uid_new(), uid_new()], true FROM generate_series(1, 10);"
 oq -d postgres -c "CREATE DATABASE app" -c "CREATE DATABASE app010"
 oq -d app -c "CREATE EXTENSION kid" -c "$TABLES"
+# A uuid column served by kid's operators in PostgreSQL's uuid_ops
+# (src/sql/uuidv7.sql): 100 version 7 uuids a minute apart from 2026-01-01,
+# 10 from uuidv7_new() (the old clock, 1 h ahead: adoption finds them).
+oq -d app -c "CREATE TABLE t_uuid (id uuid PRIMARY KEY)" \
+    -c "INSERT INTO t_uuid SELECT uuidv7_from_timestamp(timestamptz '2026-01-01 00:00+00' + i * interval '1 minute') FROM generate_series(1, 100) i" \
+    -c "INSERT INTO t_uuid SELECT uuidv7_new() FROM generate_series(1, 10)"
 oq -d app010 -c "CREATE EXTENSION kid VERSION '0.1.0'" -c "$TABLES"
 expect_eq "old cluster: its clock is 1 h ahead (tid times vs the true clock, minutes)" \
     "$(oq -d app -c "SELECT round(extract(epoch FROM max(tid_to_timestamp(id)) - '$(date -u '+%F %T')+00'::timestamptz) / 60) FROM t_tid")" 60
 OLD_SYSID=$(oq -d app -c "SELECT system_identifier FROM pg_control_system()")
+expect_eq "old cluster: uuid_ops and uuid_minmax_ops hold kid's members" "$(uuid_members oq app)" 20
+expect_eq "old cluster: id >= t on a uuid is an index condition" "$(uuid_scan oq app)" "1 51"
 expect_eq "old cluster: CREATE EXTENSION recorded it in kid_database_origin" \
     "$(oq -d app -c "SELECT position || ' ' || how || ' ' || (system_identifier = $OLD_SYSID) FROM kid_database_origin")" "1 created true"
 # The newest old time per scheme, to compare with what adoption finds.
@@ -148,18 +169,23 @@ adopted() {
                 (SELECT newest FROM a WHERE line = 'koid'), (SELECT newest FROM a WHERE line = 'uid'))
                 || ' ' || (SELECT string_agg(line || ':' || columns, ',' ORDER BY line) FROM a)
                 || ' ' || (SELECT bool_and(floor_after = newest) FROM a WHERE newest IS NOT NULL)")" \
-        "$OLD_NEWEST atproto_tid:2,koid:1,sno tick 0:1,sno tick 1:1,uid:3 true"
+        "$OLD_NEWEST atproto_tid:2,koid:1,sno tick 0:1,sno tick 1:1,uid:3,uuid:1 true"
     expect_eq "$label: the adoption is recorded" \
         "$($q -d "$db" -c "SELECT string_agg(how || ':' || (system_identifier = $4), ' ' ORDER BY position) FROM kid_database_origin")" "$5"
+    local uuid_top
+    uuid_top=$($q -d "$db" -c "SELECT max(id::text) FROM t_uuid")
     $q -d "$db" -c "INSERT INTO t_sno SELECT sno_new(), false FROM generate_series(1, 1000)" \
         -c "INSERT INTO t_tid SELECT tid_new(), false FROM generate_series(1, 1000)" \
         -c "INSERT INTO t_uid SELECT uid_new(), false FROM generate_series(1, 1000)" \
-        -c "INSERT INTO t_gid SELECT uid_global_new(), false FROM generate_series(1, 1000)"
+        -c "INSERT INTO t_gid SELECT uid_global_new(), false FROM generate_series(1, 1000)" \
+        -c "INSERT INTO t_uuid SELECT uuidv7_new() FROM generate_series(1, 1000)"
     expect_eq "$label: every new atproto_tid, uid and uid_global sorts above every old one" \
         "$($q -d "$db" -c "SELECT (SELECT min(id) FROM t_tid WHERE NOT old) > (SELECT max(id) FROM t_tid WHERE old)
             AND (SELECT min(id) FROM t_uid WHERE NOT old) > (SELECT max(id) FROM t_uid WHERE old)
             AND (SELECT min(id) FROM t_gid WHERE NOT old) > (SELECT max(id) FROM t_gid WHERE old)
             AND (SELECT count(*) FROM t_tid WHERE NOT old) = 1000")" t
+    expect_eq "$label: every new uuidv7_new() id sorts above every old one (the uuid line's floor)" \
+        "$($q -d "$db" -c "SELECT count(*) FROM t_uuid WHERE id::text > '$uuid_top'")" 1000
     expect_eq "$label: new sno ids are on the other timeline (tick 1), old ones on tick 0, none repeated" \
         "$($q -d "$db" -c "SELECT string_agg(DISTINCT old || ':' || sno_tick(id), ' ') || ' ' || count(DISTINCT id) FROM t_sno")" \
         "false:1 true:0 2000"
@@ -167,12 +193,21 @@ adopted() {
         "$($q -d "$db" -v VERBOSITY=verbose -c "SET kid.koid_max_clock_wait_ms = 0" -c "SELECT koid_new()" 2>&1 | grep -c '^ERROR:  55000: ')" 1
 }
 
+# pg_upgrade's schema dump has no statement for loose members of a
+# pg_catalog family: the new cluster lacks the 10 cross-type operators
+# (kid's timestamptz class, its own object, keeps its 5); id >= t stays
+# right but is no index condition until kid_adopt_database() adds them.
+expect_eq "pg_upgrade: uuid_ops has lost kid's loose members" "$(uuid_members nq app)" 5
+expect_eq "pg_upgrade: id >= t on a uuid still counts right, without the index" "$(uuid_scan nq app)" "0 51"
 refused nq app "pg_upgrade"
 adopted nq app "pg_upgrade" "$NEW_SYSID" "created:false adopted:true"
+expect_eq "pg_upgrade: kid_adopt_database() gave uuid_ops and uuid_minmax_ops their members again" "$(uuid_members nq app)" 20
+expect_eq "pg_upgrade: after adoption id >= t on a uuid is an index condition (1000 more ids since)" "$(uuid_scan nq app)" "1 1051"
 
 # The database still on 0.1.0: no mark yet; the update adopts it.
 expect_eq "pg_upgrade, 0.1.0 database: version before the update" "$(nq -d app010 -c "SELECT extversion FROM pg_extension WHERE extname = 'kid'")" 0.1.0
 nq -d app010 -c "ALTER EXTENSION kid UPDATE"
+expect_eq "pg_upgrade, 0.1.0 database: the update added kid's uuid members" "$(uuid_members nq app010)" 20
 expect_eq "pg_upgrade, 0.1.0 database: ALTER EXTENSION kid UPDATE adopted it" \
     "$(nq -d app010 -c "SELECT string_agg(how || ':' || (system_identifier = $NEW_SYSID), ' ' ORDER BY position) FROM kid_database_origin")" "adopted:true"
 nq -d app010 -c "INSERT INTO t_tid SELECT tid_new(), false FROM generate_series(1, 1000)"
@@ -189,6 +224,8 @@ check "pg_restore into a fresh cluster" "$NEW_BIN/pg_restore" -h "$KID_TMP" -p $
 expect_eq "pg_restore: the dump carried the old cluster's row, after the new cluster's CREATE EXTENSION" \
     "$(rq -d app -c "SELECT string_agg(how || ':' || system_identifier, ' ' ORDER BY position) FROM kid_database_origin")" \
     "created:$RESTORED_SYSID created:$OLD_SYSID"
+expect_eq "pg_restore: CREATE EXTENSION gave uuid_ops and uuid_minmax_ops kid's members" "$(uuid_members rq app)" 20
+expect_eq "pg_restore: id >= t on a uuid is an index condition" "$(uuid_scan rq app)" "1 51"
 refused rq app "pg_restore"
 adopted rq app "pg_restore" "$RESTORED_SYSID" "created:true created:false adopted:true"
 cluster_stop restored fast

@@ -218,6 +218,19 @@ FROM k;
 SELECT codokey_context_check(1970, 3265, 9) AS context_check,
        codokey_smaller('yf17', 'yf18') AS smaller, codokey_larger('yf17', 'yf18') AS larger,
        codokey_like('yf17', 'yf%') AS "like", codokey_not_like('yf17', 'yf%') AS not_like;
+-- uuid (PostgreSQL's type): generation, backfill, decoding, the range
+-- bound and the uuid-timestamptz comparisons.
+WITH g AS (SELECT uuidv7_new() AS id, uuidv7_new_with_time('2024-01-02 03:04:05.678+00') AS b)
+SELECT uuidv7_to_timestamp(id) > now() - interval '1 hour' AS recent,
+       uuidv7_to_timestamp(b) = '2024-01-02 03:04:05.678+00' AS backfill_time,
+       uuidv7_from_timestamp(uuidv7_to_timestamp(id)) <= id AS bound,
+       uuid_lt_timestamptz(id, 'infinity') AND uuid_le_timestamptz(id, 'infinity') AND NOT uuid_eq_timestamptz(id, '2024-01-01')
+       AND uuid_ne_timestamptz(id, '2024-01-01') AND uuid_ge_timestamptz(id, '2024-01-01') AND uuid_gt_timestamptz(id, '2024-01-01')
+       AND uuid_cmp_timestamptz(id, '2024-01-01') = 1
+       AND timestamptz_lt_uuid('2024-01-01', id) AND timestamptz_le_uuid('2024-01-01', id) AND NOT timestamptz_eq_uuid('2024-01-01', id)
+       AND timestamptz_ne_uuid('2024-01-01', id) AND timestamptz_ge_uuid('infinity', id) AND timestamptz_gt_uuid('infinity', id)
+       AND timestamptz_cmp_uuid('infinity', id) = 1 AS comparisons
+FROM g;
 -- The commit horizons: no id made after one was read is below it.
 SELECT sno_safe_horizon() <= sno_new() AS sno_horizon, tid_safe_horizon() <= tid_new() AS tid_horizon,
        koid_safe_horizon() <= koid_new() AS koid_horizon, uid_safe_horizon() <= uid_new() AS uid_horizon,
@@ -255,7 +268,8 @@ FROM regress_kid_ids a JOIN regress_kid_copy b USING (n);
 -- context, below) never completes a call, nor does kid_cluster_check()
 -- without Citus (ERROR 55000, test cluster_check), nor do
 -- kid_adopt_database() and kid_raise_floors() for a role that is not a
--- superuser (ERROR 42501, below; test database_origin).
+-- superuser (ERROR 42501, below; test database_origin), nor does
+-- uuidv7_restore_operators(), which only a superuser may run (42501 below).
 SELECT f.fn AS function, CASE
         WHEN s.calls > 0 THEN 'called'
         WHEN f.prokind = 'a' THEN 'aggregate'
@@ -265,7 +279,8 @@ SELECT f.fn AS function, CASE
         WHEN f.fn::text = 'codokey_context_missing(text)' THEN 'raises'
         WHEN f.fn::text = 'kid_cluster_check()' THEN 'raises'
         WHEN f.fn::text IN ('kid_database_origin_order()', 'kid_database_origin_changed()') THEN 'trigger'
-        WHEN f.fn::text IN ('kid_adopt_database(timestamp with time zone)', 'kid_raise_floors(timestamp with time zone[])') THEN 'raises'
+        WHEN f.fn::text IN ('kid_adopt_database(timestamp with time zone)', 'kid_raise_floors(timestamp with time zone[])',
+                            'uuidv7_restore_operators()') THEN 'raises'
         ELSE 'NOT USED' END AS used
 FROM kid_function f LEFT JOIN pg_stat_xact_user_functions s ON s.funcid = f.oid
 ORDER BY f.fn::text;
@@ -276,6 +291,8 @@ UPDATE codokey_context SET until = 3000 WHERE name = 'default';
 SELECT count(*) FROM kid_adopt_database();
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT count(*) FROM kid_raise_floors(ARRAY[NULL, NULL, now(), NULL, NULL]);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT uuidv7_restore_operators();
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 INSERT INTO kid_database_origin (position, system_identifier, how) VALUES (0, 42, 'created');
 \echo SQLSTATE :LAST_ERROR_SQLSTATE

@@ -22,7 +22,7 @@ FROM pg_amop m JOIN pg_operator o ON o.oid = m.amopopr
 JOIN pg_amproc p ON p.amprocfamily = m.amopfamily AND p.amproclefttype = m.amoplefttype
     AND p.amprocrighttype = m.amoprighttype AND p.amprocnum = 1
 WHERE m.amoplefttype = 'timestamptz'::regtype AND m.amoprighttype = 'timestamptz'::regtype
-  AND m.amopfamily IN (SELECT opcfamily FROM pg_opclass WHERE opcname LIKE ANY (ARRAY['sno%', 'atproto_tid%', 'koid%', 'uid%']))
+  AND m.amopfamily IN (SELECT opcfamily FROM pg_opclass WHERE opcname LIKE ANY (ARRAY['sno%', 'atproto_tid%', 'koid%', 'uid%', 'uuid%']))
 ORDER BY 1;
 SELECT count(*) AS timestamptz_lt_families
 FROM pg_amop WHERE amopopr = '<(timestamptz, timestamptz)'::regoperator AND amopmethod = (SELECT oid FROM pg_am WHERE amname = 'btree');
@@ -44,7 +44,8 @@ INSERT INTO id_types VALUES
     ('atproto_tid', $$(atproto_tid_to_bigint(tid_from_timestamp(%1$s)) + %2$s)::atproto_tid$$),
     ('koid', $$(koid_to_bigint(koid_from_timestamp(%1$s)) + %2$s)::koid$$),
     ('uid', $$(uid_to_bigint(uid_from_timestamp(%1$s)) + %2$s)::uid$$),
-    ('uid_global', $$uid_to_global((uid_to_bigint(uid_from_timestamp(%1$s)) + %2$s)::uid, %2$s, 8)$$);
+    ('uid_global', $$uid_to_global((uid_to_bigint(uid_from_timestamp(%1$s)) + %2$s)::uid, %2$s, 8)$$),
+    ('uuid', $$(left(uuidv7_from_timestamp(%1$s)::text, 35) || %2$s)::uuid$$);
 DO $$
 DECLARE r record;
 BEGIN
@@ -53,8 +54,9 @@ BEGIN
         EXECUTE format('INSERT INTO samples_%s SELECT %s FROM samples_timestamptz s, generate_series(0, 1) k
                         WHERE s.v BETWEEN ''2026-01-01'' AND ''2027-01-01''',
                        r.typ, format(r.make, 's.v', 'k'));
-        EXECUTE format('INSERT INTO samples_%s SELECT min(v) FROM samples_%s UNION ALL SELECT max(v) FROM samples_%s',
-                       r.typ, r.typ, r.typ);
+        -- The smallest and the largest (uuid has no min() or max()).
+        EXECUTE format('INSERT INTO samples_%1$s (SELECT v FROM samples_%1$s ORDER BY v LIMIT 1)
+                        UNION ALL (SELECT v FROM samples_%1$s ORDER BY v DESC LIMIT 1)', r.typ);
     END LOOP;
 END $$;
 INSERT INTO samples_sno VALUES ('\x00000000000000000000'::bytea::sno), ('\xffffffffffffffffffff'::bytea::sno);
@@ -63,6 +65,8 @@ INSERT INTO samples_koid VALUES (0::bigint::koid), ((-1)::bigint::koid);
 INSERT INTO samples_uid VALUES (0::bigint::uid), ((-814970814465)::bigint::uid);
 INSERT INTO samples_uid_global VALUES ('\x000000000000000000000000'::bytea::uid_global),
     (uid_to_global((-814970814465)::bigint::uid, 4294967295, 8));
+INSERT INTO samples_uuid VALUES ('00000000-0000-0000-0000-000000000000'), ('ffffffff-ffff-ffff-ffff-ffffffffffff'),
+    ('f81d4fae-7dec-41d0-a765-00a0c91e6bf6'), ('019ca98e-1e00-4000-8000-000000000000');
 CREATE TEMP TABLE samples_codokey (v codokey);
 INSERT INTO samples_codokey VALUES ('0'), ('00'), ('yj'), ('yj0'), ('yj00'), ('zz'), ('0123456789abcdef');
 

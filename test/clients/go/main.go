@@ -208,6 +208,24 @@ func run(conn *pgx.Conn) {
 		expectEq("id::timestamptz into time.Time", at.UTC(), t10.Add(time.Hour))
 	}
 
+	// A uuid column: kid's operators on PostgreSQL's uuid, the time range
+	// with time.Time and $1::timestamptz; the id read as its text.
+	must(conn, "CREATE TABLE uuid_timed (id uuid PRIMARY KEY DEFAULT uuidv7_new(), body text)")
+	for h := 0; h < 4; h++ {
+		must(conn, "INSERT INTO uuid_timed (id, body) VALUES (uuidv7_new_with_time($1), $2)", t10.Add(time.Duration(h)*time.Hour), fmt.Sprintf("at %d", 10+h))
+	}
+	got, err = column(conn, "SELECT body FROM uuid_timed WHERE id >= $1::timestamptz AND id < $2::timestamptz ORDER BY id", t10.Add(30*time.Minute), t10.Add(150*time.Minute))
+	if expectNoError("uuid: time.Time range with $1::timestamptz", err) {
+		expectEq("uuid: time.Time range with $1::timestamptz", got, []string{"at 11", "at 12"})
+	}
+	uuidText := one(conn, "INSERT INTO uuid_timed (body) VALUES ('now') RETURNING id::text")
+	expectMatch("uuid: uuidv7_new() is a version 7 uuid", uuidText, "^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+	expectEq("uuid: WHERE id = $1 with its text", one(conn, "SELECT body FROM uuid_timed WHERE id = $1", uuidText), "now")
+	if expectNoError("uuid: uuidv7_to_timestamp(id) into time.Time",
+		conn.QueryRow(ctx, "SELECT uuidv7_to_timestamp(id) FROM uuid_timed WHERE body = 'at 11'").Scan(&at)) {
+		expectEq("uuid: uuidv7_to_timestamp(id) into time.Time", at.UTC(), t10.Add(time.Hour))
+	}
+
 	// The same for koid and atproto_tid, backfilled with their own
 	// *_new_with_time.
 	for _, t := range [][3]string{{"account", "name", "koid_new_with_time"}, {"post", "body", "tid_new_with_time"}} {

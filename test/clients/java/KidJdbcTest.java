@@ -254,6 +254,44 @@ public class KidJdbcTest {
                 expectEq("setObject(OffsetDateTime) range without a cast", strings(ps), List.of("at 10"));
             }
         });
+        // A uuid column: kid's operators on PostgreSQL's uuid; the id is a java.util.UUID.
+        try (Statement st = conn.createStatement()) {
+            st.execute("CREATE TABLE uuid_timed (id uuid PRIMARY KEY DEFAULT uuidv7_new(), body text)");
+        }
+        try (PreparedStatement ps = conn.prepareStatement("INSERT INTO uuid_timed (id, body) VALUES (uuidv7_new_with_time(?), ?)")) {
+            for (int h = 0; h < 4; h++) {
+                ps.setObject(1, T10.plusHours(h));
+                ps.setString(2, "at " + (10 + h));
+                ps.executeUpdate();
+            }
+        }
+        attempt("uuid: setObject(OffsetDateTime) range, no cast", () -> {
+            try (PreparedStatement ps = conn.prepareStatement("SELECT body FROM uuid_timed WHERE id >= ? AND id < ? ORDER BY id")) {
+                ps.setObject(1, T10.plusMinutes(30));
+                ps.setObject(2, T10.plusMinutes(150));
+                expectEq("uuid: setObject(OffsetDateTime) range, no cast", strings(ps), List.of("at 11", "at 12"));
+            }
+        });
+        attempt("uuid: setTimestamp range with ?::timestamptz", () -> {
+            try (PreparedStatement ps = conn.prepareStatement("SELECT body FROM uuid_timed WHERE id >= ?::timestamptz AND id < ?::timestamptz ORDER BY id")) {
+                ps.setTimestamp(1, Timestamp.from(T10.plusMinutes(30).toInstant()));
+                ps.setTimestamp(2, Timestamp.from(T10.plusMinutes(150).toInstant()));
+                expectEq("uuid: setTimestamp range with ?::timestamptz", strings(ps), List.of("at 11", "at 12"));
+            }
+        });
+        attempt("uuid: uuidv7_new() read as java.util.UUID, version 7, looked up with setObject", () -> {
+            java.util.UUID made;
+            try (Statement st = conn.createStatement();
+                    ResultSet rs = st.executeQuery("INSERT INTO uuid_timed (body) VALUES ('now') RETURNING id")) {
+                rs.next();
+                made = rs.getObject(1, java.util.UUID.class);
+            }
+            expectEq("uuid: uuidv7_new() read as java.util.UUID of version 7", made.version(), 7);
+            try (PreparedStatement ps = conn.prepareStatement("SELECT body FROM uuid_timed WHERE id = ?")) {
+                ps.setObject(1, made);
+                expectEq("uuid: WHERE id = ? with setObject(UUID)", strings(ps), List.of("now"));
+            }
+        });
         attempt("id::timestamptz read as OffsetDateTime", () -> {
             try (Statement st = conn.createStatement();
                     ResultSet rs = st.executeQuery("SELECT id::timestamptz FROM event WHERE body = 'at 11'")) {

@@ -172,5 +172,27 @@ await scenario('7. koid as BigInt and as string', async () => {
         await rows('SELECT name FROM follower WHERE id = $1', [koidId]), [{ name: 'ann' }]);
 });
 
+await scenario('8. a uuid column: uuidv7_new(), a time range with Date parameters', async () => {
+    await client.query('CREATE TABLE uuid_timed (id uuid PRIMARY KEY DEFAULT uuidv7_new(), body text)');
+    for (const n of [0, 5, 10, 15]) {
+        await client.query('INSERT INTO uuid_timed VALUES (uuidv7_new_with_time($1), $2)', [minutes(n), `m${n}`]);
+    }
+    const newId = (await rows("INSERT INTO uuid_timed (body) VALUES ('now') RETURNING id"))[0].id;
+    eq('8. RETURNING a uuidv7_new() id gives a string of a version 7 uuid',
+        /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(newId), true);
+    eq('8. WHERE id = $1 with that string (no cast)',
+        await rows('SELECT body FROM uuid_timed WHERE id = $1', [newId]), [{ body: 'now' }]);
+    eq('8. id >= $1::timestamptz AND id < $2::timestamptz with Dates: exactly the rows of [00:05, 00:15)',
+        await rows('SELECT body FROM uuid_timed WHERE id >= $1::timestamptz AND id < $2::timestamptz ORDER BY id',
+            [minutes(5), minutes(15)]), [{ body: 'm5' }, { body: 'm10' }]);
+    // The Date is sent untyped: without the cast the server reads it as a uuid.
+    await error('8. id >= $1 with a Date (no cast): 22P02, PostgreSQL\'s uuid message',
+        client.query('SELECT body FROM uuid_timed WHERE id >= $1', [minutes(5)]),
+        '22P02', 'invalid input syntax for type uuid: "2026-01-10T00:05:00.000+00:00"');
+    eq('8. uuidv7_to_timestamp(id) comes back as the Date the id was made for',
+        (await rows("SELECT uuidv7_to_timestamp(id) AS t FROM uuid_timed WHERE body = 'm5'"))[0].t.toISOString(),
+        minutes(5).toISOString());
+});
+
 await client.end();
 finish();

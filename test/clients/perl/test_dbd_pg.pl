@@ -86,6 +86,19 @@ eval {
     eq_('4. a koid as a number: ?::bigint::koid stores that number',
         $dbh->selectall_arrayref('SELECT id, id::bigint FROM follower WHERE id = ?::bigint::koid', undef, 1234567890123456),
         [['000462d53c8abac0', '1234567890123456']]);
+
+    $dbh->do('CREATE TABLE uuid_timed (id uuid PRIMARY KEY DEFAULT uuidv7_new(), body text)');
+    $dbh->do('INSERT INTO uuid_timed VALUES (uuidv7_new_with_time(?::timestamptz), ?)', undef, minutes($_), "m$_") for (0, 5, 10, 15);
+    my ($made) = $dbh->selectrow_array("INSERT INTO uuid_timed (body) VALUES ('now') RETURNING id");
+    eq_('5. RETURNING a uuidv7_new() id gives the text of a version 7 uuid',
+        [$made =~ /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/ ? 1 : 0], [1]);
+    eq_('5. WHERE id = ? with that string', $dbh->selectall_arrayref('SELECT body FROM uuid_timed WHERE id = ?', undef, $made), [['now']]);
+    my $usth = $dbh->prepare('SELECT body FROM uuid_timed WHERE id >= ? AND id < ? ORDER BY id');
+    $usth->bind_param(1, minutes(5), { pg_type => PG_TIMESTAMPTZ() });
+    $usth->bind_param(2, minutes(15), { pg_type => PG_TIMESTAMPTZ() });
+    $usth->execute;
+    eq_('5. uuid: id >= ? AND id < ? bound with {pg_type => PG_TIMESTAMPTZ} (no cast): exactly the rows of [00:05, 00:15)',
+        $usth->fetchall_arrayref, [['m5'], ['m10']]);
     1;
 } or report('the scenarios ran to their end', 0, $@);
 $dbh->disconnect;

@@ -115,6 +115,19 @@ try {
     eq('4. a koid as an int: $1::bigint::koid stores that number',
         rows($conn, 'SELECT id, id::bigint FROM follower WHERE id = $1::bigint::koid', [1234567890123456]),
         [['000462d53c8abac0', '1234567890123456']]);
+    pg_query($conn, 'CREATE TABLE uuid_timed (id uuid PRIMARY KEY DEFAULT uuidv7_new(), body text)');
+    foreach ([0, 5, 10, 15] as $n) {
+        pg_query_params($conn, 'INSERT INTO uuid_timed VALUES (uuidv7_new_with_time($1::timestamptz), $2)',
+            [minutes($n)->format('Y-m-d H:i:s.uP'), "m$n"]);
+    }
+    $made = pg_fetch_result(pg_query($conn, "INSERT INTO uuid_timed (body) VALUES ('now') RETURNING id"), 0, 0);
+    eq('5. RETURNING a uuidv7_new() id gives the text of a version 7 uuid',
+        preg_match('/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/', $made), 1);
+    eq('5. WHERE id = $1 with that string', rows($conn, 'SELECT body FROM uuid_timed WHERE id = $1', [$made]), [['now']]);
+    eq("5. uuid: id >= \$1::timestamptz AND id < \$2::timestamptz with ->format('Y-m-d H:i:s.uP'): exactly the rows of [00:05, 00:15)",
+        rows($conn, 'SELECT body FROM uuid_timed WHERE id >= $1::timestamptz AND id < $2::timestamptz ORDER BY id',
+            [minutes(5)->format('Y-m-d H:i:s.uP'), minutes(15)->format('Y-m-d H:i:s.uP')]), [['m5'], ['m10']]);
+
 } catch (Throwable $e) {
     report('the scenarios ran to their end', false, get_class($e) . ': ' . $e->getMessage());
 }

@@ -21,6 +21,7 @@ import asyncio
 import io
 import re
 import sys
+import uuid
 
 from checks import TABLES, Checks, import_or_fail, minutes
 
@@ -162,6 +163,21 @@ with checks.scenario("7. koid as int and as str"):
                    "INSERT INTO follower (id, name) VALUES ($1, 'cy')", [new_int + 1], "int")
     checks.eq("7. WHERE id = $1 with the koid as a hex str (no cast)",
               rows(conn.fetch("SELECT name FROM follower WHERE id = $1", format(new_int, "016x"))), [("bob",)])
+
+with checks.scenario("8. a uuid column: uuidv7_new(), a time range with datetimes"):
+    run(conn.execute("CREATE TABLE uuid_timed (id uuid PRIMARY KEY DEFAULT uuidv7_new(), body text)"))
+    run(conn.executemany("INSERT INTO uuid_timed VALUES (uuidv7_new_with_time($1), $2)",
+                         [(minutes(n), f"m{n}") for n in (0, 5, 10, 15)]))
+    new_id = run(conn.fetchval("INSERT INTO uuid_timed (body) VALUES ('now') RETURNING id"))
+    checks.eq("8. RETURNING a uuidv7_new() id gives a UUID of version 7 (asyncpg's own uuid class)",
+              (isinstance(new_id, uuid.UUID), new_id.version), (True, 7))
+    checks.eq("8. WHERE id = $1 with that UUID",
+              rows(conn.fetch("SELECT body FROM uuid_timed WHERE id = $1", new_id)), [("now",)])
+    checks.eq("8. id >= $1::timestamptz AND id < $2::timestamptz with aware datetimes: the rows of [00:05, 00:15)",
+              rows(conn.fetch("SELECT body FROM uuid_timed WHERE id >= $1::timestamptz AND id < $2::timestamptz ORDER BY id",
+                              minutes(5), minutes(15))), [("m5",), ("m10",)])
+    checks.eq("8. uuidv7_to_timestamp(id) comes back as the aware datetime the id was made for",
+              run(conn.fetchval("SELECT uuidv7_to_timestamp(id) FROM uuid_timed WHERE body = 'm5'")), minutes(5))
 
 run(conn.close())
 sys.exit(checks.finish())

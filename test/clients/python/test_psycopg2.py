@@ -14,6 +14,7 @@ column's type), a datetime '...'::timestamptz, an int a numeric literal
 import io
 import re
 import sys
+import uuid
 
 from checks import TABLES, Checks, import_or_fail, minutes
 
@@ -132,6 +133,23 @@ with checks.scenario("7. koid as int and as str"):
                                [new_int + 1]), [(new_int + 1,)])
     checks.eq("7. WHERE id = %s with the koid as a hex str (no cast)",
               query("SELECT name FROM follower WHERE id = %s", [format(new_int, "016x")]), [("bob",)])
+
+with checks.scenario("8. a uuid column: uuidv7_new(), a time range with datetimes"):
+    import psycopg2.extras  # noqa: E402 (register_uuid: uuid columns as uuid.UUID)
+    psycopg2.extras.register_uuid()
+    cur.execute("CREATE TABLE uuid_timed (id uuid PRIMARY KEY DEFAULT uuidv7_new(), body text)")
+    for n in (0, 5, 10, 15):
+        cur.execute("INSERT INTO uuid_timed VALUES (uuidv7_new_with_time(%s), %s)", [minutes(n), f"m{n}"])
+    new_id = query("INSERT INTO uuid_timed (body) VALUES ('now') RETURNING id")[0][0]
+    checks.eq("8. RETURNING a uuidv7_new() id gives a uuid.UUID of version 7 (register_uuid)",
+              (type(new_id), new_id.version), (uuid.UUID, 7))
+    checks.eq("8. WHERE id = %s with that uuid.UUID (written as '...'::uuid)",
+              query("SELECT body FROM uuid_timed WHERE id = %s", [new_id]), [("now",)])
+    checks.eq("8. id >= %s AND id < %s with datetimes (no cast): the rows of [00:05, 00:15)",
+              query("SELECT body FROM uuid_timed WHERE id >= %s AND id < %s ORDER BY id",
+                    [minutes(5), minutes(15)]), [("m5",), ("m10",)])
+    checks.eq("8. uuidv7_to_timestamp(id) comes back as the aware datetime the id was made for",
+              query("SELECT uuidv7_to_timestamp(id) FROM uuid_timed WHERE body = 'm5'")[0][0], minutes(5))
 
 conn.close()
 sys.exit(checks.finish())

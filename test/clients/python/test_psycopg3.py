@@ -12,6 +12,7 @@ column comes back as str in text results and as its raw bytes in binary ones.
 
 import re
 import sys
+import uuid
 
 from checks import TABLES, Checks, import_or_fail, minutes
 
@@ -144,6 +145,21 @@ with checks.scenario("7. koid as int and as str; binary results"):
               binary.execute("SELECT body FROM event WHERE id = %b::sno", [sno_bytes]).fetchall(), [("hello",)])
     checks.gives("7. binary parameter (%b) of a sno as a str (sent as text, no cast)",
                  lambda: binary.execute("SELECT body FROM event WHERE id = %b", [sno_id]).fetchall(), [("hello",)])
+
+with checks.scenario("8. a uuid column: uuidv7_new(), a time range with datetimes"):
+    cur.execute("CREATE TABLE uuid_timed (id uuid PRIMARY KEY DEFAULT uuidv7_new(), body text)")
+    for n in (0, 5, 10, 15):
+        cur.execute("INSERT INTO uuid_timed VALUES (uuidv7_new_with_time(%s), %s)", [minutes(n), f"m{n}"])
+    new_id = cur.execute("INSERT INTO uuid_timed (body) VALUES ('now') RETURNING id").fetchone()[0]
+    checks.eq("8. RETURNING a uuidv7_new() id gives a uuid.UUID of version 7", (type(new_id), new_id.version),
+              (uuid.UUID, 7))
+    checks.eq("8. WHERE id = %s with that uuid.UUID",
+              cur.execute("SELECT body FROM uuid_timed WHERE id = %s", [new_id]).fetchall(), [("now",)])
+    checks.eq("8. id >= %s AND id < %s with datetimes (sent as timestamptz, no cast): the rows of [00:05, 00:15)",
+              cur.execute("SELECT body FROM uuid_timed WHERE id >= %s AND id < %s ORDER BY id",
+                          [minutes(5), minutes(15)]).fetchall(), [("m5",), ("m10",)])
+    checks.eq("8. uuidv7_to_timestamp(id) comes back as the aware datetime the id was made for",
+              cur.execute("SELECT uuidv7_to_timestamp(id) FROM uuid_timed WHERE body = 'm5'").fetchone()[0], minutes(5))
 
 conn.close()
 sys.exit(checks.finish())

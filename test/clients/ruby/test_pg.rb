@@ -141,6 +141,20 @@ scenario('4. a bad id, and a koid as an Integer') do
      [['000462d53c8abac0', '1234567890123456']])
 end
 
+scenario('5. a uuid column: uuidv7_new(), a time range with Time parameters') do
+  conn.exec("CREATE TABLE uuid_timed (id uuid PRIMARY KEY DEFAULT uuidv7_new(), body text)")
+  [0, 5, 10, 15].each do |n|
+    conn.exec_params("INSERT INTO uuid_timed VALUES (uuidv7_new_with_time($1::timestamptz), $2)", [minutes(n), "m#{n}"])
+  end
+  made = conn.exec("INSERT INTO uuid_timed (body) VALUES ('now') RETURNING id").getvalue(0, 0)
+  eq('5. RETURNING a uuidv7_new() id gives the text of a version 7 uuid',
+     made.match?(/\A\h{8}-\h{4}-7\h{3}-[89ab]\h{3}-\h{12}\z/), true)
+  eq('5. WHERE id = $1 with that string', conn.exec_params("SELECT body FROM uuid_timed WHERE id = $1", [made]).values, [['now']])
+  eq('5. id >= $1::timestamptz AND id < $2::timestamptz with Times: exactly the rows of [00:05, 00:15)',
+     conn.exec_params("SELECT body FROM uuid_timed WHERE id >= $1::timestamptz AND id < $2::timestamptz ORDER BY id",
+                      [minutes(5), minutes(15)]).values, [['m5'], ['m10']])
+end
+
 conn.close
 puts "end: #{$count} checks, #{$failed} failed"
 exit($failed.zero? ? 0 : 1)
