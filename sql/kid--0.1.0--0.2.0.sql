@@ -788,6 +788,13 @@ LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION uid_global_safe_horizon() IS
 'The commit horizon of uid_global_new() on this server (with this server''s node field, under kid.uid_interval): no uid_global made here in a transaction not yet committed, or made later, is below it; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
 
+CREATE FUNCTION uuidv7_safe_horizon() RETURNS uuid
+AS 'MODULE_PATHNAME', 'uuidv7_safe_horizon'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION uuidv7_safe_horizon() IS
+'The commit horizon of uuidv7_new() on this server: no uuid made here by uuidv7_new() in a transaction not yet committed, or made later, is below it. The smallest version 7 uuid of a millisecond at or before the clock; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
+
 -- A database updated from 0.1.0 has no mark: its ids may have come from
 -- another cluster (pg_upgrade keeps 0.1.0's SQL until update_extensions.sql
 -- runs this).  Adopt them now where kid is preloaded; elsewhere record an

@@ -42,6 +42,9 @@
  * prepared before the start are the exception: kid does not know their
  * ids, so the functions refuse (55000) until they end.
  */
+/* Core headers that check they come before any PostgreSQL header. */
+#include "core/uuidv7.h"
+
 #include "pg/horizon.h"
 
 #include "core/koid.h"
@@ -65,6 +68,7 @@ extern "C" {
 #include "storage/proc.h"
 #include "storage/procarray.h"
 #include "storage/shmem.h"
+#include "utils/uuid.h"
 }
 
 namespace kid::pg {
@@ -96,10 +100,8 @@ struct HorizonDef {
     bool clocked;
 };
 constexpr HorizonDef HORIZONS[HORIZON_SCHEMES] = {
-    {SCHEME_SNO, true},
-    {SCHEME_TID, false},
-    {SCHEME_KOID, false},
-    {SCHEME_UID, false},
+    {SCHEME_SNO, true},  {SCHEME_TID, false},   {SCHEME_KOID, false},
+    {SCHEME_UID, false}, {SCHEME_UUIDV7, true},
 };
 
 struct alignas(PG_CACHE_LINE_SIZE) HorizonShared {
@@ -565,4 +567,13 @@ KID_FUNCTION(uid_global_safe_horizon)
     kid::UidGlobal *result = static_cast<kid::UidGlobal *>(palloc(sizeof(kid::UidGlobal)));
     *result = kid::uid_global_pack(f, kid::pg::uid_interval);
     PG_RETURN_POINTER(result);
+}
+
+KID_FUNCTION(uuidv7_safe_horizon)
+{
+    /* The smallest version 7 uuid of the millisecond, as uuidv7_from_timestamp. */
+    uint64 us = compute_horizon(kid::pg::HORIZON_UUIDV7, "uuidv7_safe_horizon");
+    pg_uuid_t *u = static_cast<pg_uuid_t *>(palloc(sizeof(pg_uuid_t)));
+    kid::uuidv7_bound(static_cast<int64_t>(us / 1000), u->data);
+    PG_RETURN_UUID_P(u);
 }

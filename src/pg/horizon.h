@@ -29,7 +29,14 @@
 namespace kid::pg {
 
 /* The horizons kept: uid and uid_global share one (one state word). */
-enum HorizonScheme { HORIZON_SNO, HORIZON_TID, HORIZON_KOID, HORIZON_UID, HORIZON_SCHEMES };
+enum HorizonScheme {
+    HORIZON_SNO,
+    HORIZON_TID,
+    HORIZON_KOID,
+    HORIZON_UID,
+    HORIZON_UUIDV7,
+    HORIZON_SCHEMES
+};
 
 /* From _PG_init while preloading: the horizon's shared memory and its hooks. */
 void horizon_install_hooks();
@@ -43,7 +50,7 @@ void horizon_install_hooks();
 void horizon_enter_counter(HorizonScheme scheme, KidShared *s);
 
 /*
- * A scheme whose generators are per backend (sno): the same, and the Unix
+ * A scheme whose generators are per backend (sno, uuidv7): the same, and the Unix
  * microsecond every id made now must be at or above (the highest clock
  * reading a reader imposed; 0 when none).  Costs one atomic read per call.
  */

@@ -6,6 +6,7 @@
  */
 #include "core/trusted_time.h"
 #include "core/uuidv7.h"
+#include "pg/horizon.h"
 #include "pg/database_mark.h"
 #include "pg/lease.h"
 #include "pg/shared_state.h"
@@ -148,7 +149,14 @@ KID_FUNCTION(uuidv7_new)
     int64_t unix_ms;
     uint32_t counter;
     for (;;) {
+        /*
+         * Never below the clock reading of a commit horizon already
+         * computed (horizon.h): that reading is a clock reading like ours.
+         */
         int64_t now_us = kid::pg::now_unix_us();
+        int64_t force_us = kid::pg::horizon_enter_clocked(kid::pg::HORIZON_UUIDV7);
+        if (force_us > now_us)
+            now_us = force_us;
         int64_t now_ms = now_us / 1000;
         bool regressed = now_ms < my_gen.last_ms;
         /* First as if the clock were the limit: the common case needs no other clock. */

@@ -19,7 +19,7 @@ HZ_P=54410
 HZ_S=54411
 PYTHON=/usr/bin/python3
 HORIZONS="sno_safe_horizon() AS sno, tid_safe_horizon() AS atproto_tid, koid_safe_horizon() AS koid,
-          uid_safe_horizon() AS uid, uid_global_safe_horizon() AS uid_global"
+          uid_safe_horizon() AS uid, uid_global_safe_horizon() AS uid_global, uuidv7_safe_horizon() AS uuid"
 
 cluster_init hz $HZ_P "max_prepared_transactions = 20" || exit 1
 cluster_start hz || exit 1
@@ -41,11 +41,11 @@ count_program_checks "consumers" "$KID_TMP/horizon_consumer.out" $?
 # horizon now is at or above the one saved.
 hz_save() { kpsql $HZ_P -d postgres -F ' ' -c "SELECT * FROM (SELECT $HORIZONS) h" >"$1"; }
 hz_not_below() {
-    local sno tid koid uid gid
-    read -r sno tid koid uid gid <"$1" || return 1
+    local sno tid koid uid gid uuid
+    read -r sno tid koid uid gid uuid <"$1" || return 1
     [ "$(kpsql $HZ_P -d postgres -c "SELECT sno_safe_horizon() >= '$sno'::sno AND tid_safe_horizon() >= '$tid'::atproto_tid
         AND koid_safe_horizon() >= '$koid'::koid AND uid_safe_horizon() >= '$uid'::uid
-        AND uid_global_safe_horizon() >= '$gid'::uid_global")" = t ]
+        AND uid_global_safe_horizon() >= '$gid'::uid_global AND uuidv7_safe_horizon() >= '$uuid'::uuid")" = t ]
 }
 kpsql $HZ_P -d postgres -c "CREATE TABLE across (id atproto_tid PRIMARY KEY DEFAULT tid_new())" \
     -c "INSERT INTO across DEFAULT VALUES"

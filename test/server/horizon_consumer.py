@@ -34,7 +34,10 @@ SCHEMES = [
     ("koid", "koid_new()", "koid_safe_horizon()"),
     ("uid", "uid_new()", "uid_safe_horizon()"),
     ("uid_global", "uid_global_new()", "uid_global_safe_horizon()"),
+    ("uuid", "uuidv7_new()", "uuidv7_safe_horizon()"),
 ]
+# Per-backend generators: their horizon is a unit of the clock.
+CLOCKED = ("sno", "uuid")
 
 count = 0
 failed = 0
@@ -65,18 +68,19 @@ def one(conn, sql, params=None):
 
 
 def past_clock_unit(type_name):
-    """sno's horizon is the smallest sno of the clock's 4 ms unit: a row of
+    """sno's horizon is the smallest sno of the clock's 4 ms unit (uuidv7's,
+    the smallest version 7 uuid of its millisecond): a row of
     the current unit is below it only once the clock has left that unit
     (ids can be a little ahead of the clock: the checks that need the
     horizon past an id wait for it, with released())."""
-    if type_name == "sno":
+    if type_name in CLOCKED:
         time.sleep(0.01)
 
 
 def released(conn, horizon, type_name, x):
     """Whether the horizon passes id x: at once for the counter schemes; for
     sno once the clock has left x's unit (waited for, at most 5 s)."""
-    for _ in range(500 if type_name == "sno" else 1):
+    for _ in range(500 if type_name in CLOCKED else 1):
         if one(conn, f"SELECT {horizon} > %s::{type_name}", [x]):
             return True
         time.sleep(0.01)

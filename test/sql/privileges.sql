@@ -234,7 +234,8 @@ FROM g;
 -- The commit horizons: no id made after one was read is below it.
 SELECT sno_safe_horizon() <= sno_new() AS sno_horizon, tid_safe_horizon() <= tid_new() AS tid_horizon,
        koid_safe_horizon() <= koid_new() AS koid_horizon, uid_safe_horizon() <= uid_new() AS uid_horizon,
-       uid_global_safe_horizon() <= uid_global_new() AS uid_global_horizon;
+       uid_global_safe_horizon() <= uid_global_new() AS uid_global_horizon,
+       uuidv7_safe_horizon() <= uuidv7_new() AS uuidv7_horizon;
 -- Tables, indexes and sorts of every type, min() and max().
 CREATE TEMP TABLE regress_kid_ids AS
 SELECT sno_new() AS s, tid_new() AS t, koid_new() AS k, uid_new() AS u, uid_global_new() AS g,

@@ -6,38 +6,44 @@ SET TIME ZONE 'UTC';
 -- Each returns its own type.
 SELECT pg_typeof(sno_safe_horizon()) AS sno, pg_typeof(tid_safe_horizon()) AS tid,
        pg_typeof(koid_safe_horizon()) AS koid, pg_typeof(uid_safe_horizon()) AS uid,
-       pg_typeof(uid_global_safe_horizon()) AS uid_global;
+       pg_typeof(uid_global_safe_horizon()) AS uid_global, pg_typeof(uuidv7_safe_horizon()) AS uuidv7;
 
 -- No id made after the horizon was read is below it.
 SELECT sno_safe_horizon() AS s, tid_safe_horizon() AS t, koid_safe_horizon() AS k,
-       uid_safe_horizon() AS u, uid_global_safe_horizon() AS g \gset h_
+       uid_safe_horizon() AS u, uid_global_safe_horizon() AS g, uuidv7_safe_horizon() AS v \gset h_
 SELECT sno_new() >= :'h_s' AS sno, tid_new() >= :'h_t' AS tid, koid_new() >= :'h_k' AS koid,
-       uid_new() >= :'h_u' AS uid, uid_global_new() >= :'h_g' AS uid_global;
+       uid_new() >= :'h_u' AS uid, uid_global_new() >= :'h_g' AS uid_global, uuidv7_new() >= :'h_v' AS uuidv7;
 
 -- A horizon never goes back.
 SELECT sno_safe_horizon() >= :'h_s' AS sno, tid_safe_horizon() >= :'h_t' AS tid, koid_safe_horizon() >= :'h_k' AS koid,
-       uid_safe_horizon() >= :'h_u' AS uid, uid_global_safe_horizon() >= :'h_g' AS uid_global;
+       uid_safe_horizon() >= :'h_u' AS uid, uid_global_safe_horizon() >= :'h_g' AS uid_global,
+       uuidv7_safe_horizon() >= :'h_v' AS uuidv7;
 
 -- A transaction that made an id holds the horizon at or below it while it
 -- is open; when it ends the horizon passes it (sno's once the clock has
 -- left the id's 4 ms unit: its horizon is the clock's unit).
 BEGIN;
-SELECT sno_new() AS s, tid_new() AS t, koid_new() AS k, uid_new() AS u, uid_global_new() AS g \gset id_
+SELECT sno_new() AS s, tid_new() AS t, koid_new() AS k, uid_new() AS u, uid_global_new() AS g, uuidv7_new() AS v \gset id_
 SELECT sno_safe_horizon() <= :'id_s' AS sno, tid_safe_horizon() <= :'id_t' AS tid, koid_safe_horizon() <= :'id_k' AS koid,
-       uid_safe_horizon() <= :'id_u' AS uid, uid_global_safe_horizon() <= :'id_g' AS uid_global;
+       uid_safe_horizon() <= :'id_u' AS uid, uid_global_safe_horizon() <= :'id_g' AS uid_global,
+       uuidv7_safe_horizon() <= :'id_v' AS uuidv7;
 COMMIT;
--- sno's horizon passes the id once the clock has left the id's unit (which
--- may be a little ahead of the clock): wait for that, at most 5 s.
-SELECT set_config('regress.sno_id', :'id_s', false) IS NOT NULL AS noted;
+-- sno's and uuidv7's horizons pass the id once the clock has left the
+-- id's unit (which may be a little ahead of the clock): wait for that, at
+-- most 5 s.
+SELECT set_config('regress.sno_id', :'id_s', false) IS NOT NULL AND
+       set_config('regress.uuid_id', :'id_v', false) IS NOT NULL AS noted;
 DO $$
 BEGIN
     FOR i IN 1..1000 LOOP
-        EXIT WHEN sno_safe_horizon() > current_setting('regress.sno_id')::sno;
+        EXIT WHEN sno_safe_horizon() > current_setting('regress.sno_id')::sno
+              AND uuidv7_safe_horizon() > current_setting('regress.uuid_id')::uuid;
         PERFORM pg_sleep(0.005);
     END LOOP;
 END $$;
 SELECT sno_safe_horizon() > :'id_s' AS sno, tid_safe_horizon() > :'id_t' AS tid, koid_safe_horizon() > :'id_k' AS koid,
-       uid_safe_horizon() > :'id_u' AS uid, uid_global_safe_horizon() > :'id_g' AS uid_global;
+       uid_safe_horizon() > :'id_u' AS uid, uid_global_safe_horizon() > :'id_g' AS uid_global,
+       uuidv7_safe_horizon() > :'id_v' AS uuidv7;
 
 -- The same after a rollback.
 BEGIN;
