@@ -62,7 +62,7 @@ rf_called=$(perl -ne 'while (/`([^`]+)`/g) { my $c = $1; print "$1\n" while $c =
 rf_expect "README and docs/: every function called in inline code exists" \
     "$(rf_sql "SELECT coalesce(string_agg(n, ' ' ORDER BY n), 'none') FROM unnest(string_to_array(trim('$rf_called'), ' ')) n
                WHERE NOT EXISTS (SELECT FROM pg_proc WHERE proname = n)
-                 AND n NOT IN ('uuidv7', 'uuid_generate_v1', 'uuid_generate_v4',  -- benchmark's comparisons
+                 AND n NOT IN ('uuidv7', 'uuid_generate_v1', 'uuid_generate_v4', 'uuid_generate_v7',  -- benchmark's comparisons
                                'typename', 'send', 'recv', 'f',                  -- placeholders
                                'floor_div',                                      -- a C++ helper
                                'pg_input_is_valid', 'pg_input_error_info',       -- PostgreSQL 16+
