@@ -79,37 +79,22 @@ constexpr uint64 NO_FLOOR = PG_UINT64_MAX;
 
 /* A backend's pending floors, on a cache line of its own: only it writes them. */
 struct alignas(PG_CACHE_LINE_SIZE) BackendFloors {
-    pg_atomic_uint64 pending[HORIZON_SCHEMES];
+    pg_atomic_uint64 pending[SCHEME_COUNT];
 };
 
 /* The floors of a prepared transaction, until COMMIT or ROLLBACK PREPARED. */
 struct PreparedFloors {
     TransactionId xid; /* InvalidTransactionId: a free entry */
     bool legacy;       /* prepared before this start-up: its ids are unknown */
-    uint64 pending[HORIZON_SCHEMES];
-};
-
-/*
- * How each horizon bounds the ids still to come: a scheme with one
- * server-wide state word takes the next key it can give; a scheme whose
- * generators are per backend ("clocked": sno) takes the reader's clock and
- * imposes it on every later id as a floor (force_us).
- */
-struct HorizonDef {
-    Scheme scheme; /* its row of SCHEMES: the lease lines, the type name */
-    bool clocked;
-};
-constexpr HorizonDef HORIZONS[HORIZON_SCHEMES] = {
-    {SCHEME_SNO, true},  {SCHEME_TID, false},   {SCHEME_KOID, false},
-    {SCHEME_UID, false}, {SCHEME_UUIDV7, true},
+    uint64 pending[SCHEME_COUNT];
 };
 
 struct alignas(PG_CACHE_LINE_SIZE) HorizonShared {
     /* Written by readers only, read on every id of a clocked scheme: a line of its own. */
-    pg_atomic_uint64 force_us[HORIZON_SCHEMES];
-    char pad_[PG_CACHE_LINE_SIZE - HORIZON_SCHEMES * sizeof(pg_atomic_uint64)];
+    pg_atomic_uint64 force_us[SCHEME_COUNT];
+    char pad_[PG_CACHE_LINE_SIZE - SCHEME_COUNT * sizeof(pg_atomic_uint64)];
     /* The highest key returned per scheme since start-up (0: none). */
-    pg_atomic_uint64 returned[HORIZON_SCHEMES];
+    pg_atomic_uint64 returned[SCHEME_COUNT];
     LWLock *lock;        /* the prepared table and the legacy check */
     bool legacy_checked; /* the prepared transactions found at start-up are entered */
     int nbackends;
@@ -123,8 +108,7 @@ shmem_request_hook_type prev_shmem_request;
 shmem_startup_hook_type prev_shmem_startup;
 
 /* This backend: which floors it published in the open transaction. */
-bool published[HORIZON_SCHEMES];
-bool any_published;
+bool published[SCHEME_COUNT];
 
 int prepared_capacity()
 {
@@ -209,7 +193,7 @@ BackendFloors *publishing_floors()
     return floors;
 }
 
-void publish(HorizonScheme scheme, uint64 floor)
+void publish(Scheme scheme, uint64 floor)
 {
     /* Lower only: a leader and its workers may publish into one slot. */
     pg_atomic_uint64 *slot = &publishing_floors()->pending[scheme];
@@ -219,7 +203,6 @@ void publish(HorizonScheme scheme, uint64 floor)
     /* Before the id is made: the reader's argument needs this order. */
     pg_memory_barrier();
     published[scheme] = true;
-    any_published = true;
 }
 
 /*
@@ -231,7 +214,6 @@ void clear_floors()
 {
     for (auto &p : published)
         p = false;
-    any_published = false;
     if (IsParallelWorker() || !hz)
         return;
     BackendFloors *mine = floors_of(MyProc);
@@ -273,7 +255,7 @@ void enter_prepared()
     }
     entry->xid = xid;
     entry->legacy = false;
-    for (int i = 0; i < HORIZON_SCHEMES; i++)
+    for (int i = 0; i < SCHEME_COUNT; i++)
         entry->pending[i] = mine ? pg_atomic_read_u64(&mine->pending[i]) : NO_FLOOR;
     LWLockRelease(hz->lock);
 }
@@ -293,22 +275,6 @@ void horizon_xact_callback(XactEvent event, void *) noexcept
         break;
     default:
         break;
-    }
-}
-
-/* A backend that exits (or is terminated) holds no floor. */
-void horizon_backend_exit(int, Datum) noexcept
-{
-    clear_floors();
-}
-
-bool exit_callback_registered;
-
-void ensure_exit_callback()
-{
-    if (!exit_callback_registered) {
-        before_shmem_exit(pg_callback(horizon_backend_exit), 0);
-        exit_callback_registered = true;
     }
 }
 
@@ -358,7 +324,7 @@ void enter_legacy_prepared()
  * table's: reading in this order sees it in one place at least).  ERROR
  * while a transaction prepared before the start is open.
  */
-uint64 prepared_floor(HorizonScheme scheme, const char *function)
+uint64 prepared_floor(Scheme scheme, const char *function)
 {
     if (hz->nprepared == 0)
         return NO_FLOOR;
@@ -389,16 +355,16 @@ uint64 prepared_floor(HorizonScheme scheme, const char *function)
 }
 
 /* Keys of the counter schemes: the next id the state word can give. */
-uint64 counter_next_key(HorizonScheme scheme, KidShared *s)
+uint64 counter_next_key(Scheme scheme, KidShared *s)
 {
     switch (scheme) {
-    case HORIZON_TID:
+    case SCHEME_TID:
         return pg_atomic_read_u64(&s->counters[COUNTER_TID].state) + 1;
-    case HORIZON_KOID:
+    case SCHEME_KOID:
         return kid::koid_from_state(pg_atomic_read_u64(&s->counters[COUNTER_KOID].state),
                                     static_cast<unsigned>(effective_koid_generator_id())) +
                1;
-    case HORIZON_UID:
+    case SCHEME_UID:
         return pg_atomic_read_u64(&s->counters[COUNTER_UID].state) + 1;
     default:
         elog(ERROR, "kid: scheme %d has no state word", static_cast<int>(scheme));
@@ -406,9 +372,9 @@ uint64 counter_next_key(HorizonScheme scheme, KidShared *s)
 }
 
 /* The lowest floor of a scheme's lease lines: every id it made since start-up is above it. */
-uint64 scheme_floor_us(KidShared *s, HorizonScheme scheme)
+uint64 scheme_floor_us(KidShared *s, Scheme scheme)
 {
-    const SchemeDef &def = SCHEMES[HORIZONS[scheme].scheme];
+    const SchemeDef &def = SCHEMES[scheme];
     uint64 least = PG_UINT64_MAX;
     for (int i = 0; i < def.lines; i++) {
         uint64 f = pg_atomic_read_u64(&s->floor_us[def.first_line + i]);
@@ -418,7 +384,7 @@ uint64 scheme_floor_us(KidShared *s, HorizonScheme scheme)
     return least;
 }
 
-uint64 raise_returned(HorizonScheme scheme, uint64 key)
+uint64 raise_returned(Scheme scheme, uint64 key)
 {
     uint64 prev = pg_atomic_read_u64(&hz->returned[scheme]);
     while (prev < key && !pg_atomic_compare_exchange_u64(&hz->returned[scheme], &prev, key)) {
@@ -427,9 +393,9 @@ uint64 raise_returned(HorizonScheme scheme, uint64 key)
 }
 
 /* The horizon's key for `scheme`: see the comment at the top. */
-uint64 compute_horizon(HorizonScheme scheme, const char *function)
+uint64 compute_horizon(Scheme scheme, const char *function)
 {
-    const char *type_name = SCHEMES[HORIZONS[scheme].scheme].name;
+    const SchemeDef &def = SCHEMES[scheme];
     if (RecoveryInProgress())
         ereport(ERROR,
                 (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -438,24 +404,23 @@ uint64 compute_horizon(HorizonScheme scheme, const char *function)
                  errhint(
                      "Call it on the primary; read a standby only once it has replayed the "
                      "primary's WAL up to a position taken after the call (docs/horizon.md).")));
-    if (!hz)
-        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                        errmsg("kid is not in shared_preload_libraries"),
-                        errhint("Add kid to shared_preload_libraries and restart the server.")));
-    /* The floors of start-up or recovery are applied, as for generation. */
-    KidShared *s = shared_for_generation(type_name);
+    /*
+     * The floors of start-up or recovery are applied, and a server without
+     * kid preloaded (no horizon either: both are set up together) or a
+     * database it must not generate in refuses, as for generation.
+     */
+    KidShared *s = shared_for_generation(def.name);
     enter_legacy_prepared();
 
     uint64 bound;
     uint64 least_ever = 0;
-    if (HORIZONS[scheme].clocked) {
+    if (def.per_backend) {
         int64 now = now_unix_us();
         /*
          * Covered by the lease before any id is made under it, so that
          * after a restart the floors are above it (and so above every
          * horizon returned before).
          */
-        const SchemeDef &def = SCHEMES[HORIZONS[scheme].scheme];
         for (int i = 0; i < def.lines; i++)
             lease_cover(s, static_cast<LeaseLine>(def.first_line + i), now);
         atomic_raise(&hz->force_us[scheme], static_cast<uint64>(now));
@@ -491,18 +456,16 @@ void horizon_install_hooks()
     RegisterXactCallback(pg_callback(horizon_xact_callback), nullptr);
 }
 
-void horizon_enter_counter(HorizonScheme scheme, KidShared *s)
+void horizon_enter_counter(Scheme scheme, KidShared *s)
 {
     if (published[scheme])
         return;
-    ensure_exit_callback();
     publish(scheme, counter_next_key(scheme, s));
 }
 
-int64 horizon_enter_clocked(HorizonScheme scheme)
+int64 horizon_enter_clocked(Scheme scheme)
 {
     if (!published[scheme]) {
-        ensure_exit_callback();
         uint64 force = pg_atomic_read_u64(&hz->force_us[scheme]);
         uint64 floor = scheme_floor_us(shared, scheme);
         publish(scheme, force > floor ? force : floor);
@@ -518,7 +481,7 @@ using kid::pg::compute_horizon;
 
 KID_FUNCTION(sno_safe_horizon)
 {
-    uint64 us = compute_horizon(kid::pg::HORIZON_SNO, "sno_safe_horizon");
+    uint64 us = compute_horizon(kid::pg::SCHEME_SNO, "sno_safe_horizon");
     /*
      * A floor below sno's first time (a pending floor of 0: no horizon and
      * no lease yet when the transaction made its first sno) stands for the
@@ -539,24 +502,24 @@ KID_FUNCTION(sno_safe_horizon)
 
 KID_FUNCTION(tid_safe_horizon)
 {
-    uint64 us = compute_horizon(kid::pg::HORIZON_TID, "tid_safe_horizon");
+    uint64 us = compute_horizon(kid::pg::SCHEME_TID, "tid_safe_horizon");
     return UInt64GetDatum(kid::tid_pack(static_cast<int64_t>(us), 0));
 }
 
 KID_FUNCTION(koid_safe_horizon)
 {
-    return UInt64GetDatum(compute_horizon(kid::pg::HORIZON_KOID, "koid_safe_horizon"));
+    return UInt64GetDatum(compute_horizon(kid::pg::SCHEME_KOID, "koid_safe_horizon"));
 }
 
 KID_FUNCTION(uid_safe_horizon)
 {
-    uint64 word = compute_horizon(kid::pg::HORIZON_UID, "uid_safe_horizon");
+    uint64 word = compute_horizon(kid::pg::SCHEME_UID, "uid_safe_horizon");
     return UInt64GetDatum(kid::uid_local_pack(kid::uid_fields_from_word(word)));
 }
 
 KID_FUNCTION(uid_global_safe_horizon)
 {
-    uint64 word = compute_horizon(kid::pg::HORIZON_UID, "uid_global_safe_horizon");
+    uint64 word = compute_horizon(kid::pg::SCHEME_UID, "uid_global_safe_horizon");
     /*
      * The node field sits between the high and the low bits of the time
      * (kid::uid_global_pack): only with this server's own node does the id
@@ -572,7 +535,7 @@ KID_FUNCTION(uid_global_safe_horizon)
 KID_FUNCTION(uuidv7_safe_horizon)
 {
     /* The smallest version 7 uuid of the millisecond, as uuidv7_from_timestamp. */
-    uint64 us = compute_horizon(kid::pg::HORIZON_UUIDV7, "uuidv7_safe_horizon");
+    uint64 us = compute_horizon(kid::pg::SCHEME_UUIDV7, "uuidv7_safe_horizon");
     pg_uuid_t *u = static_cast<pg_uuid_t *>(palloc(sizeof(pg_uuid_t)));
     kid::uuidv7_bound(static_cast<int64_t>(us / 1000), u->data);
     PG_RETURN_UUID_P(u);

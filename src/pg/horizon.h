@@ -24,37 +24,29 @@
 #ifndef KID_PG_HORIZON_H
 #define KID_PG_HORIZON_H
 
+#include "pg/schemes.h"
 #include "pg/shared_state.h"
 
 namespace kid::pg {
-
-/* The horizons kept: uid and uid_global share one (one state word). */
-enum HorizonScheme {
-    HORIZON_SNO,
-    HORIZON_TID,
-    HORIZON_KOID,
-    HORIZON_UID,
-    HORIZON_UUIDV7,
-    HORIZON_SCHEMES
-};
 
 /* From _PG_init while preloading: the horizon's shared memory and its hooks. */
 void horizon_install_hooks();
 
 /*
- * tid, koid, uid: before the first id of the scheme in this transaction,
+ * tid, koid, uid (uid_global shares uid's row: one state word): before the first id of the scheme in this transaction,
  * publish its pending floor: the key of the next id the state word `s`
  * could give (horizon.cpp, "Keys").  A read of a backend-local flag on
  * every other call.
  */
-void horizon_enter_counter(HorizonScheme scheme, KidShared *s);
+void horizon_enter_counter(Scheme scheme, KidShared *s);
 
 /*
- * A scheme whose generators are per backend (sno, uuidv7): the same, and the Unix
+ * A scheme whose generators are per backend (SchemeDef::per_backend: sno,
+ * uuidv7): the same, and the Unix
  * microsecond every id made now must be at or above (the highest clock
  * reading a reader imposed; 0 when none).  Costs one atomic read per call.
  */
-int64 horizon_enter_clocked(HorizonScheme scheme);
+int64 horizon_enter_clocked(Scheme scheme);
 
 } // namespace kid::pg
 

@@ -133,7 +133,7 @@ KID_TIME_COMPARISONS(koid, koid_cmp_time)
 KID_FUNCTION(koid_new)
 {
     kid::pg::KidShared *s = kid::pg::shared_for_generation(KOID);
-    kid::pg::horizon_enter_counter(kid::pg::HORIZON_KOID, s);
+    kid::pg::horizon_enter_counter(kid::pg::SCHEME_KOID, s);
     kid::pg::CounterGenerator *gen = &s->counters[kid::pg::COUNTER_KOID];
     unsigned generator = static_cast<unsigned>(kid::pg::effective_koid_generator_id());
     uint64 last = pg_atomic_read_u64(&gen->state);

@@ -152,6 +152,12 @@ struct SchemeDef {
     bool (*newest)(KidShared *s, NewestId *out);
     /* Its lease setting; nullptr when its marks are plain Unix time under every setting. */
     const LeaseSetting *setting;
+    /*
+     * Its generators are per backend (sno, uuidv7), with no server-wide state
+     * word: the commit horizon takes the reader's clock as the bound of the
+     * ids still to come and imposes it on them (horizon.cpp).
+     */
+    bool per_backend;
 };
 
 enum Scheme { SCHEME_SNO, SCHEME_TID, SCHEME_KOID, SCHEME_UID, SCHEME_UUIDV7, SCHEME_COUNT };

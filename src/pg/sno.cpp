@@ -86,7 +86,7 @@ KID_FUNCTION(sno_new)
          * transaction's pending floor is published.
          */
         int64_t now_ms = kid::pg::now_unix_ms();
-        int64_t force_ms = kid::pg::horizon_enter_clocked(kid::pg::HORIZON_SNO) / 1000;
+        int64_t force_ms = kid::pg::horizon_enter_clocked(kid::pg::SCHEME_SNO) / 1000;
         int64_t units;
         if (!kid::sno_units_from_unix_ms(now_ms > force_ms ? now_ms : force_ms, &units))
             ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),

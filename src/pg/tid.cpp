@@ -72,7 +72,7 @@ KID_TIME_COMPARISONS(atproto_tid, tid_cmp_time)
 KID_FUNCTION(tid_new)
 {
     kid::pg::KidShared *s = kid::pg::shared_for_generation(TID);
-    kid::pg::horizon_enter_counter(kid::pg::HORIZON_TID, s);
+    kid::pg::horizon_enter_counter(kid::pg::SCHEME_TID, s);
     kid::pg::CounterGenerator *gen = &s->counters[kid::pg::COUNTER_TID];
     uint64 next;
     bool regressed;

@@ -218,7 +218,7 @@ KID_TIME_COMPARISONS(uid_global, uid_global_cmp_time)
 static UidFields next_uid_fields(const char *type_name)
 {
     kid::pg::KidShared *s = kid::pg::shared_for_generation(type_name);
-    kid::pg::horizon_enter_counter(kid::pg::HORIZON_UID, s);
+    kid::pg::horizon_enter_counter(kid::pg::SCHEME_UID, s);
     kid::pg::CounterGenerator *gen = &s->counters[kid::pg::COUNTER_UID];
     uint64_t next = 0;
     bool regressed;

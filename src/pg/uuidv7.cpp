@@ -154,7 +154,7 @@ KID_FUNCTION(uuidv7_new)
          * computed (horizon.h): that reading is a clock reading like ours.
          */
         int64_t now_us = kid::pg::now_unix_us();
-        int64_t force_us = kid::pg::horizon_enter_clocked(kid::pg::HORIZON_UUIDV7);
+        int64_t force_us = kid::pg::horizon_enter_clocked(kid::pg::SCHEME_UUIDV7);
         if (force_us > now_us)
             now_us = force_us;
         int64_t now_ms = now_us / 1000;
