@@ -71,7 +71,10 @@ $(OBJS): $(wildcard src/core/*.h src/pg/*.h)
 # object depends on it, so "make install PG_CONFIG=other" rebuilds first (git's
 # GIT-CFLAGS works the same way).
 KID_BUILT_FOR = .kid-built-for
-KID_BUILD_ID := $(shell $(PG_CONFIG) --version) ($(shell $(PG_CONFIG) --includedir-server), $(shell $(PG_CONFIG) --pkglibdir)) SANITIZE=$(SANITIZE)
+# (Asked only when pg_config exists: on a fresh machine make demo and make
+# test install it first, and would otherwise start with make's own
+# "pg_config: No such file or directory".)
+KID_BUILD_ID := $(if $(PGXS),$(shell $(PG_CONFIG) --version) ($(shell $(PG_CONFIG) --includedir-server), $(shell $(PG_CONFIG) --pkglibdir)) SANITIZE=$(SANITIZE))
 $(KID_BUILT_FOR): FORCE
 	@if [ "$$(cat $@ 2>/dev/null)" != '$(KID_BUILD_ID)' ]; then \
 		[ ! -f $@ ] || echo "kid was built for $$(cat $@); rebuilding for $(KID_BUILD_ID)"; \
