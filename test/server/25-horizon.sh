@@ -69,10 +69,7 @@ expect_eq "after COMMIT PREPARED the horizon is above the prepared transaction's
     "$(kpsql $HZ_P -d postgres -c "SELECT tid_safe_horizon() > max(id) FROM across")" t
 
 # 3. A standby.
-as_postgres mkdir -p "$KID_TMP/hz_standby"
-as_postgres "$PG_BIN/pg_basebackup" -h "$KID_TMP" -p $HZ_P -U postgres -D "$KID_TMP/hz_standby/data" -R -X stream -c fast >/dev/null
-sed -i -e "s/^port = .*/port = $HZ_S/" "$KID_TMP/hz_standby/data/postgresql.conf"
-cluster_start hz_standby
+standby_init hz_standby $HZ_P $HZ_S && cluster_start hz_standby
 standby_refusal=$(kpsql $HZ_S -d postgres -c '\set VERBOSITY verbose' -c "SELECT koid_safe_horizon()" 2>&1)
 expect_eq "a standby: the horizon functions refuse with 55000 and name the primary" \
     "$(grep -c -e '^ERROR:  55000: koid_safe_horizon() cannot be computed on a standby$' \

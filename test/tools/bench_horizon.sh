@@ -11,9 +11,9 @@
 #      an id (their floors are what a call reads).
 # Rounds interleave before and after; the best round is kept.  Needs a
 # second PostgreSQL 15 install to put the "before" build in: KID_BEFORE_ROOT
-# (a copy of /usr/lib/postgresql/15 and /usr/share/postgresql/15 under one
-# root, as test/tools/README-style relocated copies are made: see
-# docs/performance.md, "Commit horizon").
+# (/usr/lib/postgresql/15, /usr/share/postgresql/15 and /usr/include/postgresql
+# copied under one root: Debian's PostgreSQL finds its files relative to
+# its binaries, so the copy builds and runs kid on its own).
 #   KID_BEFORE_ROOT=/opt/kid-pg/before BEFORE=main test/tools/bench_horizon.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -86,13 +86,10 @@ done
 
 # The read path, on the build after.
 serve "$AFTER_BIN"
-horizon_ns() {
-    per_call "$1"
-}
 echo
 echo "Read path: ns per call, best of $ROUNDS (max_connections $((IDLE * 2 + 20))):"
 for f in "sno_safe_horizon()" "tid_safe_horizon()"; do
-    for _ in $(seq "$ROUNDS"); do keep_min "alone $f" "$(horizon_ns "$f")"; done
+    for _ in $(seq "$ROUNDS"); do keep_min "alone $f" "$(per_call "$f")"; done
 done
 # IDLE sessions that only wait, then IDLE more in an open transaction that made an id.
 for i in $(seq "$IDLE"); do
@@ -106,7 +103,7 @@ for _ in $(seq 600); do
     sleep 0.1
 done
 for f in "sno_safe_horizon()" "tid_safe_horizon()"; do
-    for _ in $(seq "$ROUNDS"); do keep_min "busy $f" "$(horizon_ns "$f")"; done
+    for _ in $(seq "$ROUNDS"); do keep_min "busy $f" "$(per_call "$f")"; done
 done
 printf '%-22s %10s %28s\n' "" alone "$((IDLE * 2)) sessions, $IDLE holding"
 for f in "sno_safe_horizon()" "tid_safe_horizon()"; do
