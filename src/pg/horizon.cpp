@@ -22,13 +22,26 @@
  *     word can give; the word only grows, so every id made after B was
  *     read is at or above B, and a backend's P, taken from the word just
  *     before its first id, is at or below all of its ids.
- *   - sno has no server-wide word (every backend owns a generator).  B is
- *     the reader's clock reading, and the reader imposes it on every later
- *     sno (force_us: sno_new takes max(clock, force)) before it reads
- *     the floors; a backend reads the force after publishing P = the force
- *     it read before, so either the reader sees its P or the backend sees
- *     the raised force.  The lease covers the force first, so that after a
- *     restart the floors are above it too.
+ *   - sno and uuidv7 have no server-wide word (every backend owns a
+ *     generator).  B is the highest clock reading of any reader, this one
+ *     included (force_us), which the reader imposes on every later id of
+ *     the scheme before it reads the floors: a generator takes the clock
+ *     when it reads at or above the force, else the force carried forward
+ *     at the pace of real time (horizon_clocked_time; never below the
+ *     force).  A backend reads the force after publishing P = the force it
+ *     read before (or the generation floor, below, when higher), so either
+ *     the reader sees its P or the backend sees the raised force.  The
+ *     lease covers the force first, so that after a restart the floors are
+ *     above it too.
+ * Floors.  The generators start above the lease floors, and after
+ * recovery above the replayed marks (lease_finalize_floors), before any id
+ * is made: those floors (KidShared::generation_floor_us) are below every
+ * id made since, so P may be raised to them and H clamped to them.  Floors
+ * raised later, while the server runs (kid_raise_floors,
+ * kid_adopt_database), are not: ids made before the raise, in transactions
+ * still open in any database, are below them.  The generators obey them
+ * all the same (the state words are raised, sno and uuidv7 see floor_epoch
+ * move), and every key above is still read from them.
  * A transaction's P stays until it ends, and is cleared after its commit
  * is visible (XACT_EVENT_COMMIT comes after ProcArrayEndTransaction): a
  * statement whose snapshot is taken after the reader computed H sees every
@@ -38,7 +51,8 @@
  *
  * Across restarts: tid, koid and uid start above the lease floor, which is
  * above every id made before, so B after a restart is above every earlier
- * H; sno's H is kept at or above the lowest sno floor.  Transactions
+ * H; sno's and uuidv7's H are kept at or above their lowest generation
+ * floor, which is above every force covered before the restart.  Transactions
  * prepared before the start are the exception: kid does not know their
  * ids, so the functions refuse (55000) until they end.
  */
@@ -90,9 +104,16 @@ struct PreparedFloors {
 };
 
 struct alignas(PG_CACHE_LINE_SIZE) HorizonShared {
-    /* Written by readers only, read on every id of a clocked scheme: a line of its own. */
+    /*
+     * Written by readers only, read on every id of a clocked scheme: a line
+     * of its own.  force_us is the highest clock reading a reader imposed;
+     * force_offset the highest trusted-time offset of those readings
+     * (src/core/trusted_time.h), which carries them forward at the pace of
+     * real time while the clock reads below them.
+     */
     pg_atomic_uint64 force_us[SCHEME_COUNT];
-    char pad_[PG_CACHE_LINE_SIZE - SCHEME_COUNT * sizeof(pg_atomic_uint64)];
+    pg_atomic_uint64 force_offset[SCHEME_COUNT]; /* kid::trusted_offset_word; 0: none */
+    char pad_[PG_CACHE_LINE_SIZE - 2 * SCHEME_COUNT * sizeof(pg_atomic_uint64)];
     /* The highest key returned per scheme since start-up (0: none). */
     pg_atomic_uint64 returned[SCHEME_COUNT];
     LWLock *lock;        /* the prepared table and the legacy check */
@@ -144,6 +165,8 @@ void horizon_shmem_startup() noexcept
     hz = reinterpret_cast<HorizonShared *>(base);
     if (!found) {
         for (auto &f : hz->force_us)
+            pg_atomic_init_u64(&f, 0);
+        for (auto &f : hz->force_offset)
             pg_atomic_init_u64(&f, 0);
         for (auto &r : hz->returned)
             pg_atomic_init_u64(&r, 0);
@@ -371,13 +394,19 @@ uint64 counter_next_key(Scheme scheme, KidShared *s)
     }
 }
 
-/* The lowest floor of a scheme's lease lines: every id it made since start-up is above it. */
-uint64 scheme_floor_us(KidShared *s, Scheme scheme)
+/*
+ * The lowest floor of a scheme's lease lines when generation began after
+ * start-up or recovery (KidShared::generation_floor_us): every id it made
+ * since is above it.  Not the floors now: kid_raise_floors() and
+ * kid_adopt_database() raise those at run time above ids that open
+ * transactions, in any database, may still hold.
+ */
+uint64 scheme_generation_floor_us(KidShared *s, Scheme scheme)
 {
     const SchemeDef &def = SCHEMES[scheme];
     uint64 least = PG_UINT64_MAX;
     for (int i = 0; i < def.lines; i++) {
-        uint64 f = pg_atomic_read_u64(&s->floor_us[def.first_line + i]);
+        uint64 f = static_cast<uint64>(s->generation_floor_us[def.first_line + i]);
         if (f < least)
             least = f;
     }
@@ -416,6 +445,7 @@ uint64 compute_horizon(Scheme scheme, const char *function)
     uint64 least_ever = 0;
     if (def.per_backend) {
         int64 now = now_unix_us();
+        int64 mono = monotonic_us();
         /*
          * Covered by the lease before any id is made under it, so that
          * after a restart the floors are above it (and so above every
@@ -423,9 +453,17 @@ uint64 compute_horizon(Scheme scheme, const char *function)
          */
         for (int i = 0; i < def.lines; i++)
             lease_cover(s, static_cast<LeaseLine>(def.first_line + i), now);
+        /* The offset first: a generator that sees the new force sees its anchor too. */
+        atomic_raise(&hz->force_offset[scheme],
+                     kid::trusted_offset_word(kid::trusted_offset(now, mono)));
         atomic_raise(&hz->force_us[scheme], static_cast<uint64>(now));
+        /*
+         * A clock reading, never more: while the clock reads below an
+         * earlier reading (it went back), the bound stays there, and the
+         * generators carry on above it (horizon_clocked_time).
+         */
         bound = pg_atomic_read_u64(&hz->force_us[scheme]);
-        least_ever = scheme_floor_us(s, scheme);
+        least_ever = scheme_generation_floor_us(s, scheme);
     } else {
         bound = counter_next_key(scheme, s);
     }
@@ -463,14 +501,29 @@ void horizon_enter_counter(Scheme scheme, KidShared *s)
     publish(scheme, counter_next_key(scheme, s));
 }
 
-int64 horizon_enter_clocked(Scheme scheme)
+int64 horizon_clocked_time(Scheme scheme, int64 now_us)
 {
     if (!published[scheme]) {
         uint64 force = pg_atomic_read_u64(&hz->force_us[scheme]);
-        uint64 floor = scheme_floor_us(shared, scheme);
+        uint64 floor = scheme_generation_floor_us(shared, scheme);
         publish(scheme, force > floor ? force : floor);
     }
-    return static_cast<int64>(pg_atomic_read_u64(&hz->force_us[scheme]));
+    /* Read after publishing (publish ends with a full barrier): see the top of this file. */
+    int64 force = static_cast<int64>(pg_atomic_read_u64(&hz->force_us[scheme]));
+    if (likely(now_us >= force))
+        return now_us;
+    /*
+     * The clock went back below a reading a horizon imposed: carry that
+     * reading forward at the pace of real time (its trusted time), so that
+     * ids go on above it instead of piling into its time unit and waiting
+     * for the clock.  The offset was raised before the force, and this
+     * reads it after: the trusted time is at or above the force.
+     */
+    pg_read_barrier();
+    int64 trusted = kid::trusted_time(kid::trusted_offset_of_word(
+                                          pg_atomic_read_u64(&hz->force_offset[scheme])),
+                                      monotonic_us());
+    return trusted > force ? trusted : force;
 }
 
 } // namespace kid::pg

@@ -13,11 +13,11 @@
  *    transaction hands it to a table keyed by its xid until COMMIT or
  *    ROLLBACK PREPARED.
  *  - A reader first takes a bound of every id made from now on (the
- *    server-wide state word for tid, koid and uid; for sno, whose state is
- *    per backend, its own clock reading, which it then imposes on every
- *    later sno as a floor), then reads every pending floor.  H is the least
- *    of them, never less than an H returned before (since start-up, and
- *    across restarts through the lease).
+ *    server-wide state word for tid, koid and uid; for sno and uuidv7, whose
+ *    state is per backend, its own clock reading, which it then imposes on
+ *    every later id of the scheme as a floor), then reads every pending
+ *    floor.  H is the least of them, never less than an H returned before
+ *    (since start-up, and across restarts through the lease).
  * The per-id cost is one read of a line that only readers write; the
  * shared write happens once per transaction, to the backend's own line.
  */
@@ -42,11 +42,14 @@ void horizon_enter_counter(Scheme scheme, KidShared *s);
 
 /*
  * A scheme whose generators are per backend (SchemeDef::per_backend: sno,
- * uuidv7): the same, and the Unix
- * microsecond every id made now must be at or above (the highest clock
- * reading a reader imposed; 0 when none).  Costs one atomic read per call.
+ * uuidv7): the same, then the Unix microsecond every id made now must be
+ * at or above, given the clock's reading now_us: now_us itself, unless the
+ * clock reads below the highest reading a reader imposed (it went back
+ * since); then that reading carried forward at the pace of real time, so
+ * that the generator carries on above it instead of waiting for the clock.
+ * Costs one atomic read per call while the clock is at or above it.
  */
-int64 horizon_enter_clocked(Scheme scheme);
+int64 horizon_clocked_time(Scheme scheme, int64 now_us);
 
 } // namespace kid::pg
 

@@ -179,6 +179,8 @@ void lease_finalize_floors(KidShared *s)
             raise_generators(s, want);
             pg_atomic_fetch_add_u32(&s->floor_epoch, 2);
         }
+        for (int i = 0; i < LEASE_LINES; i++)
+            s->generation_floor_us[i] = static_cast<int64>(pg_atomic_read_u64(&s->floor_us[i]));
         /* A full barrier: everything above is visible before the flag. */
         pg_atomic_fetch_add_u32(&s->floors_final, 1);
     }

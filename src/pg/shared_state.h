@@ -257,6 +257,15 @@ struct KidShared {
     pg_atomic_uint64 floor_us[LEASE_LINES];
     pg_atomic_uint32 floor_epoch;
     pg_atomic_uint32 floors_final; /* 1 once the post-recovery floors are applied */
+    /*
+     * floor_us as it was when generation began after start-up or recovery
+     * (set with floors_final, then never moved): every id made since is at
+     * or above it.  floor_us itself rises again at run time
+     * (kid_raise_floors, kid_adopt_database), above ids that open
+     * transactions may still hold, so the commit horizon bounds its
+     * readings with this one (horizon.cpp).
+     */
+    int64 generation_floor_us[LEASE_LINES];
     bool archive_recovery;         /* standby.signal or recovery.signal at start-up */
     /* The time of the first id since start-up, per line (the end of its unit); 0 until then. */
     int64 first_us[LEASE_LINES];

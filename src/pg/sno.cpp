@@ -81,14 +81,15 @@ KID_FUNCTION(sno_new)
 
     for (;;) {
         /*
-         * Never below the clock reading of a commit horizon already
-         * computed (horizon.h); read again on every try, after this
+         * The clock, but never below the clock reading of a commit horizon
+         * already computed (horizon.h); read again on every try, after this
          * transaction's pending floor is published.
          */
-        int64_t now_ms = kid::pg::now_unix_ms();
-        int64_t force_ms = kid::pg::horizon_enter_clocked(kid::pg::SCHEME_SNO) / 1000;
+        int64_t now_ms = kid::pg::horizon_clocked_time(kid::pg::SCHEME_SNO,
+                                                       kid::pg::now_unix_us()) /
+                         1000;
         int64_t units;
-        if (!kid::sno_units_from_unix_ms(now_ms > force_ms ? now_ms : force_ms, &units))
+        if (!kid::sno_units_from_unix_ms(now_ms, &units))
             ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
                             errmsg("the system clock is outside the time range of sno"),
                             errdetail("sno holds times from 2010-01-01 to 2079-09-07 UTC.")));

@@ -153,10 +153,8 @@ KID_FUNCTION(uuidv7_new)
          * Never below the clock reading of a commit horizon already
          * computed (horizon.h): that reading is a clock reading like ours.
          */
-        int64_t now_us = kid::pg::now_unix_us();
-        int64_t force_us = kid::pg::horizon_enter_clocked(kid::pg::SCHEME_UUIDV7);
-        if (force_us > now_us)
-            now_us = force_us;
+        int64_t now_us = kid::pg::horizon_clocked_time(kid::pg::SCHEME_UUIDV7,
+                                                       kid::pg::now_unix_us());
         int64_t now_ms = now_us / 1000;
         bool regressed = now_ms < my_gen.last_ms;
         /* First as if the clock were the limit: the common case needs no other clock. */

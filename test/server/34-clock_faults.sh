@@ -104,4 +104,51 @@ expect_eq "clock faults: tid and uid rose strictly through every fault (round or
     "$(fq -c "SELECT (SELECT count(*) FROM (SELECT round, lag(round) OVER (ORDER BY id) AS prev FROM f_tid) s WHERE prev > round) + (SELECT count(*) FROM (SELECT round, lag(round) OVER (ORDER BY id) AS prev FROM f_uid) s WHERE prev > round)")" 0
 cluster_stop faulty
 
+# A clock step back after a commit horizon was read.  The horizon imposes
+# its clock reading on every later sno and uuidv7 (none may be below it);
+# below that reading they carry on from it at the pace of real time
+# instead of piling into its time unit and waiting for the clock (sno's
+# 65,536 ids per 4 ms unit): no wait of any kind either way, and sno's first
+# step back with no horizon read still moves it to its other timeline.
+# One session, as sno's timelines live in its partition; a server of its own.
+HPORT=54351
+cluster_init hzclock $HPORT || exit 1
+rm -f "$FT_FILE"
+faketime_cluster_start hzclock || exit 1
+hq() { kpsql $HPORT -d postgres "$@"; }
+out=$(hq <<SQL 2>&1
+CREATE EXTENSION kid;
+CREATE TABLE h_sno (id sno PRIMARY KEY, round int);
+CREATE TABLE h_uuid (id uuid PRIMARY KEY, round int);
+CREATE TEMP TABLE waits AS SELECT scheme, overflow_waits + clock_waits + ahead_waits AS w FROM kid_generator_stats();
+INSERT INTO h_sno SELECT sno_new(), 1 FROM generate_series(1, 1000);
+\! echo "-6" > $FT_FILE.new && mv -f $FT_FILE.new $FT_FILE
+INSERT INTO h_sno SELECT sno_new(), 2 FROM generate_series(1, 200000);
+SELECT 'no horizon: ' || count(*) || ' sno ids, on tick ' || string_agg(DISTINCT sno_tick(id)::text, ',') FROM h_sno WHERE round = 2;
+\! echo "+0" > $FT_FILE.new && mv -f $FT_FILE.new $FT_FILE
+INSERT INTO h_sno SELECT sno_new(), 3 FROM generate_series(1, 1000);
+INSERT INTO h_uuid SELECT uuidv7_new(), 3 FROM generate_series(1, 1000);
+SELECT sno_safe_horizon() AS s, uuidv7_safe_horizon() AS v \gset h_
+\! echo "-6" > $FT_FILE.new && mv -f $FT_FILE.new $FT_FILE
+SELECT 'clock behind the horizon: ' || (clock_timestamp() < sno_to_timestamp(:'h_s') - interval '5 s');
+INSERT INTO h_sno SELECT sno_new(), 4 FROM generate_series(1, 200000);
+INSERT INTO h_uuid SELECT uuidv7_new(), 4 FROM generate_series(1, 200000);
+SELECT 'after the horizon: ' || count(*) || ' sno ids, ' || count(*) FILTER (WHERE id < :'h_s') || ' below it' FROM h_sno WHERE round = 4;
+SELECT 'after the horizon: ' || count(*) || ' uuids, ' || count(*) FILTER (WHERE id < :'h_v') || ' below it' FROM h_uuid WHERE round = 4;
+SELECT 'waits: ' || string_agg(k.scheme || ' ' || (k.overflow_waits + k.clock_waits + k.ahead_waits - w.w), ', ' ORDER BY k.scheme)
+FROM kid_generator_stats() k JOIN waits w USING (scheme) WHERE k.scheme IN ('sno', 'uuid');
+SQL
+)
+expect_eq "clock faults: 6 s back with no horizon read, sno moves to its other timeline" \
+    "$(grep -c '^no horizon: 200000 sno ids, on tick 1$' <<<"$out")" 1
+expect_eq "clock faults: a horizon read, then 6 s back: the clock is behind the horizon's reading" \
+    "$(grep -c '^clock behind the horizon: true$' <<<"$out")" 1
+expect_eq "clock faults: after the horizon and 6 s back, 200,000 sno ids, none below the horizon" \
+    "$(grep -c '^after the horizon: 200000 sno ids, 0 below it$' <<<"$out")" 1
+expect_eq "clock faults: after the horizon and 6 s back, 200,000 uuidv7 ids, none below the horizon" \
+    "$(grep -c '^after the horizon: 200000 uuids, 0 below it$' <<<"$out")" 1
+expect_eq "clock faults: sno and uuidv7 never waited, with or without a horizon (overflow, clock and ahead waits)" \
+    "$(grep '^waits: ' <<<"$out")" "waits: sno 0, uuid 0"
+cluster_stop hzclock
+
 kid_finish
