@@ -143,9 +143,8 @@ KID_FUNCTION(koid_new)
     bool counted_regression = false;
 
     for (;;) {
-        int64_t trusted; /* koid waits for the clock itself */
-        bool regressed;
-        int64_t now_us = kid::pg::counter_clock(kid::pg::COUNTER_KOID, gen, &trusted, &regressed);
+        bool regressed; /* koid waits for the clock itself: no trusted time */
+        int64_t now_us = kid::pg::counter_clock(kid::pg::COUNTER_KOID, gen, &regressed);
         /* A clock below a reading seen before went back: once per call. */
         if (regressed && !counted_regression) {
             kid::pg::count_stat(kid::pg::COUNTER_KOID, kid::pg::STAT_REGRESSIONS);

@@ -71,8 +71,8 @@ struct KID_LINE BackendStats {
  * other backend's later reading can be mistaken for one).  It is raised at
  * most once per CLOCK_HIGH_STEP_US, not on every id, so it is a read-mostly
  * line.  trusted_offset is the highest anchor of the generator's trusted
- * time (every clock reading and every floor it was raised to, less
- * CLOCK_MONOTONIC then; see src/core/trusted_time.h): tid and uid ids stay
+ * time (each reading that raised clock_high_us and every floor it was
+ * raised to, less CLOCK_MONOTONIC then; see src/core/trusted_time.h): tid and uid ids stay
  * within a small allowance of the trusted time while the clock reads below
  * it.  It rises only when the system clock moves against CLOCK_MONOTONIC
  * (a step, or the first readings), so it shares clock_high_us's line.
@@ -151,34 +151,46 @@ extern int64_t my_clock_high_us[COUNTER_SCHEMES];
 
 /*
  * Read the clock for a counter generator: sets *regressed when the reading
- * is below one this backend saw before, or below clock_high_us (raised to
- * the reading when that is CLOCK_HIGH_STEP_US or more above it), raises
- * the trusted time's anchor when the reading is above it, and sets
- * *trusted_out to the trusted time now (never below the reading).  On most
- * calls it writes no shared line.
+ * is below one this backend saw before, or below clock_high_us.  When the
+ * reading is CLOCK_HIGH_STEP_US or more above clock_high_us it raises
+ * clock_high_us to it and makes it an anchor of the trusted time (the one
+ * CLOCK_MONOTONIC reading here, at most once per CLOCK_HIGH_STEP_US across
+ * the server).  On most calls: one clock reading, no shared write.
  */
-inline int64_t counter_clock(CounterScheme c, CounterGenerator *g, int64_t *trusted_out,
-                             bool *regressed)
+inline int64_t counter_clock(CounterScheme c, CounterGenerator *g, bool *regressed)
 {
     uint64 high = pg_atomic_read_u64(&g->clock_high_us);
     /* The vDSO clock read is ordered after this load (rdtsc_ordered); keep the compiler from moving it. */
     pg_compiler_barrier();
     int64_t now = now_unix_us();
-    int64_t mono = monotonic_us();
     *regressed = now < static_cast<int64_t>(high) || now < my_clock_high_us[c];
     if (now > my_clock_high_us[c])
         my_clock_high_us[c] = now;
-    while (now - static_cast<int64_t>(high) >= CLOCK_HIGH_STEP_US &&
-           !pg_atomic_compare_exchange_u64(&g->clock_high_us, &high, static_cast<uint64>(now))) {
+    while (now - static_cast<int64_t>(high) >= CLOCK_HIGH_STEP_US) {
+        if (pg_atomic_compare_exchange_u64(&g->clock_high_us, &high, static_cast<uint64>(now))) {
+            /*
+             * Between anchors the offset of a clock that was not stepped
+             * stays as it was, so an anchor per CLOCK_HIGH_STEP_US keeps
+             * the trusted time at the highest reading, carried forward.
+             */
+            atomic_raise(&g->trusted_offset,
+                         kid::trusted_offset_word(kid::trusted_offset(now, monotonic_us())));
+            break;
+        }
     }
-    uint64 word = kid::trusted_offset_word(kid::trusted_offset(now, mono));
-    uint64 highest = pg_atomic_read_u64(&g->trusted_offset);
-    if (word > highest) {
-        atomic_raise(&g->trusted_offset, word);
-        highest = word;
-    }
-    *trusted_out = kid::trusted_time(kid::trusted_offset_of_word(highest), mono);
     return now;
+}
+
+/*
+ * The trusted time of a counter generator now (src/core/trusted_time.h):
+ * its highest anchor carried forward by CLOCK_MONOTONIC.  Needed only when
+ * the clock reads below the generator's last id: a generator first tries
+ * with the clock as the limit, and asks for this when that says wait.
+ */
+inline int64_t counter_trusted(CounterGenerator *g)
+{
+    return kid::trusted_time(kid::trusted_offset_of_word(pg_atomic_read_u64(&g->trusted_offset)),
+                             monotonic_us());
 }
 
 /*
@@ -266,7 +278,7 @@ struct KidShared {
      * readings with this one (horizon.cpp).
      */
     int64 generation_floor_us[LEASE_LINES];
-    bool archive_recovery;         /* standby.signal or recovery.signal at start-up */
+    bool archive_recovery; /* standby.signal or recovery.signal at start-up */
     /* The time of the first id since start-up, per line (the end of its unit); 0 until then. */
     int64 first_us[LEASE_LINES];
     ReplayedWriter replayed_writer;

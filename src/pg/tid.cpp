@@ -77,13 +77,18 @@ KID_FUNCTION(tid_new)
     uint64 next;
     bool regressed;
     for (;;) {
-        int64_t trusted;
-        int64_t now = kid::pg::counter_clock(kid::pg::COUNTER_TID, gen, &trusted, &regressed);
+        int64_t now = kid::pg::counter_clock(kid::pg::COUNTER_TID, gen, &regressed);
+        /* First as if the clock were the limit: the common case needs no other clock. */
+        int64_t trusted = now;
         uint64 last = pg_atomic_read_u64(&gen->state);
         kid::TidStep step;
         for (;;) {
             uint64_t candidate;
             step = kid::tid_step(last, now, trusted, &candidate);
+            if (step == kid::TidStep::wait && trusted == now) {
+                trusted = kid::pg::counter_trusted(gen);
+                step = kid::tid_step(last, now, trusted, &candidate);
+            }
             if (step == kid::TidStep::wait)
                 break;
             next = candidate;

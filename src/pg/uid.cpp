@@ -223,12 +223,17 @@ static UidFields next_uid_fields(const char *type_name)
     uint64_t next = 0;
     bool regressed;
     for (;;) {
-        int64_t trusted;
-        int64_t now = kid::pg::counter_clock(kid::pg::COUNTER_UID, gen, &trusted, &regressed);
+        int64_t now = kid::pg::counter_clock(kid::pg::COUNTER_UID, gen, &regressed);
+        /* First as if the clock were the limit: the common case needs no other clock. */
+        int64_t trusted = now;
         uint64 last = pg_atomic_read_u64(&gen->state);
         kid::UidStep step;
         for (;;) {
             step = kid::uid_step(last, now, trusted, &next);
+            if (step == kid::UidStep::wait && trusted == now) {
+                trusted = kid::pg::counter_trusted(gen);
+                step = kid::uid_step(last, now, trusted, &next);
+            }
             if (step == kid::UidStep::wait ||
                 pg_atomic_compare_exchange_u64(&gen->state, &last, next))
                 break;

@@ -29,7 +29,8 @@
 # "calls decode insert range") runs only the sections named, e.g.
 #   BENCH_SECTIONS=range BENCH_ROUNDS=3 test/tools/bench.sh
 # "clients" (not in the default) measures throughput with 1-8 clients: see
-# that section, and BENCH_BASELINE_PG_CONFIG for a before/after run.
+# that section.  BENCH_BASELINE_PG_CONFIG runs "calls" and "clients" on a
+# second server too, with another build of kid, for a before/after run.
 # It runs on PG_CONFIG's PostgreSQL; "make bench18" on PostgreSQL 18, e.g.
 #   PG_CONFIG=$(test/tools/pg18.sh) test/tools/bench.sh
 set -euo pipefail
@@ -58,8 +59,7 @@ ossp=$(kpsql $PORT -d postgres -c "SELECT 'yes' FROM pg_available_extensions WHE
 echo "PostgreSQL $(kpsql $PORT -d postgres -c "SHOW server_version")"
 [ -n "$ossp" ] || echo "(uuid-ossp is not installed on this server: its rows are left out)"
 
-[ -z "$ossp" ] || kpsql $PORT -d postgres -c 'CREATE EXTENSION "uuid-ossp"'
-kpsql $PORT -d postgres <<'SQL'
+bench_setup_sql=$( ([ -z "$ossp" ] || echo 'CREATE EXTENSION "uuid-ossp";'); cat <<'SQL'
 CREATE EXTENSION kid;
 CREATE SEQUENCE bench_seq;
 -- A UUIDv7 as users write it on PostgreSQL 15 (no built-in): 48-bit Unix ms
@@ -83,8 +83,30 @@ BEGIN
     t1 := clock_timestamp();
     RETURN extract(epoch FROM t1 - t0) * 1000;
 END $$;
-CREATE TABLE bench_results (label text, round int, ms double precision);
 SQL
+)
+kpsql $PORT -d postgres <<<"$bench_setup_sql"
+kpsql $PORT -d postgres -c "CREATE TABLE bench_results (server text, label text, round int, ms double precision)"
+
+# BENCH_BASELINE_PG_CONFIG names another PostgreSQL install of the same
+# major with another build of kid installed (e.g. the main branch's, built
+# with PG_CONFIG pointing there): a second server runs from it, and the
+# sections "calls" and "clients" run every query on both servers, one after
+# the other (which one first alternates from round to round), and give both
+# and their ratio.
+servers=("this|$PORT|$PG_BIN")
+if [ -n "${BENCH_BASELINE_PG_CONFIG:-}" ]; then
+    base_bin=$("$BENCH_BASELINE_PG_CONFIG" --bindir)
+    BASE_PORT=$((PORT + 1))
+    PG_BIN=$base_bin cluster_init bench_base $BASE_PORT "shared_buffers = 256MB" "synchronous_commit = off"
+    PG_BIN=$base_bin cluster_start bench_base
+    PG_BIN=$base_bin kpsql $BASE_PORT -d postgres <<<"$bench_setup_sql"
+    servers+=("baseline|$BASE_PORT|$base_bin")
+fi
+# servers_in_round R: the servers, this build first in odd rounds, the baseline first in even ones.
+servers_in_round() {
+    if [ $(($1 % 2)) -eq 1 ]; then printf '%s\n' "${servers[@]}"; else printf '%s\n' "${servers[@]}" | tac; fi
+}
 
 # ---------------------------------------------------------------- per-call cost
 if section calls; then
@@ -117,22 +139,29 @@ for r in $(seq "$ROUNDS"); do
     for c in "${calls[@]}"; do
         label=${c%%|*}
         expr=${c#*|}
-        kpsql $PORT -d postgres -c "INSERT INTO bench_results SELECT \$l\$$label\$l\$, $r, bench_ms(\$q\$SELECT count($expr) FROM generate_series(1, $N) g\$q\$)"
+        while IFS='|' read -r name port bin; do
+            ms=$(PG_BIN=$bin kpsql "$port" -d postgres -c "SELECT bench_ms(\$q\$SELECT count($expr) FROM generate_series(1, $N) g\$q\$)")
+            kpsql $PORT -d postgres -c "INSERT INTO bench_results VALUES ('$name', \$l\$$label\$l\$, $r, $ms)"
+        done < <(servers_in_round "$r")
     done
 done
 
 echo
 echo "Per call: SELECT count(f()) FROM generate_series(1, $N), best of $ROUNDS interleaved rounds"
 kpsql $PORT -d postgres -P footer=off -P format=aligned -t -c "
-WITH best AS (SELECT label, min(ms) AS ms, min(min(ms)) FILTER (WHERE label LIKE 'floor%') OVER () AS floor,
-                     min(min(ms)) FILTER (WHERE label = 'nextval()') OVER () AS nextval
-              FROM bench_results GROUP BY label)
-SELECT rpad(label, 32) AS \"function\",
-       to_char(ms, '99990.0') AS \"ms\",
-       to_char((ms - floor) * 1e6 / $N, '99990.0') AS \"ns/call over floor\",
-       to_char(ms / floor, '990.00') AS \"x floor\",
-       to_char(ms / nextval, '990.00') AS \"x nextval()\"
-FROM best ORDER BY ms" | sed '1i function                         |    ms    | ns/call over floor | x floor | x nextval()'
+WITH best AS (SELECT server, label, min(ms) AS ms,
+                     min(min(ms)) FILTER (WHERE label LIKE 'floor%') OVER (PARTITION BY server) AS floor,
+                     min(min(ms)) FILTER (WHERE label = 'nextval()') OVER (PARTITION BY server) AS nextval
+              FROM bench_results GROUP BY server, label)
+SELECT rpad(t.label, 32) AS \"function\",
+       to_char(t.ms, '99990.0') AS \"ms\",
+       to_char((t.ms - t.floor) * 1e6 / $N, '99990.0') AS \"ns/call over floor\",
+       to_char(t.ms / t.floor, '990.00') AS \"x floor\",
+       to_char(t.ms / t.nextval, '990.00') AS \"x nextval()\"
+       ${BENCH_BASELINE_PG_CONFIG:+, to_char(b.ms / b.floor, '990.00') AS \"baseline x floor\"}
+FROM best t LEFT JOIN best b ON b.server = 'baseline' AND b.label = t.label
+WHERE t.server = 'this' ORDER BY t.ms" |
+    sed "1i function                         |    ms    | ns/call over floor | x floor | x nextval()${BENCH_BASELINE_PG_CONFIG:+ | baseline x floor}"
 fi
 
 # ---------------------------------------------------------------- decoders
@@ -362,13 +391,8 @@ fi
 # share the cores: what this section shows there is that nothing gets
 # slower, not how the generators scale.  Not in the default sections (it
 # takes 4 * ROUNDS * SECONDS per function and server).
-#
-# BENCH_BASELINE_PG_CONFIG names another PostgreSQL install of the same
-# major with another build of kid installed (e.g. the main branch's, built
-# with PG_CONFIG pointing there): a second server runs from it, each round
-# runs every query on both servers one after the other (which one first
-# alternates from round to round), and the table gives
-# both and their ratio (this build / baseline), best of ROUNDS rounds.
+# With BENCH_BASELINE_PG_CONFIG (above) the table gives both servers and
+# their ratio (this build / baseline), best of ROUNDS rounds.
 if section clients; then
 client_counts=${BENCH_CLIENTS:-1 2 4 8}
 client_queries=(
@@ -382,15 +406,6 @@ client_queries=(
     "gen_random_uuid()|gen_random_uuid()"
 )
 [ -z "$pg18" ] || client_queries+=("uuidv7() (built in, 18)|uuidv7()")
-servers=("this|$PORT|$PG_BIN")
-if [ -n "${BENCH_BASELINE_PG_CONFIG:-}" ]; then
-    base_bin=$("$BENCH_BASELINE_PG_CONFIG" --bindir)
-    BASE_PORT=$((PORT + 1))
-    PG_BIN=$base_bin cluster_init bench_base $BASE_PORT "shared_buffers = 256MB" "synchronous_commit = off"
-    PG_BIN=$base_bin cluster_start bench_base
-    PG_BIN=$base_bin kpsql $BASE_PORT -d postgres -c "CREATE EXTENSION kid" -c "CREATE SEQUENCE bench_seq"
-    servers+=("baseline|$BASE_PORT|$base_bin")
-fi
 kpsql $PORT -d postgres -c "CREATE TABLE client_results (server text, label text, clients int, round int, tps double precision)"
 for r in $(seq "$ROUNDS"); do
     for q in "${client_queries[@]}"; do
@@ -398,15 +413,11 @@ for r in $(seq "$ROUNDS"); do
         echo "SELECT count(${q#*|}) FROM generate_series(1, 1000) g;" > "$KID_TMP/clients.sql"
         chmod 644 "$KID_TMP/clients.sql"
         for c in $client_counts; do
-            # Odd rounds run this build first, even rounds the baseline first.
-            order=("${servers[@]}")
-            [ $((r % 2)) -eq 1 ] || order=($(printf '%s\n' "${servers[@]}" | tac))
-            for srv in "${order[@]}"; do
-                IFS='|' read -r name port bin <<<"$srv"
+            while IFS='|' read -r name port bin; do
                 tps=$("$bin/pgbench" -h "$KID_TMP" -p "$port" -U postgres -n -c "$c" -j "$c" -T "$SECONDS_PER_ROUND" \
                         -f "$KID_TMP/clients.sql" postgres 2>/dev/null | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
                 kpsql $PORT -d postgres -c "INSERT INTO client_results VALUES ('$name', \$l\$$label\$l\$, $c, $r, ${tps:-0})"
-            done
+            done < <(servers_in_round "$r")
         done
     done
 done
@@ -427,8 +438,8 @@ if [ -n "${BENCH_BASELINE_PG_CONFIG:-}" ]; then
 WITH best AS (SELECT label, clients, max(tps) * 1000 / 1e6 AS mids FROM client_results WHERE server = 'baseline' GROUP BY 1, 2)
 SELECT rpad(label, 24), string_agg(lpad(to_char(mids, '990.00'), 7), ' |' ORDER BY clients)
 FROM best GROUP BY label ORDER BY min(mids) DESC"
-    PG_BIN=$base_bin cluster_stop bench_base
 fi
 fi
 
+[ -z "${BENCH_BASELINE_PG_CONFIG:-}" ] || PG_BIN=$base_bin cluster_stop bench_base
 cluster_stop bench
