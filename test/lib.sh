@@ -397,8 +397,9 @@ kid_cleanup() {
             kill -KILL "$pid" 2>/dev/null || true
         fi
     done < "$KID_PIDS"
-    # For test/run-all.sh, which runs each server test as its own process.
-    [ -z "${KID_RESULTS:-}" ] || echo "$KID_PASSED $KID_FAILED" > "$KID_RESULTS"
+    # For test/run-all.sh, which runs each server test as its own process:
+    # its counts, and whether it reached kid_finish (its last line).
+    [ -z "${KID_RESULTS:-}" ] || echo "$KID_PASSED $KID_FAILED ${KID_FINISHED:-stopped}" > "$KID_RESULTS"
     rm -rf "$KID_TMP"
 }
 trap kid_cleanup EXIT
@@ -437,22 +438,24 @@ need() {
 # count_program_checks NAME OUTPUT EXIT_STATUS: the checks a client test
 # program (test/clients/) printed to OUTPUT, one "ok: ..." or "FAILED: ..."
 # line each, counted here under NAME.  Its last line is "end: P passed, F
-# failed" (or "end: P+F checks, F failed"); a program that did not print
+# failed" (or "end: P+F checks, F failed").  A program that did not print
 # it, whose counts are not the lines it printed, or that exited non-zero
-# with nothing failed, stopped early: a failed check, never fewer passes.
+# with nothing failed, stopped early: each of its "ok:" lines counts as a
+# failure (a run cut short never adds passes), and so does the stop.
 count_program_checks() {
-    local name=$1 out=$2 rc=$3 line p=0 f=0
+    local name=$1 out=$2 rc=$3 p f ended=yes line
+    p=$(grep -c '^ok: ' "$out")
+    f=$(grep -c '^FAILED: ' "$out")
+    grep -qx -e "end: $p passed, $f failed" -e "end: $((p + f)) checks, $f failed" "$out" &&
+        { [ "$rc" -eq 0 ] || [ "$f" -gt 0 ]; } || ended=
     while IFS= read -r line; do
         case $line in
-        "ok: "*) check "$name: ${line#ok: }" true; p=$((p + 1)) ;;
-        "FAILED: "*) check "$name: ${line#FAILED: }" false; f=$((f + 1)) ;;
+        "ok: "*) if [ -n "$ended" ]; then kid_pass "$name: ${line#ok: }"; else kid_fail "$name: ${line#ok: } (not counted as passed: the program stopped before its end)"; fi ;;
+        "FAILED: "*) kid_fail "$name: ${line#FAILED: }" ;;
         *) echo "$line" ;;
         esac
     done <"$out"
-    program_ended() {
-        grep -qx -e "end: $p passed, $f failed" -e "end: $((p + f)) checks, $f failed" "$out" &&
-            { [ "$rc" -eq 0 ] || [ $f -gt 0 ]; }
-    }
+    program_ended() { [ -n "$ended" ]; }
     need "$name: the test program ran to its end, $p passed, $f failed (exit status $rc)" program_ended
 }
 
@@ -461,6 +464,7 @@ count_program_checks() {
 # fails on any failure; sourced into a shell that counts for it, nothing.
 kid_finish() {
     [ "${BASH_SOURCE[1]}" = "$0" ] || return 0
+    KID_FINISHED=finished
     [ -n "${KID_RESULTS:-}" ] || echo "${KID_PASSED} passed, ${KID_FAILED} failed"
     [ "$KID_FAILED" -eq 0 ]
 }

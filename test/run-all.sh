@@ -192,9 +192,11 @@ if want regress || [ -n "$regress_sel" ]; then
 fi
 
 # run_server_test NAME: test/server/NN-NAME.sh as a program of its own; its
-# checks count here.  A script that ends early with nothing failed counts a failure.
+# checks count here.  A script that stops before its last line (kid_finish)
+# dropped the checks it did not reach: its passes count as failures, and so
+# does the stop; so does a non-zero exit with nothing failed.
 run_server_test() {
-    local name=$1 results="$KID_TMP/$1.results" rc passed=0 failed=0
+    local name=$1 results="$KID_TMP/$1.results" rc passed=0 failed=0 finished=stopped
     if server_independent "$name"; then
         echo "== $name: server-independent, checked on the first major"
         return
@@ -202,12 +204,17 @@ run_server_test() {
     echo "== $name"
     KID_RESULTS=$results "$(server_script "$name")"
     rc=$?
-    [ -f "$results" ] && read -r passed failed <"$results"
+    [ -f "$results" ] && read -r passed failed finished <"$results"
+    if [ "$finished" != finished ]; then
+        KID_FAILED=$((KID_FAILED + passed + failed + 1))
+        echo "FAILED: $name stopped before its end (exit status $rc): its $passed passes count as failures"
+        return
+    fi
     KID_PASSED=$((KID_PASSED + passed))
     KID_FAILED=$((KID_FAILED + failed))
     if [ $rc -ne 0 ] && [ "$failed" -eq 0 ]; then
         KID_FAILED=$((KID_FAILED + 1))
-        echo "FAILED: $name ended early (exit status $rc)"
+        echo "FAILED: $name exited with status $rc with nothing failed"
     fi
 }
 for t in $server_sel; do

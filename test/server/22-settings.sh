@@ -41,26 +41,53 @@ start_with() {
     return $rc
 }
 
-# refused LINE PATTERN: the server does not start and its log has a FATAL matching PATTERN.
+# refused LINE PATTERN [DETAIL]: the server does not start and its log has a
+# FATAL matching PATTERN, and the DETAIL line given (the valid values, as the
+# Settings table of docs/settings.md gives them).
 refused() {
     start_with "$1" && return 1
     grep -q "FATAL: .*$2" "$KID_TMP/setbad/server.log" || { cat "$KID_TMP/setbad/server.log"; return 1; }
+    [ $# -lt 3 ] || grep -qx ".* DETAIL:  $3" "$KID_TMP/setbad/server.log" || { cat "$KID_TMP/setbad/server.log"; return 1; }
 }
 
-check "bad setting: kid.node_id = 300 stops the server" refused "kid.node_id = 300" 'invalid value for parameter "kid.node_id": "300"'
-check "bad setting: kid.node_id = abc stops the server" refused "kid.node_id = abc" 'invalid value for parameter "kid.node_id": "abc"'
-check "bad setting: kid.koid_epoch_ms = -5 stops the server" refused "kid.koid_epoch_ms = -5" 'invalid value for parameter "kid.koid_epoch_ms": "-5"'
-check "bad setting: kid.koid_epoch_ms = 1000.5 (not whole) stops the server" refused "kid.koid_epoch_ms = 1000.5" '"kid.koid_epoch_ms": "1000.5"'
-check "bad setting: kid.koid_generator_id = 1024 stops the server" refused "kid.koid_generator_id = 1024" '"kid.koid_generator_id": "1024"'
-check "bad setting: kid.uid_interval = 11 stops the server" refused "kid.uid_interval = 11" 'invalid value for parameter "kid.uid_interval": "11"'
-check "bad setting: kid.uid_node = xyz stops the server" refused "kid.uid_node = 'xyz'" 'invalid value for parameter "kid.uid_node": "xyz"'
-check "bad setting: kid.wal_rmgr_id = 5 stops the server" refused "kid.wal_rmgr_id = 5" '"kid.wal_rmgr_id": "5"'
-check "bad setting: kid.standby_generation = maybe stops the server" refused "kid.standby_generation = maybe" '"kid.standby_generation": "maybe"'
-check "bad setting: kid.koid_max_clock_wait_ms = 2h stops the server" refused "kid.koid_max_clock_wait_ms = '2h'" '"kid.koid_max_clock_wait_ms": "2h"'
-check "bad setting: kid.koid_overflow_error = 2 stops the server" refused "kid.koid_overflow_error = 2" '"kid.koid_overflow_error": "2"'
+check "bad setting: kid.node_id = 300 stops the server" refused "kid.node_id = 300" 'invalid value for parameter "kid.node_id": "300"' \
+    "kid.node_id must be an integer from 0 to 255."
+check "bad setting: kid.node_id = abc stops the server" refused "kid.node_id = abc" 'invalid value for parameter "kid.node_id": "abc"' \
+    "kid.node_id must be an integer from 0 to 255."
+check "bad setting: kid.koid_epoch_ms = -5 stops the server" refused "kid.koid_epoch_ms = -5" 'invalid value for parameter "kid.koid_epoch_ms": "-5"' \
+    "kid.koid_epoch_ms must be a whole number of milliseconds from 0 to 4398046511103."
+check "bad setting: kid.koid_epoch_ms = 1000.5 (not whole) stops the server" refused "kid.koid_epoch_ms = 1000.5" '"kid.koid_epoch_ms": "1000.5"' \
+    "kid.koid_epoch_ms must be a whole number of milliseconds from 0 to 4398046511103."
+check "bad setting: kid.koid_generator_id = 1024 stops the server" refused "kid.koid_generator_id = 1024" '"kid.koid_generator_id": "1024"' \
+    "kid.koid_generator_id must be an integer from -1 to 1023."
+check "bad setting: kid.koid_generator_id = -2 stops the server" refused "kid.koid_generator_id = -2" '"kid.koid_generator_id": "-2"' \
+    "kid.koid_generator_id must be an integer from -1 to 1023."
+check "bad setting: kid.uid_interval = 11 stops the server" refused "kid.uid_interval = 11" 'invalid value for parameter "kid.uid_interval": "11"' \
+    "kid.uid_interval must be an integer from 5 to 10."
+check "bad setting: kid.uid_interval = 4 stops the server" refused "kid.uid_interval = 4" 'invalid value for parameter "kid.uid_interval": "4"' \
+    "kid.uid_interval must be an integer from 5 to 10."
+check "bad setting: kid.uid_node = xyz stops the server" refused "kid.uid_node = 'xyz'" 'invalid value for parameter "kid.uid_node": "xyz"' \
+    "kid.uid_node must be empty or exactly 8 hexadecimal digits."
+check "bad setting: kid.wal_rmgr_id = 5 stops the server" refused "kid.wal_rmgr_id = 5" '"kid.wal_rmgr_id": "5"' \
+    "kid.wal_rmgr_id must be an integer from 128 to 255."
+check "bad setting: kid.wal_rmgr_id = 256 stops the server" refused "kid.wal_rmgr_id = 256" '"kid.wal_rmgr_id": "256"' \
+    "kid.wal_rmgr_id must be an integer from 128 to 255."
+check "bad setting: kid.standby_generation = maybe stops the server" refused "kid.standby_generation = maybe" '"kid.standby_generation": "maybe"' \
+    "kid.standby_generation must be a boolean."
+check "bad setting: kid.koid_max_clock_wait_ms = 2h stops the server" refused "kid.koid_max_clock_wait_ms = '2h'" '"kid.koid_max_clock_wait_ms": "2h"' \
+    "kid.koid_max_clock_wait_ms must be a time from 0 to 3600000 ms."
+check "bad setting: kid.koid_overflow_error = 2 stops the server" refused "kid.koid_overflow_error = 2" '"kid.koid_overflow_error": "2"' \
+    "kid.koid_overflow_error must be a boolean."
 check "bad setting: an unknown kid.uid_intreval stops the server" refused "kid.uid_intreval = 5" 'unrecognized configuration parameter "kid.uid_intreval"'
+# Every bound the Settings table gives is accepted.
 check "good setting: kid.node_id = 255 starts" start_with "kid.node_id = 255"
+check "good setting: kid.koid_generator_id = 1023 starts" start_with "kid.koid_generator_id = 1023"
+check "good setting: kid.uid_interval = 10 starts" start_with "kid.uid_interval = 10"
+check "good setting: kid.uid_interval = 5 starts" start_with "kid.uid_interval = 5"
+check "good setting: kid.wal_rmgr_id = 255 starts" start_with "kid.wal_rmgr_id = 255"
+check "good setting: kid.koid_epoch_ms = 0 starts" start_with "kid.koid_epoch_ms = 0"
 check "good setting: kid.koid_max_clock_wait_ms = 1min starts" start_with "kid.koid_max_clock_wait_ms = '1min'"
+check "good setting: kid.koid_max_clock_wait_ms = 1h starts" start_with "kid.koid_max_clock_wait_ms = '1h'"
 
 # 2 and 3: the same queries on a preloaded and a non-preloaded server.
 printf '%s\n' "${SET_CONF[@]}" | as_postgres tee "$setbad_conf" >/dev/null

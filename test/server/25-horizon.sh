@@ -12,6 +12,13 @@
 #     is at or above the one before; a transaction prepared before a restart
 #     makes the functions refuse (55000) until it ends.
 #  3. A standby refuses (55000) and says to call the primary.
+#  4. test/server/horizon_edges.py: with every connection slot in use (and a
+#     walsender's), each session's horizon is at or below the id it holds;
+#     a commit that waits for a synchronous standby holds the horizon until
+#     it is visible.
+#  5. The horizon's clock reading is covered by the lease: a server that
+#     made no sno or uuidv7 id reads both horizons, crashes and starts with
+#     its clock an hour back: both are at or above the ones read before.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
@@ -75,6 +82,28 @@ expect_eq "a standby: the horizon functions refuse with 55000 and name the prima
     "$(grep -c -e '^ERROR:  55000: koid_safe_horizon() cannot be computed on a standby$' \
         -e '^HINT:  Call it on the primary; read a standby only once it has replayed' <<<"$standby_refusal")" 2
 cluster_stop hz_standby
+
+# 4. Every backend slot; a commit not yet visible.
+PGHOST=$KID_TMP PGPORT=$HZ_P PGUSER=postgres PGDATABASE=postgres \
+    $PYTHON -B test/server/horizon_edges.py >"$KID_TMP/horizon_edges.out" 2>&1
+count_program_checks "horizon edges" "$KID_TMP/horizon_edges.out" $?
 cluster_stop hz
+
+# 5. A crash, then the clock an hour back: sno's and uuidv7's horizons are
+#    clock readings, which only the lease carries across (no id of either
+#    was made, so nothing else wrote their lease lines).
+HZ_L=54412
+cluster_init hzlease $HZ_L || exit 1
+faketime_cluster_start hzlease || exit 1
+kpsql $HZ_L -d postgres -c "CREATE EXTENSION kid"
+read -r hz_sno hz_uuid < <(kpsql $HZ_L -d postgres -F ' ' -c "SELECT sno_safe_horizon(), uuidv7_safe_horizon()")
+check "a crash (the postmaster killed by SIGKILL)" crash_postmaster hzlease
+faketime_set "$FT_FILE" -3600
+faketime_cluster_start hzlease || exit 1
+expect_eq "a crash, then a start with the clock 1 h back: the clock is behind the horizons read before" \
+    "$(kpsql $HZ_L -d postgres -c "SELECT clock_timestamp() < sno_to_timestamp('$hz_sno') - interval '50 minutes'")" t
+expect_eq "... and sno's and uuidv7's horizons are at or above the ones read before" \
+    "$(kpsql $HZ_L -d postgres -c "SELECT sno_safe_horizon() >= '$hz_sno' AND uuidv7_safe_horizon() >= '$hz_uuid'")" t
+cluster_stop hzlease
 
 kid_finish

@@ -23,7 +23,7 @@ cluster_init lf $LF_P || exit 1
 cluster_start lf || exit 1
 lfq() { kpsql $LF_P -d postgres "$@"; }
 lfq -c "CREATE EXTENSION kid" \
-    -c "SELECT sno_new(), tid_new(), koid_new(), uid_new(), uid_global_new()" >/dev/null
+    -c "SELECT sno_new(), tid_new(), koid_new(), uid_new(), uid_global_new(), uuidv7_new()" >/dev/null
 # The lease lines as kid.lease names them: kid_lease()'s, "_" for each blank.
 lf_lines=$(lfq -c "SELECT string_agg(replace(line, ' ', '_'), ' ' ORDER BY ord) FROM kid_lease() WITH ORDINALITY AS l(line, covered_until, startup_floor, ord)")
 cluster_stop lf fast
@@ -56,6 +56,11 @@ lf_v3() {
 
 good=$(cat "$LF_FILE")
 good_body=${good% *}
+# Every line of it but sno's tick 1 (which only a clock step back uses) has
+# an own mark, each scheme having made an id: a line dropped or damaged
+# below is one that held a floor.
+expect_eq "every line of the file kid wrote but sno_tick_1 has an own mark" \
+    "$(awk '{s = ""; for (i = 6; i < NF; i++) if ($i ~ /^[a-z_]/ && $(i + 1) + 0 == 0) s = s $i; print s}' <<<"$good_body")" sno_tick_1
 expect_eq "kid writes version 4, one named line per lease line (kid_lease()'s), and a checksum" \
     "$(lf_shape "$LF_FILE")" "4 $lf_lines"
 expect_eq "kid's checksum is the CRC-32C of the line before it" "$(with_crc "$good_body")" "$good"
@@ -245,6 +250,17 @@ expect_eq "a line missing from the file: it starts at the file's highest own mar
     "$lf_top 1"
 expect_eq "a line missing from the file: the first tid is above that mark" \
     "$(lfq -c "SELECT tid_to_timestamp(tid_new()) > to_timestamp($lf_top / 1e6)")" t
+cluster_stop lf fast
+# The same where the other lines' highest mark is a replayed one (a
+# standby's file), an hour above every own mark: the missing line starts at
+# it too, and its first id (the floors after recovery) is above it.
+lf_replayed=$((lf_top + 3600000000))
+lf_ahead=$(awk -v r=$lf_replayed '{for (i = 6; i <= NF; i++) if ($(i - 1) ~ /^[a-z_]/) $(i + 1) = r; print}' <<<"$lf_no_tid")
+put "$(with_crc "$lf_ahead")"$'\n'
+chown postgres: "$LF_FILE"
+cluster_start lf || exit 1
+expect_eq "a line missing, the others' replayed marks an hour ahead: its first tid is above the highest replayed mark" \
+    "$(lfq -c "SELECT tid_to_timestamp(tid_new()) > to_timestamp($lf_replayed / 1e6) AND clock_timestamp() < to_timestamp($lf_replayed / 1e6) - interval '50 minutes'")" t
 cluster_stop lf fast
 
 # A missing file is the one state that starts without floors.

@@ -3,7 +3,7 @@
 # run-all.sh; its own cluster, under libfaketime).
 #
 # For each lease line (sno tick 0, sno tick 1, atproto_tid, koid, uid, which
-# uid_global shares) the floor recorded before a restart (kid_lease() and
+# uid_global shares, and uuid, uuidv7_new()'s) the floor recorded before a restart (kid_lease() and
 # kid.lease) must bound the first id after it, with the server's clock an
 # hour behind that floor:
 #   (a) a crash: the postmaster killed by SIGKILL, proved (its pid is gone,
@@ -11,8 +11,8 @@
 #   (b) a clean restart (pg_ctl stop -m fast), proved ("exact");
 #   (c) a promotion: a streaming standby promoted after its primary stopped
 #       (immediate), its floors the primary's marks plus the 10 s margin.
-# After each, with the clock 1 h behind: the first tid, uid and uid_global
-# ids are above their line's floor (and above every earlier id); koid
+# After each, with the clock 1 h behind: the first tid, uid, uid_global and
+# uuidv7 ids are above their line's floor (and above every earlier id); koid
 # refuses (55000) rather than go below its floor, and back at the true time
 # its first id is above it; sno, whose two timelines both have floors above
 # the clock, waits (cancelled by statement_timeout, 57014) rather than go
@@ -64,19 +64,23 @@ fl_checks() { # what round between
     faketime_set "$FT_FILE" "-3600"
     expect_eq "$what, clock 1 h behind: the server's clock is behind every floor" \
         "$(flq -c "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint < least($(tr ' ' ',' <<<"$fl_floors"))")" t
-    # One session, first thing after the start: tid, uid and uid_global.
+    # One session, first thing after the start: tid, uid, uid_global and uuidv7.
     out=$(flq -c "INSERT INTO fl_tid VALUES (tid_new(), $round) RETURNING (extract(epoch FROM tid_to_timestamp(id)) * 1000000)::bigint" \
         -c "INSERT INTO fl_uid VALUES (uid_new(), $round) RETURNING (extract(epoch FROM uid_to_timestamp(id)) * 1000000)::bigint" \
-        -c "INSERT INTO fl_uidg VALUES (uid_global_new(), $round) RETURNING (extract(epoch FROM uid_global_to_timestamp(id, current_setting('kid.uid_interval')::int)) * 1000000)::bigint")
-    local tid uid uidg
-    read -r tid uid uidg <<<"$(tr '\n' ' ' <<<"$out")"
+        -c "INSERT INTO fl_uidg VALUES (uid_global_new(), $round) RETURNING (extract(epoch FROM uid_global_to_timestamp(id, current_setting('kid.uid_interval')::int)) * 1000000)::bigint" \
+        -c "INSERT INTO fl_uuid VALUES (uuidv7_new(), $round) RETURNING (extract(epoch FROM uuidv7_to_timestamp(id)) * 1000000)::bigint")
+    local tid uid uidg uuid
+    read -r tid uid uidg uuid <<<"$(tr '\n' ' ' <<<"$out")"
     fl_above "$what: atproto_tid" 3 "$tid"
     fl_above "$what: uid" 5 "$uid"
     fl_above "$what: uid_global" 5 "$uidg"
-    expect_eq "$what: the first tid, uid and uid_global sort above every earlier id" \
+    # (uuidv7's time is its millisecond: the floor's counts as used up.)
+    fl_above "$what: uuid (uuidv7_new)" 6 "$uuid"
+    expect_eq "$what: the first tid, uid, uid_global and uuid sort above every earlier id" \
         "$(flq -c "SELECT (SELECT min(id) FROM fl_tid WHERE round = $round) > (SELECT max(id) FROM fl_tid WHERE round < $round)
             AND (SELECT min(id) FROM fl_uid WHERE round = $round) > (SELECT max(id) FROM fl_uid WHERE round < $round)
-            AND (SELECT min(id) FROM fl_uidg WHERE round = $round) > (SELECT max(id) FROM fl_uidg WHERE round < $round)")" t
+            AND (SELECT min(id) FROM fl_uidg WHERE round = $round) > (SELECT max(id) FROM fl_uidg WHERE round < $round)
+            AND (SELECT id FROM fl_uuid WHERE round = $round ORDER BY id LIMIT 1) > (SELECT id FROM fl_uuid WHERE round < $round ORDER BY id DESC LIMIT 1)")" t
     # koid: no wait allowed, so below the floor it can only refuse.
     out=$(flq -v VERBOSITY=verbose -c "SET kid.koid_max_clock_wait_ms = 0" -c "SELECT koid_new()" 2>&1)
     expect_eq "$what, clock 1 h behind: koid refuses (55000) rather than go below its floor" \
@@ -96,7 +100,7 @@ fl_checks() { # what round between
     out=$(flq -c "SET kid.koid_max_clock_wait_ms = 30000" -c "INSERT INTO fl_koid VALUES (koid_new(), $round) RETURNING (extract(epoch FROM koid_to_timestamp(id)) * 1000000)::bigint")
     fl_above "$what, true time: koid" 4 "$out"
 }
-# fl_above LABEL LINE_INDEX(1-5) TIME_US
+# fl_above LABEL LINE_INDEX(1-6, kid.lease's order) TIME_US
 fl_above() {
     local floor
     floor=$(cut -d' ' -f"$2" <<<"$fl_floors")
@@ -164,9 +168,9 @@ fl_floors=$(for m in $fl_marks; do printf '%s ' $((m + 10000000)); done)
 fl_floors=${fl_floors% }
 fl_checks "after a promotion" 6 30
 
-expect_eq "zero duplicates, every round of both servers (rows = distinct ids: sno tid koid uid uid_global)" \
-    "$(flq -c "SELECT (SELECT count(*) - count(DISTINCT id) FROM fl_sno) || ' ' || (SELECT count(*) - count(DISTINCT id) FROM fl_tid) || ' ' || (SELECT count(*) - count(DISTINCT id) FROM fl_koid) || ' ' || (SELECT count(*) - count(DISTINCT id) FROM fl_uid) || ' ' || (SELECT count(*) - count(DISTINCT id) FROM fl_uidg)")" \
-    "0 0 0 0 0"
+expect_eq "zero duplicates, every round of both servers (rows = distinct ids: sno tid koid uid uid_global uuid)" \
+    "$(flq -c "SELECT (SELECT count(*) - count(DISTINCT id) FROM fl_sno) || ' ' || (SELECT count(*) - count(DISTINCT id) FROM fl_tid) || ' ' || (SELECT count(*) - count(DISTINCT id) FROM fl_koid) || ' ' || (SELECT count(*) - count(DISTINCT id) FROM fl_uid) || ' ' || (SELECT count(*) - count(DISTINCT id) FROM fl_uidg) || ' ' || (SELECT count(*) - count(DISTINCT id) FROM fl_uuid)")" \
+    "0 0 0 0 0 0"
 cluster_stop fls fast
 
 kid_finish

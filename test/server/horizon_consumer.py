@@ -88,13 +88,19 @@ def released(conn, horizon, type_name, x):
 
 
 class SafeConsumer:
-    def __init__(self, conn, table, horizon):
-        self.conn, self.table, self.horizon = conn, table, horizon
+    def __init__(self, conn, table, horizon, type_name):
+        self.conn, self.table, self.horizon, self.type_name = conn, table, horizon, type_name
         self.cursor = None
         self.read = []
+        self.went_back = 0  # polls whose horizon was below the one before
 
     def poll(self):
-        h = one(self.conn, f"SELECT {self.horizon}::text")
+        if self.cursor is None:
+            h = one(self.conn, f"SELECT {self.horizon}::text")
+        else:
+            h, back = self.conn.execute(f"SELECT h::text, h < %s::{self.type_name} FROM (SELECT {self.horizon} AS h) x",
+                                        [self.cursor]).fetchone()
+            self.went_back += 1 if back else 0
         if self.cursor is None:
             rows = self.conn.execute(f"SELECT id::text FROM {self.table} WHERE id < %s ORDER BY id", [h]).fetchall()
         else:
@@ -127,7 +133,7 @@ def made_to_happen(type_name, generator, horizon):
     admin = connect()
     admin.execute(f"CREATE TABLE {table} (id {type_name} PRIMARY KEY DEFAULT {generator}, body text)")
     below = f"SELECT {horizon} <= %s::{type_name}"
-    safe, naive = SafeConsumer(connect(), table, horizon), NaiveConsumer(connect(), table)
+    safe, naive = SafeConsumer(connect(), table, horizon, type_name), NaiveConsumer(connect(), table)
     safe.poll()
     naive.poll()
 
@@ -267,7 +273,7 @@ def random_run(type_name, generator, horizon, seconds, seed):
             conn.execute("SELECT pg_terminate_backend(%s)", [pids[w]])
         conn.close()
 
-    safe = SafeConsumer(connect(), table, horizon)
+    safe = SafeConsumer(connect(), table, horizon, type_name)
     naive = NaiveConsumer(connect(), table)
 
     def poller(consumer):
@@ -302,6 +308,7 @@ def random_run(type_name, generator, horizon, seconds, seed):
           f"read twice {twice}; naive consumer missed {naive_missed}", flush=True)
     eq(f"{type_name}: random writers, aborts, subtransactions, prepared and terminated: the safe consumer "
        f"missed no row, read none twice and nothing uncommitted", (missed, twice, foreign), (0, 0, 0))
+    eq(f"{type_name}: no horizon the safe consumer read was below the one before", safe.went_back, 0)
     eq(f"{type_name}: the random run committed rows and exercised every case",
        (len(committed) > 0, all(v > 0 for v in counts.values())), (True, True))
     for c_ in (admin, safe.conn, naive.conn):

@@ -117,6 +117,27 @@ TEST(TidGenerator, StrictlyIncreasingThroughClockFaults)
     EXPECT_EQ(next, 50000u);
 }
 
+// The allowance is a promise of docs/lease.md ("at most 1 ms above the
+// trusted time"): pinned, with the boundary on both sides.  Below the clock
+// (or the trusted time) an id may be exactly TID_MAX_AHEAD_US above it, not
+// one microsecond more, whichever of the two bounds it.
+TEST(TidGenerator, AllowanceIsOneMillisecond)
+{
+    EXPECT_EQ(TID_MAX_AHEAD_US, 1000);
+    int64_t now = INT64_C(1700000000000000);
+    uint64_t next = 0;
+    // Bounded by the clock (the clock at or above the trusted time).
+    EXPECT_EQ(tid_step(static_cast<uint64_t>(now) + 999, now, now, &next), TidStep::ahead);
+    EXPECT_EQ(next, static_cast<uint64_t>(now) + 1000);
+    EXPECT_EQ(tid_step(static_cast<uint64_t>(now) + 1000, now, now, &next), TidStep::wait);
+    // Bounded by the trusted time, an hour above the clock.
+    int64_t trusted = now + INT64_C(3600000000);
+    EXPECT_EQ(tid_step(static_cast<uint64_t>(trusted) + 999, now, trusted, &next),
+              TidStep::clock_behind);
+    EXPECT_EQ(next, static_cast<uint64_t>(trusted) + 1000);
+    EXPECT_EQ(tid_step(static_cast<uint64_t>(trusted) + 1000, now, trusted, &next), TidStep::wait);
+}
+
 // Issue 10, item 3: millions of calls a second must not push tids into the
 // future.  A clock that advances 1 µs per 10 calls: every tid stays within
 // TID_MAX_AHEAD_US of it, and the steps past that say wait.

@@ -302,6 +302,24 @@ TEST(UidGenerator, JitteryClockStrictlyIncreasing)
     }
 }
 
+// The allowance docs/lease.md promises, pinned: an exhausted step moves on to
+// the next one only while that is at most UID_MAX_AHEAD_STEPS (one) above the
+// step of the clock, or of the trusted time when the clock reads below it.
+TEST(UidGenerator, AllowanceIsOneStep)
+{
+    EXPECT_EQ(UID_MAX_AHEAD_STEPS, 1);
+    int64_t now = INT64_C(1700000000000000);
+    for (int64_t trusted : {now, now + INT64_C(3600000000)}) {
+        uint64_t step = uid_word_from_unix_us(trusted) >> 14;
+        uint64_t next = 0;
+        // The trusted (or clock's) step used up: the next step is taken.
+        EXPECT_EQ(uid_step(step << 14 | UID_SEQ_MAX, now, trusted, &next), UidStep::next_step);
+        EXPECT_EQ(next, (step + 1) << 14);
+        // The step above it used up too: one more would be two steps ahead.
+        EXPECT_EQ(uid_step((step + 1) << 14 | UID_SEQ_MAX, now, trusted, &next), UidStep::wait);
+    }
+}
+
 // Issue 18, item 1: after a crash the floor (the lease) is 8 s ahead of the
 // clock.  A burst of 4 million uids at 20 a microsecond (above the 16 per
 // microsecond a step holds) stays within one step of the trusted time
