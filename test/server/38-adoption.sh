@@ -15,7 +15,10 @@
 #     committed; a write that comes after the table was read waits for the
 #     adoption to commit.
 # The ids are of 2020 (far below what the generators reach), one month per
-# case, so that the newest time found says which were read.
+# case, so that the newest time found says which were read.  Where the
+# adoption must refuse at once, lock_timeout turns a wait (a wrong answer
+# that would hang the test: the other transaction ends only after it) into
+# an error.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
@@ -91,7 +94,7 @@ session_close s1
 session_open s2
 need "a transaction creating a table" session_run s2 \
     "BEGIN; CREATE TABLE imported (id koid); INSERT INTO imported VALUES (koid_new_with_time('2020-07-01 00:00+00'));"
-out=$(aq -v VERBOSITY=verbose -c "SELECT * FROM kid_adopt_database()" 2>&1)
+out=$(aq -v VERBOSITY=verbose -c "SET lock_timeout = '30s'" -c "SELECT * FROM kid_adopt_database()" 2>&1)
 expect_eq "a table being created by another transaction: the adoption refuses (55006), naming the process" \
     "$(grep -c -e '^ERROR:  55006: cannot adopt database "app" while another transaction creates or changes a relation in it$' \
         -e '^DETAIL:  Process [0-9]* is creating relation [0-9]*, which this transaction cannot see before it commits\.$' <<<"$out")" 2
@@ -102,7 +105,7 @@ expect_eq "once it committed, the adoption reads the table" "$(koid_newest)" "20
 # 3. A column another transaction is adding.
 need "a transaction adding a column" session_run s2 \
     "BEGIN; ALTER TABLE t ADD COLUMN more koid; UPDATE t SET more = koid_new_with_time('2020-08-01 00:00+00');"
-out=$(aq -v VERBOSITY=verbose -c "SELECT * FROM kid_adopt_database()" 2>&1)
+out=$(aq -v VERBOSITY=verbose -c "SET lock_timeout = '30s'" -c "SELECT * FROM kid_adopt_database()" 2>&1)
 expect_eq "a column being added by another transaction: the adoption refuses (55006), naming the table" \
     "$(grep -c -e '^ERROR:  55006: cannot adopt database "app" while another transaction creates or changes a relation in it$' \
         -e '^DETAIL:  Process [0-9]* holds an ACCESS EXCLUSIVE lock on public\.t\.$' <<<"$out")" 2
