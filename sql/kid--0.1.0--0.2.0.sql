@@ -674,7 +674,7 @@ DECLARE
         JOIN pg_attribute a ON a.atttypid = h.type AND a.attnum > 0 AND NOT a.attisdropped
         JOIN pg_class c ON c.oid = a.attrelid
         JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE c.relkind IN ('r', 'p', 'm', 'f', 'v') AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+        WHERE c.relkind IN ('r', 'p', 'm', 'f', 'v')
         ORDER BY n.nspname, c.relname, a.attnum, h.steps::text COLLATE "C"
     $places$;
     bound timestamptz;

@@ -156,6 +156,7 @@ CREATE DOMAIN tid_d AS atproto_tid;
 CREATE DOMAIN uuid_d AS uuid;
 CREATE TYPE pair AS (n integer, k koid_2, ks koid_1[]);
 CREATE TYPE outer_pair AS (p pair, u uid, g uid_global);
+CREATE DOMAIN pair_d AS pair;                        -- a domain over a composite type
 CREATE TYPE koid_span AS RANGE (subtype = koid);
 CREATE TABLE nested (
     k2 koid_2,            -- 2020-01-01
@@ -164,6 +165,7 @@ CREATE TABLE nested (
     p pair,               -- 2020-01-04 (k), 2020-01-05 (ks)
     ps pair[],            -- 2020-01-06: an array of a composite type
     o outer_pair,         -- 2020-01-07 (p.k), uid 2020-04-01, uid_global 2020-04-02
+    pd pair_d,            -- 2020-01-18 (k)
     span koid_span,       -- 2020-01-08 to 2020-01-09
     spans koid_span_multirange, -- 2020-01-10 to 2020-01-11
     tids tid_d[],         -- atproto_tid 2020-03-01
@@ -174,6 +176,7 @@ INSERT INTO nested VALUES (
     ROW(1, koid_new_with_time('2020-01-04'), ARRAY[koid_new_with_time('2020-01-05')::koid_1]),
     ARRAY[ROW(2, koid_new_with_time('2020-01-06'), NULL)::pair],
     ROW(ROW(3, koid_new_with_time('2020-01-07'), NULL)::pair, uid_new_with_time('2020-04-01'), uid_global_new_with_time('2020-04-02')),
+    ROW(4, koid_new_with_time('2020-01-18'), NULL)::pair,
     koid_span(koid_new_with_time('2020-01-08'), koid_new_with_time('2020-01-09')),
     koid_span_multirange(koid_span(koid_new_with_time('2020-01-10'), koid_new_with_time('2020-01-11'))),
     ARRAY[tid_new_with_time('2020-03-01')::tid_d], ARRAY[sno_new_with_time('2020-02-01')],
