@@ -548,8 +548,10 @@ COMMENT ON OPERATOR CLASS uuid_timestamptz_ops USING btree IS 'timestamptz in Po
 -- One row per event that ties the database to a cluster, in the order they
 -- were inserted here (position, set by the trigger below, whatever an
 -- INSERT or COPY gives): 'created' by CREATE EXTENSION, 'updated' by
--- ALTER EXTENSION ... UPDATE from 0.1.0 on a server without kid preloaded
--- (ids of unknown origin), 'adopted' by kid_adopt_database().  Extension
+-- ALTER EXTENSION ... UPDATE from 0.1.0 when it did not adopt the ids (kid
+-- not preloaded, or the adoption stopped: ids of unknown origin), 'adopted'
+-- by kid_adopt_database() (floors: what it found, and what it was told to
+-- leave or could not read).  Extension
 -- configuration, so pg_dump dumps every row (the restore's CREATE EXTENSION
 -- first adds a 'created' row of the new cluster); pg_upgrade carries the
 -- table's file.  Generation is refused while a row of another cluster or an
@@ -564,7 +566,7 @@ CREATE TABLE kid_database_origin (
 SELECT pg_catalog.pg_extension_config_dump('kid_database_origin', '');
 
 COMMENT ON TABLE kid_database_origin IS
-'The clusters (system identifiers) this database''s ids came from, in the order the rows were inserted here: created (CREATE EXTENSION), updated (from 0.1.0 without kid preloaded: origin unknown), adopted (kid_adopt_database(), with the newest stored time per lease line in floors). Generation is refused while a row of another cluster, or an updated row, is not followed by an adopted row of this cluster. Dumped by pg_dump, carried by pg_upgrade.';
+'The clusters (system identifiers) this database''s ids came from, in the order the rows were inserted here: created (CREATE EXTENSION), updated (from 0.1.0 without adopting its ids: origin unknown), adopted (kid_adopt_database(), with the newest stored time per lease line in floors, and the floor given by hand, the columns excluded, not read, and whose ids ahead were not taken). Generation is refused while a row of another cluster, or an updated row, is not followed by an adopted row of this cluster. Dumped by pg_dump, carried by pg_upgrade.';
 
 CREATE FUNCTION kid_database_origin_order() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
@@ -605,8 +607,245 @@ LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION kid_raise_floors(timestamptz[]) IS
 'Superuser only: raise this server''s generator floors to the given times, one per lease line in the order kid_lease() lists them (NULL leaves a line), durably (kid.lease and the WAL); never lowers one, nor raises a line whose generators already made an id in a later time unit. Returns each line''s floor before and after. kid_adopt_database() calls it.';
 
+-- Every place of this database where a kid id can be stored, and what
+-- kid_adopt_database() makes of each.  An id is found through any nesting
+-- of types: domains (over domains), arrays, composite types (a table's row
+-- type too), ranges and multiranges, in every column of every table,
+-- partition, inheritance child, materialized view, foreign table and view.
+-- The walk goes up from the id types (and uuid, uuidv7_new()'s line) to
+-- every type that holds one, each with its steps down to the id: 'cast:OID'
+-- (a domain: one cast to the type under every domain of the chain),
+-- 'unnest' (an array, or a multirange's ranges), 'field:NAME' (a composite
+-- type's field), 'bounds' (a range's two bounds).  PostgreSQL refuses a
+-- type that holds itself, so the walk ends.
+CREATE FUNCTION kid_adoption_columns(
+    max_ahead interval DEFAULT '1 day',
+    exclude text[] DEFAULT '{}',
+    scan boolean DEFAULT true,
+    OUT relation regclass,
+    OUT column_name text,
+    OUT path text,
+    OUT type regtype,
+    OUT status text,
+    OUT why text,
+    OUT newest timestamptz,
+    OUT ahead timestamptz,
+    OUT ahead_count bigint,
+    OUT floors jsonb)
+RETURNS SETOF record
+-- jit off: the catalog walk's estimate is far above jit_above_cost, and
+-- compiling it took 0.4 s of a 0.5 s listing (2,000 places, PostgreSQL 15
+-- with LLVM); the reads are index scans or one pass each.
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp SET jit = off AS $$
+DECLARE
+    places CONSTANT text := $places$
+        WITH RECURSIVE edge(holder, held, step) AS MATERIALIZED (
+            SELECT d.oid, d.typbasetype, 'cast:' || d.typbasetype FROM pg_type d WHERE d.typtype = 'd'
+          UNION ALL
+            SELECT a.oid, a.typelem, 'unnest' FROM pg_type a WHERE a.typsubscript = 'array_subscript_handler'::regproc
+          UNION ALL
+            SELECT r.reltype, f.atttypid, 'field:' || f.attname
+            FROM pg_attribute f JOIN pg_class r ON r.oid = f.attrelid
+            WHERE f.attnum > 0 AND NOT f.attisdropped AND r.reltype <> 0
+          UNION ALL
+            SELECT g.rngtypid, g.rngsubtype, 'bounds' FROM pg_range g
+          UNION ALL
+            SELECT g.rngmultitypid, g.rngtypid, 'unnest' FROM pg_range g
+        ), holder(type, kid, steps) AS (
+            SELECT k.type, k.type, '{}'::text[] COLLATE "C"
+            FROM unnest(ARRAY['@extschema@.sno'::regtype, '@extschema@.atproto_tid'::regtype, '@extschema@.koid'::regtype,
+                              '@extschema@.uid'::regtype, '@extschema@.uid_global'::regtype, 'uuid'::regtype]::oid[]) AS k(type)
+          UNION ALL
+            SELECT e.holder, h.kid,
+                   CASE WHEN e.step LIKE 'cast:%' AND h.steps[1] LIKE 'cast:%' THEN h.steps ELSE array_prepend(e.step, h.steps) END
+            FROM holder h JOIN edge e ON e.held = h.type
+        )
+        SELECT c.oid::regclass AS rel, c.relkind, c.relpersistence, c.relispopulated,
+               c.relnamespace = pg_my_temp_schema() AS own_temp,
+               (SELECT i.inhparent::regclass FROM pg_inherits i WHERE c.relispartition AND i.inhrelid = c.oid) AS parent,
+               a.attname, h.kid::regtype AS kid, h.steps,
+               CASE WHEN c.relnamespace = pg_my_temp_schema() THEN format('pg_temp.%I.%I', c.relname, a.attname)
+                    ELSE format('%I.%I.%I', n.nspname, c.relname, a.attname) END AS column_name,
+               CASE WHEN c.relispartition THEN
+                   ARRAY(SELECT format('%I.%I.%I', pn.nspname, pc.relname, a.attname)
+                         FROM pg_partition_ancestors(c.oid) p JOIN pg_class pc ON pc.oid = p.relid
+                         JOIN pg_namespace pn ON pn.oid = pc.relnamespace) ELSE '{}' END AS ancestors
+        FROM holder h
+        JOIN pg_attribute a ON a.atttypid = h.type AND a.attnum > 0 AND NOT a.attisdropped
+        JOIN pg_class c ON c.oid = a.attrelid
+        JOIN pg_namespace n ON n.oid = c.relnamespace
+        WHERE c.relkind IN ('r', 'p', 'm', 'f', 'v')
+        ORDER BY n.nspname, c.relname, a.attnum, h.steps::text COLLATE "C"
+    $places$;
+    bound timestamptz;
+    excluded text[] := '{}';
+    entry text;
+    parts text[];
+    c record;
+    step text;
+    steps integer;
+    source text;
+    val text;
+    decoder text;
+    line text;
+    top text;
+    tick integer;
+    other text;
+    t timestamptz;
+BEGIN
+    IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+        RAISE EXCEPTION 'permission denied to list the columns of database "%" that kid_adopt_database() reads', current_database()
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'kid_adoption_columns() reads every table of the database: only a superuser may.';
+    END IF;
+    IF max_ahead IS NULL OR exclude IS NULL OR scan IS NULL THEN
+        RAISE EXCEPTION 'max_ahead, exclude and scan must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF max_ahead < interval '0' THEN
+        RAISE EXCEPTION 'max_ahead must not be negative: %', max_ahead
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = 'It is how far ahead of this server''s clock a stored id is taken without being named.';
+    END IF;
+    -- One reading of the clock for every column.
+    bound := clock_timestamp() + max_ahead;
+    -- Each exclusion names a column as column_name shows it,
+    -- schema.table.column (pg_temp for this session's temporary tables);
+    -- a partitioned table's column stands for its partitions'.  One that
+    -- names no column here is a mistake, not a wish to read everything.
+    FOREACH entry IN ARRAY exclude LOOP
+        parts := parse_ident(entry);
+        IF cardinality(parts) <> 3 THEN
+            RAISE EXCEPTION 'exclude: "%" does not name a column as schema.table.column', entry
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        excluded := excluded || format('%I.%I.%I', parts[1], parts[2], parts[3]);
+    END LOOP;
+    FOR entry IN EXECUTE CASE WHEN cardinality(excluded) > 0 THEN format('SELECT e FROM unnest($1) e WHERE NOT EXISTS (SELECT FROM (%s) p WHERE e = ANY (array_prepend(p.column_name, p.ancestors)))', places)
+                                  ELSE 'SELECT NULL::text WHERE false' END USING excluded LOOP
+        RAISE EXCEPTION 'exclude: "%" names no column of a kid id type in database "%"', entry, current_database()
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Name columns as kid_adoption_columns() lists them in column_name: schema.table.column.';
+    END LOOP;
+
+    FOR c IN EXECUTE places LOOP
+        relation := c.rel;
+        column_name := c.column_name;
+        type := c.kid;
+        newest := NULL;
+        ahead := NULL;
+        ahead_count := NULL;
+        floors := NULL;
+        -- The query that reaches the ids: one row per id, val, in source.
+        path := quote_ident(c.attname);
+        source := format('ONLY %s r', c.rel);
+        val := format('r.%I', c.attname);
+        steps := 0;
+        FOREACH step IN ARRAY c.steps LOOP
+            steps := steps + 1;
+            IF step LIKE 'cast:%' THEN
+                val := format('(%s)::%s', val, substr(step, 6)::oid::regtype);
+            ELSIF step = 'unnest' THEN
+                source := source || format(' CROSS JOIN LATERAL (SELECT pg_catalog.unnest(%s) AS v) s%s', val, steps);
+                val := format('s%s.v', steps);
+                path := path || '[]';
+            ELSIF step = 'bounds' THEN
+                source := source || format(' CROSS JOIN LATERAL (VALUES (pg_catalog.lower(%1$s)), (pg_catalog.upper(%1$s))) s%2$s(v)', val, steps);
+                val := format('s%s.v', steps);
+                path := format('lower/upper(%s)', path);
+            ELSE
+                val := format('(%s).%I', val, substr(step, 7));
+                path := format('(%s).%I', path, substr(step, 7));
+            END IF;
+        END LOOP;
+        IF array_prepend(c.column_name, c.ancestors) && excluded THEN
+            status := 'excluded';
+            why := 'named in exclude';
+        ELSIF c.relkind = 'v' THEN
+            status := 'no rows';
+            why := 'view';
+        ELSIF c.relkind = 'p' THEN
+            status := 'no rows';
+            why := 'partitioned table: its partitions are read';
+        ELSIF c.relkind = 'm' AND NOT c.relispopulated THEN
+            status := 'no rows';
+            why := 'materialized view, not populated';
+        ELSIF c.relkind = 'f' THEN
+            status := 'not read';
+            why := 'foreign table: its rows are not in this database';
+        ELSIF c.relpersistence = 't' AND NOT c.own_temp THEN
+            status := 'not read';
+            why := 'temporary table of another session';
+        ELSE
+            status := 'read';
+            why := CASE WHEN c.relkind = 'm' THEN 'materialized view'
+                        WHEN c.own_temp THEN 'temporary table of this session'
+                        ELSE CASE c.relpersistence WHEN 'u' THEN 'unlogged ' ELSE '' END
+                             || CASE WHEN c.parent IS NOT NULL THEN 'partition of ' || c.parent::text ELSE 'table' END END;
+        END IF;
+        IF status = 'read' AND scan THEN
+            decoder := CASE c.kid WHEN '@extschema@.sno'::regtype THEN 'sno_to_timestamp'
+                                  WHEN '@extschema@.atproto_tid'::regtype THEN 'tid_to_timestamp'
+                                  WHEN '@extschema@.koid'::regtype THEN 'koid_to_timestamp'
+                                  WHEN '@extschema@.uid'::regtype THEN 'uid_to_timestamp'
+                                  WHEN '@extschema@.uid_global'::regtype THEN 'uid_global_to_timestamp'
+                                  ELSE 'uuidv7_to_timestamp' END;
+            IF c.kid = 'uuid'::regtype THEN
+                -- uuidv7_new()'s line: the version 7 uuids, any generator's (a
+                -- uuid column may hold version 4 ones too, whose random first
+                -- bits would put them anywhere up to the year 10889).  The
+                -- newest up to the bound: an index scan down from it.
+                EXECUTE format('SELECT @extschema@.uuidv7_to_timestamp(%1$s) FROM %2$s
+                                WHERE %1$s < @extschema@.uuidv7_from_timestamp($1) AND @extschema@.uuidv7_to_timestamp(%1$s) IS NOT NULL
+                                ORDER BY %1$s DESC LIMIT 1', val, source) INTO newest USING bound;
+                floors := jsonb_build_object('uuid', newest);
+                EXECUTE format('SELECT max(@extschema@.uuidv7_to_timestamp(%1$s)), count(*) FROM %2$s
+                                WHERE %1$s >= @extschema@.uuidv7_from_timestamp($1) AND @extschema@.uuidv7_to_timestamp(%1$s) IS NOT NULL',
+                               val, source) INTO ahead, ahead_count USING bound;
+            ELSE
+                -- The largest id up to the bound (a btree index answers it
+                -- from the bound down), as its type's text.
+                EXECUTE format('SELECT @extschema@.max(%1$s)::text FROM %2$s WHERE %1$s OPERATOR(@extschema@.<) $1', val, source)
+                    INTO top USING bound;
+                IF c.kid = '@extschema@.sno'::regtype THEN
+                    -- sno has two timelines: the newest id's, and the newest
+                    -- id on the other one (a backward scan to the first).
+                    floors := jsonb_build_object('sno tick 0', NULL, 'sno tick 1', NULL);
+                    IF top IS NOT NULL THEN
+                        tick := @extschema@.sno_tick(top::@extschema@.sno);
+                        newest := @extschema@.sno_to_timestamp(top::@extschema@.sno);
+                        floors := floors || jsonb_build_object('sno tick ' || tick, newest);
+                        EXECUTE format('SELECT %1$s::text FROM %2$s
+                                        WHERE %1$s OPERATOR(@extschema@.<) $1 AND @extschema@.sno_tick(%1$s) <> $2
+                                        ORDER BY %1$s DESC LIMIT 1', val, source) INTO other USING bound, tick;
+                        IF other IS NOT NULL THEN
+                            floors := floors || jsonb_build_object('sno tick ' || (1 - tick), @extschema@.sno_to_timestamp(other::@extschema@.sno));
+                        END IF;
+                    END IF;
+                ELSE
+                    -- The type's lease line: its own name, but uid_global shares uid's.
+                    line := CASE c.kid WHEN '@extschema@.uid_global'::regtype THEN 'uid' ELSE (SELECT typname FROM pg_type WHERE oid = c.kid) END;
+                    IF top IS NOT NULL THEN
+                        EXECUTE format('SELECT @extschema@.%I($1::%s)', decoder, c.kid) INTO newest USING top;
+                    END IF;
+                    floors := jsonb_build_object(line, newest);
+                END IF;
+                EXECUTE format('SELECT max(@extschema@.%3$I(%1$s)), count(*) FROM %2$s WHERE %1$s OPERATOR(@extschema@.>=) $1',
+                               val, source, decoder) INTO ahead, ahead_count USING bound;
+            END IF;
+        END IF;
+        RETURN NEXT;
+    END LOOP;
+END $$;
+
+COMMENT ON FUNCTION kid_adoption_columns(interval, text[], boolean) IS
+'Superuser only: every place of this database where kid_adopt_database() looks for ids (columns of sno, atproto_tid, koid, uid, uid_global and uuid, through domains, arrays, composite, range and multirange types: one row per path to an id), whether it reads it (status: read, not read, excluded, no rows) and why, and with scan, what it finds: the newest id time up to max_ahead ahead of the clock (newest, and per lease line in floors), and the ids beyond (the newest, ahead, and how many). The dry run of an adoption, column by column; exclude as kid_adopt_database() takes it.';
+
 CREATE FUNCTION kid_adopt_database(
     floor timestamptz DEFAULT NULL,
+    max_ahead interval DEFAULT '1 day',
+    exclude text[] DEFAULT '{}',
+    ignore_ahead boolean DEFAULT false,
+    dry_run boolean DEFAULT false,
     OUT line text,
     OUT columns integer,
     OUT newest timestamptz,
@@ -616,127 +855,169 @@ RETURNS SETOF record
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     lines text[];
-    found timestamptz[];
+    taken timestamptz[];
     counts integer[];
+    blocker record;
     c record;
-    source text;
-    val text;
-    top text;
-    other text;
-    t timestamptz;
-    tick integer;
+    place text;
+    ids text;
+    k text;
+    t text;
     i integer;
+    stopped text[] := '{}';
+    excluded jsonb := '[]';
+    not_read jsonb := '{}';
+    ignored jsonb := '{}';
     raised record;
 BEGIN
-    IF NOT (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user) THEN
+    IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
         RAISE EXCEPTION 'permission denied to adopt database "%"', current_database()
             USING ERRCODE = 'insufficient_privilege',
                   DETAIL = 'kid_adopt_database() raises the floors of the whole server: only a superuser may.';
     END IF;
+    IF max_ahead IS NULL OR exclude IS NULL OR ignore_ahead IS NULL OR dry_run IS NULL THEN
+        RAISE EXCEPTION 'max_ahead, exclude, ignore_ahead and dry_run must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    -- Each table is locked against writes, then read with a new snapshot:
+    -- a snapshot taken earlier, for the whole transaction, could miss rows
+    -- committed while the lock waited.
+    IF NOT dry_run AND current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'kid_adopt_database() must run at transaction isolation level READ COMMITTED, not %',
+                        upper(current_setting('transaction_isolation'))
+            USING ERRCODE = 'invalid_transaction_state',
+                  DETAIL = 'It reads each table with a new snapshot once it holds the table''s lock.';
+    END IF;
     -- pg_upgrade leaves out the members kid adds to PostgreSQL's uuid
     -- families (src/sql/uuidv7.sql): add them again.
-    PERFORM @extschema@.uuidv7_restore_operators();
+    IF NOT dry_run THEN
+        PERFORM @extschema@.uuidv7_restore_operators();
+    END IF;
     -- The lease lines, in the order kid_raise_floors() takes them (none when kid is not preloaded).
     lines := ARRAY(SELECT l.line FROM @extschema@.kid_lease() WITH ORDINALITY AS l ORDER BY l.ordinality);
-    found := pg_catalog.array_fill(NULL::timestamptz, ARRAY[pg_catalog.cardinality(lines)]);
-    counts := pg_catalog.array_fill(0, ARRAY[pg_catalog.cardinality(lines)]);
-    IF pg_catalog.cardinality(lines) = 0 THEN
+    taken := array_fill(NULL::timestamptz, ARRAY[cardinality(lines)]);
+    counts := array_fill(0, ARRAY[cardinality(lines)]);
+    IF cardinality(lines) = 0 THEN
         -- Not preloaded: kid_raise_floors() says so (and what to do).
         PERFORM @extschema@.kid_raise_floors('{}');
     END IF;
-    -- One adoption at a time; the row it inserts comes after every row read.
-    LOCK TABLE @extschema@.kid_database_origin IN SHARE ROW EXCLUSIVE MODE;
-    -- Every column of a kid id type (directly, through a domain, or as an
-    -- array of it) in every table and materialized view but temporary ones
-    -- (another session's cannot be read); a partitioned table once, through
-    -- its root.
-    FOR c IN
-        SELECT a.attrelid::regclass AS rel, a.attname, k.typname AS kid_type, e.is_array
-        FROM pg_catalog.pg_attribute a
-        JOIN pg_catalog.pg_class r ON r.oid = a.attrelid
-        JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
-        CROSS JOIN LATERAL (SELECT CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END AS base) b
-        JOIN pg_catalog.pg_type bt ON bt.oid = b.base
-        CROSS JOIN LATERAL (SELECT bt.typcategory = 'A' AS is_array,
-                                   CASE WHEN bt.typcategory = 'A' THEN bt.typelem ELSE bt.oid END AS elem) e
-        JOIN pg_catalog.pg_type k ON k.oid = e.elem
-        WHERE k.oid IN ('@extschema@.sno'::regtype, '@extschema@.atproto_tid'::regtype, '@extschema@.koid'::regtype,
-                        '@extschema@.uid'::regtype, '@extschema@.uid_global'::regtype, 'pg_catalog.uuid'::regtype)
-          AND r.relkind IN ('r', 'p', 'm') AND NOT r.relispartition AND r.relpersistence <> 't'
-          AND a.attnum > 0 AND NOT a.attisdropped
-        ORDER BY 1::text, a.attnum
-    LOOP
-        IF c.is_array THEN
-            source := format('%s, pg_catalog.unnest(%I) AS x(v)', c.rel, c.attname);
-            val := 'x.v';
-        ELSE
-            source := c.rel::text;
-            val := format('%I', c.attname);
+    IF NOT dry_run THEN
+        -- One adoption at a time; the row it inserts comes after every row read.
+        LOCK TABLE @extschema@.kid_database_origin IN SHARE ROW EXCLUSIVE MODE;
+        -- A relation another transaction is creating (this one cannot see
+        -- it until that one commits), or holds in ACCESS EXCLUSIVE mode (an
+        -- ALTER TABLE may be adding a column of an id type): its ids would
+        -- be missed.  Autovacuum's short truncation lock is not one of them.
+        SELECT l.pid, l.relation, r.oid IS NOT NULL AS visible INTO blocker
+        FROM pg_locks l LEFT JOIN pg_class r ON r.oid = l.relation
+        WHERE l.locktype = 'relation' AND l.granted AND l.pid IS DISTINCT FROM pg_backend_pid()
+          AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
+          AND (r.oid IS NULL OR l.mode = 'AccessExclusiveLock')
+          AND NOT EXISTS (SELECT FROM pg_stat_activity s WHERE s.pid = l.pid AND s.backend_type = 'autovacuum worker')
+        ORDER BY l.pid, l.relation LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'cannot adopt database "%" while another transaction creates or changes a relation in it', current_database()
+                USING ERRCODE = 'object_in_use',
+                      DETAIL = CASE WHEN blocker.visible
+                                    THEN format('%s holds an ACCESS EXCLUSIVE lock on %s.',
+                                                coalesce('Process ' || blocker.pid, 'A prepared transaction'), blocker.relation::regclass)
+                                    ELSE format('%s is creating relation %s, which this transaction cannot see before it commits.',
+                                                coalesce('Process ' || blocker.pid, 'A prepared transaction'), blocker.relation) END,
+                      HINT = 'Run kid_adopt_database() again once that transaction has ended (pg_stat_activity shows it).';
         END IF;
-        IF c.kid_type = 'uuid' THEN
-            -- uuidv7_new()'s line: the newest version 7 uuid, any generator's
-            -- (a uuid column may hold version 4 ones too, whose random first
-            -- bits put them anywhere up to the year 10889).  Up to a day
-            -- ahead of this server's clock: a version 7 uuid further ahead
-            -- was not made by a clock kid trusts, and would hold the floor
-            -- there (the index scans down from that bound).
-            EXECUTE format('SELECT @extschema@.uuidv7_to_timestamp(%1$s) FROM %2$s
-                            WHERE %1$s < @extschema@.uuidv7_from_timestamp(pg_catalog.now() + interval ''1 day'')
-                              AND @extschema@.uuidv7_to_timestamp(%1$s) IS NOT NULL ORDER BY %1$s DESC LIMIT 1',
-                           val, source) INTO t;
-            CONTINUE WHEN t IS NULL;
-            i := pg_catalog.array_position(lines, 'uuid');
-            found[i] := greatest(found[i], t);
-            counts[i] := counts[i] + 1;
-            CONTINUE;
-        END IF;
-        -- The largest id (an index answers max()), as its type's text.
-        EXECUTE format('SELECT @extschema@.max(%s::@extschema@.%I)::text FROM %s', val, c.kid_type, source) INTO top;
-        CONTINUE WHEN top IS NULL;
-        IF c.kid_type = 'sno' THEN
-            -- sno has two timelines: the newest id's, and the newest id on the other one.
-            EXECUTE format('SELECT @extschema@.sno_tick($1::@extschema@.sno), @extschema@.sno_to_timestamp($1::@extschema@.sno)') INTO tick, t USING top;
-            i := pg_catalog.array_position(lines, 'sno tick ' || tick);
-            found[i] := greatest(found[i], t);
-            counts[i] := counts[i] + 1;
-            i := pg_catalog.array_position(lines, 'sno tick ' || (1 - tick));
-            counts[i] := counts[i] + 1;
-            EXECUTE format('SELECT %1$s::text FROM %2$s WHERE @extschema@.sno_tick(%1$s::@extschema@.sno) <> $1 ORDER BY %1$s::@extschema@.sno DESC LIMIT 1',
-                           val, source) INTO other USING tick;
-            IF other IS NOT NULL THEN
-                found[i] := greatest(found[i], @extschema@.sno_to_timestamp(other::@extschema@.sno));
+        -- Every table to be read, locked against writes until this
+        -- transaction ends: a write in progress commits before the table is
+        -- read, and none comes after it.  (A materialized view takes its
+        -- rows from tables; LOCK TABLE does not take one.)
+        FOR c IN SELECT DISTINCT a.relation FROM @extschema@.kid_adoption_columns(max_ahead, exclude, scan => false) a
+                 JOIN pg_class r ON r.oid = a.relation WHERE a.status = 'read' AND r.relkind = 'r' ORDER BY a.relation LOOP
+            EXECUTE format('LOCK TABLE ONLY %s IN SHARE MODE', c.relation);
+        END LOOP;
+    END IF;
+    FOR c IN SELECT a.*, r.relkind, y.typname
+             FROM @extschema@.kid_adoption_columns(max_ahead, exclude) a
+             JOIN pg_class r ON r.oid = a.relation JOIN pg_type y ON y.oid = a.type LOOP
+        place := CASE WHEN c.path = quote_ident((parse_ident(c.column_name))[3]) THEN c.column_name
+                      ELSE format('%s (%s)', c.column_name, c.path) END;
+        IF c.status = 'excluded' THEN
+            excluded := excluded || to_jsonb(place);
+            RAISE NOTICE 'kid_adopt_database() does not read % (excluded)', place;
+        ELSIF c.status = 'not read' THEN
+            not_read := not_read || jsonb_build_object(place, c.why);
+            RAISE WARNING 'kid_adopt_database() cannot read %: %', place, c.why
+                USING HINT = CASE WHEN c.relkind = 'f'
+                    THEN format('If its rows hold ids this server''s generators must stay above (ids this database made before it moved), take the newest one''s time with floor => ''...''; if not, say so with exclude => ARRAY[%L].', c.column_name)
+                    ELSE format('Its rows end with that session. If it holds ids from another cluster that are to be copied into a table here, run kid_adopt_database() again once they are; if not, say so with exclude => ARRAY[%L].', c.column_name) END;
+        ELSIF c.status = 'no rows' THEN
+            IF c.relkind = 'm' THEN
+                RAISE NOTICE 'kid_adopt_database() does not read %: %, it holds no rows', place, c.why;
             END IF;
         ELSE
-            -- The type's lease line: its own name, but uid_global shares uid's.
-            i := pg_catalog.array_position(lines, CASE c.kid_type WHEN 'uid_global' THEN 'uid' ELSE c.kid_type::text END);
-            EXECUTE format('SELECT @extschema@.%s($1::@extschema@.%I)',
-                           CASE c.kid_type WHEN 'atproto_tid' THEN 'tid_to_timestamp' ELSE c.kid_type || '_to_timestamp' END,
-                           c.kid_type) INTO t USING top;
-            found[i] := greatest(found[i], t);
-            counts[i] := counts[i] + 1;
+            -- Read: its newest time per lease line up to the bound.
+            FOR k, t IN SELECT f.key, f.value FROM jsonb_each_text(c.floors) f LOOP
+                i := array_position(lines, k);
+                IF i IS NULL THEN
+                    RAISE EXCEPTION 'kid_adopt_database(): no lease line "%" on this server', k;
+                END IF;
+                counts[i] := counts[i] + 1;
+                taken[i] := greatest(taken[i], t::timestamptz);
+            END LOOP;
+            -- Ids beyond it are taken only by an explicit decision.
+            IF c.ahead IS NOT NULL THEN
+                ids := format('%s %s', c.ahead_count, CASE WHEN c.type = 'uuid'::regtype THEN 'version 7 uuid' ELSE c.typname || ' id' END)
+                       || CASE c.ahead_count WHEN 1 THEN '' ELSE 's' END;
+                IF floor >= c.ahead THEN
+                    RAISE NOTICE '% holds % more than % ahead of this server''s clock, the newest at %: taken, floor is at or above it',
+                                 place, ids, max_ahead, c.ahead;
+                ELSIF ignore_ahead THEN
+                    ignored := ignored || jsonb_build_object(place, c.ahead);
+                    RAISE NOTICE '% holds % more than % ahead of this server''s clock, the newest at %: not taken (ignore_ahead)',
+                                 place, ids, max_ahead, c.ahead;
+                ELSE
+                    stopped := stopped || format('%s: %s, the newest at %s', place, ids, c.ahead);
+                    RAISE WARNING '% holds % more than % ahead of this server''s clock, the newest at %',
+                                  place, ids, max_ahead, c.ahead
+                        USING HINT = format('Taken, they would raise this server''s floor to their time. If kid''s generators did not make them (record keys, ids of another system), exclude => ARRAY[%L]; to take the column''s other ids only, ignore_ahead => true; to take them, floor => %L.',
+                                            c.column_name, c.ahead);
+                END IF;
+            END IF;
         END IF;
     END LOOP;
+    -- Fail closed: an id ahead is neither taken nor left silently.
+    IF cardinality(stopped) > 0 AND NOT dry_run THEN
+        RAISE EXCEPTION 'cannot adopt database "%": % hold ids more than % ahead of this server''s clock', current_database(),
+                        CASE cardinality(stopped) WHEN 1 THEN '1 column' ELSE cardinality(stopped) || ' columns' END, max_ahead
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = array_to_string(stopped, E'\n'),
+                  HINT = 'Taking them would raise this server''s floors to their times (every tid_new() a tid of that time, koid_new() failing until then). Per column, exclude it, skip its ids ahead (ignore_ahead => true) or take them (floor => a time at or above them); kid_adopt_database(dry_run => true) shows the floors, kid_adoption_columns() every column.';
+    END IF;
     FOR raised IN
         SELECT f.line, f.floor_before, f.floor_after
-        FROM @extschema@.kid_raise_floors(ARRAY(SELECT greatest(u.newest, floor) FROM pg_catalog.unnest(found) WITH ORDINALITY AS u(newest, ord) ORDER BY u.ord)) f
+        FROM @extschema@.kid_raise_floors(CASE WHEN dry_run THEN array_fill(NULL::timestamptz, ARRAY[cardinality(lines)])
+            ELSE ARRAY(SELECT greatest(u.newest, floor) FROM unnest(taken) WITH ORDINALITY AS u(newest, ord) ORDER BY u.ord) END) f
     LOOP
-        i := pg_catalog.array_position(lines, raised.line);
+        i := array_position(lines, raised.line);
         line := raised.line;
         columns := counts[i];
-        newest := found[i];
+        newest := taken[i];
         floor_before := raised.floor_before;
-        floor_after := raised.floor_after;
+        -- A dry run raises nothing: the floor it would ask for.
+        floor_after := CASE WHEN dry_run THEN greatest(raised.floor_after, taken[i], floor) ELSE raised.floor_after END;
         RETURN NEXT;
     END LOOP;
-    INSERT INTO @extschema@.kid_database_origin (position, system_identifier, how, floors)
-    SELECT 0, s.system_identifier, 'adopted',
-           pg_catalog.jsonb_strip_nulls((SELECT pg_catalog.jsonb_object_agg(u.line, u.newest) FROM ROWS FROM (pg_catalog.unnest(lines), pg_catalog.unnest(found)) AS u(line, newest))
-               || pg_catalog.jsonb_build_object('by hand', floor))
-    FROM pg_catalog.pg_control_system() s;
+    IF NOT dry_run THEN
+        INSERT INTO @extschema@.kid_database_origin (position, system_identifier, how, floors)
+        SELECT 0, s.system_identifier, 'adopted',
+               jsonb_strip_nulls((SELECT jsonb_object_agg(u.line, u.newest) FROM ROWS FROM (unnest(lines), unnest(taken)) AS u(line, newest))
+                                 || jsonb_build_object('by hand', floor))
+               || CASE WHEN excluded <> '[]' THEN jsonb_build_object('excluded', excluded) ELSE '{}' END
+               || CASE WHEN not_read <> '{}' THEN jsonb_build_object('not read', not_read) ELSE '{}' END
+               || CASE WHEN ignored <> '{}' THEN jsonb_build_object('ahead, not taken', ignored) ELSE '{}' END
+        FROM pg_control_system() s;
+    END IF;
 END $$;
 
-COMMENT ON FUNCTION kid_adopt_database(timestamptz) IS
-'Superuser only: adopt a database that pg_upgrade, pg_dump/pg_restore or another copy brought from another cluster. Finds the newest id stored in every column of a kid id type (domains and arrays too; the newest on each of sno''s two timelines), raises this server''s floors above them (and to floor, if given, on every line) durably, and records an adopted row in kid_database_origin, after which generation is allowed in this database. One row per lease line: columns scanned, the newest stored time, the floor before and after.';
+COMMENT ON FUNCTION kid_adopt_database(timestamptz, interval, text[], boolean, boolean) IS
+'Superuser only: adopt a database that pg_upgrade, pg_dump/pg_restore or another copy brought from another cluster. Reads every place kid_adoption_columns() lists as read (locking each table against writes), raises this server''s floors to the newest id time found per lease line (and to floor, if given) durably, and records an adopted row in kid_database_origin, after which generation is allowed in this database. Ids more than max_ahead ahead of the clock stop it (ERROR 55000) unless floor is at or above them, their column is excluded, or ignore_ahead skips them; a column it cannot read (a foreign table, another session''s temporary table) gets a WARNING. dry_run raises and records nothing. One row per lease line: columns read, the newest stored time, the floor before and after.';
 
 
 -- ---------------------------------------------------------------------------
@@ -797,14 +1078,28 @@ COMMENT ON FUNCTION uuidv7_safe_horizon() IS
 
 -- A database updated from 0.1.0 has no mark: its ids may have come from
 -- another cluster (pg_upgrade keeps 0.1.0's SQL until update_extensions.sql
--- runs this).  Adopt them now where kid is preloaded; elsewhere record an
--- 'updated' row, which refuses generation until kid_adopt_database().
+-- runs this).  Adopt them now where kid is preloaded; elsewhere, or when
+-- the adoption stops (ids far ahead of the clock want a decision, another
+-- transaction is creating a table), record an 'updated' row, which refuses
+-- generation until kid_adopt_database(), and say why in a WARNING: the
+-- update itself (and pg_upgrade's update_extensions.sql) goes on.
 DO $$
+DECLARE
+    message text;
+    detail text;
+    hint text;
 BEGIN
     IF EXISTS (SELECT FROM @extschema@.kid_generator_stats()) AND NOT pg_catalog.pg_is_in_recovery() THEN
-        PERFORM @extschema@.kid_adopt_database();
-    ELSE
-        INSERT INTO @extschema@.kid_database_origin (position, system_identifier, how)
-        SELECT 0, system_identifier, 'updated' FROM pg_catalog.pg_control_system();
+        BEGIN
+            PERFORM @extschema@.kid_adopt_database();
+            RETURN;
+        EXCEPTION WHEN OTHERS THEN
+            GET STACKED DIAGNOSTICS message = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
+            RAISE WARNING 'updating kid from 0.1.0 did not adopt database "%": %', pg_catalog.current_database(), message
+                USING DETAIL = coalesce(nullif(detail, '') || E'\n', '') || 'Generation stays refused in this database until a superuser runs kid_adopt_database() in it.',
+                      HINT = coalesce(nullif(hint, ''), 'Run SELECT * FROM kid_adopt_database(); in it.');
+        END;
     END IF;
+    INSERT INTO @extschema@.kid_database_origin (position, system_identifier, how)
+    SELECT 0, system_identifier, 'updated' FROM pg_catalog.pg_control_system();
 END $$;

@@ -198,8 +198,8 @@ const char *database_mark_refusal()
     case Mark::unreadable:
         return "kid cannot read its table kid_database_origin";
     case Mark::unknown_origin:
-        return "this database holds ids of unknown origin (updated from 0.1.0 without kid "
-               "preloaded): run kid_adopt_database()";
+        return "this database holds ids of unknown origin (updated from 0.1.0 without adopting "
+               "them): run kid_adopt_database()";
     case Mark::foreign:
         break;
     }
@@ -226,9 +226,10 @@ void database_mark_verify(const char *type_name)
                      errmsg("cannot generate %s ids in database \"%s\": it holds ids of "
                             "unknown origin",
                             type_name, database),
-                     errdetail("kid was updated from 0.1.0 here while kid was not in "
-                               "shared_preload_libraries, so its ids were not adopted: they may "
-                               "have been made by another cluster, above this server's floors."),
+                     errdetail("kid was updated from 0.1.0 here without adopting its ids (kid was "
+                               "not in shared_preload_libraries, or the update's adoption stopped "
+                               "with a WARNING): they may have been made by another cluster, above "
+                               "this server's floors."),
                      errhint("Run SELECT kid_adopt_database(); in database \"%s\" as a "
                              "superuser: it raises this server's floors above every id stored "
                              "in it.",

@@ -19,6 +19,12 @@
 #     SQL is updated after pg_upgrade (ALTER EXTENSION kid UPDATE, what
 #     pg_upgrade's update_extensions.sql runs): the update adopts it, and its
 #     new tids sort above its old ones at once.
+#     A third database on 0.1.0 also holds ids far ahead of the clock (a
+#     koid of 2036, an AT Protocol record key of 2041): its update goes on
+#     but does not adopt it (a WARNING, an 'updated' row, generation
+#     refused, no floor raised); kid_adopt_database() refuses them too,
+#     until told to exclude the record keys' column and take the koid
+#     (max_ahead): the koid floor is then 2036, the tid floor the old tids'.
 #   - pg_restore of the dump into a fresh cluster: the same.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
@@ -93,7 +99,7 @@ INSERT INTO t_uid SELECT uid_new(), true FROM generate_series(1, 1000);
 INSERT INTO t_gid SELECT uid_global_new(), true FROM generate_series(1, 1000);
 INSERT INTO t_domain SELECT tid_new(), true FROM generate_series(1, 10);
 INSERT INTO t_array SELECT ARRAY[uid_new(), uid_new()], true FROM generate_series(1, 10);"
-oq -d postgres -c "CREATE DATABASE app" -c "CREATE DATABASE app010"
+oq -d postgres -c "CREATE DATABASE app" -c "CREATE DATABASE app010" -c "CREATE DATABASE app010_ahead"
 oq -d app -c "CREATE EXTENSION kid" -c "$TABLES"
 # A uuid column served by kid's operators in PostgreSQL's uuid_ops
 # (src/sql/uuidv7.sql): 100 version 7 uuids a minute apart from 2026-01-01,
@@ -102,6 +108,14 @@ oq -d app -c "CREATE TABLE t_uuid (id uuid PRIMARY KEY)" \
     -c "INSERT INTO t_uuid SELECT uuidv7_from_timestamp(timestamptz '2026-01-01 00:00+00' + i * interval '1 minute') FROM generate_series(1, 100) i" \
     -c "INSERT INTO t_uuid SELECT uuidv7_new() FROM generate_series(1, 10)"
 oq -d app010 -c "CREATE EXTENSION kid VERSION '0.1.0'" -c "$TABLES"
+# A third database, on 0.1.0 too, also holds ids far ahead of the clock
+# (issue 26): a koid of 2036 a database owner made (koid_new_with_time in a
+# 0.2.0 database, as text), and in a table of AT Protocol records a record
+# key of 2041 made on another server.
+KOID_2036=$(oq -d app -c "SELECT koid_new_with_time('2036-01-01 00:00+00')::text")
+oq -d app010_ahead -c "CREATE EXTENSION kid VERSION '0.1.0'" -c "$TABLES" \
+    -c "INSERT INTO t_koid VALUES ('$KOID_2036', true)" \
+    -c "CREATE TABLE records (rkey atproto_tid PRIMARY KEY)" -c "INSERT INTO records VALUES ('3zzzzzzzzzzzz'), ('3kfj6ygtxbc2a')"
 expect_eq "old cluster: its clock is 1 h ahead (tid times vs the true clock, minutes)" \
     "$(oq -d app -c "SELECT round(extract(epoch FROM max(tid_to_timestamp(id)) - '$(date -u '+%F %T')+00'::timestamptz) / 60) FROM t_tid")" 60
 OLD_SYSID=$(oq -d app -c "SELECT system_identifier FROM pg_control_system()")
@@ -120,7 +134,7 @@ OLD_NEWEST=$(oq -d app -c "SELECT concat_ws(' ', (SELECT max(sno_to_timestamp(id
 # PostgreSQL 18 built from source refuses ("unrecognized parameter"): taken
 # out of the catalog of the user's columns here, before pg_dump and
 # pg_upgrade.  No other server sets it.
-for db in app app010; do
+for db in app app010 app010_ahead; do
     oq -d $db -c "UPDATE pg_attribute SET attoptions = nullif(ARRAY(SELECT o FROM unnest(attoptions) o WHERE o NOT LIKE 'pg_attver=%'), '{}')
                   WHERE attrelid >= 16384 AND attoptions::text LIKE '%pg_attver=%'" >/dev/null
 done
@@ -213,6 +227,44 @@ expect_eq "pg_upgrade, 0.1.0 database: ALTER EXTENSION kid UPDATE adopted it" \
 nq -d app010 -c "INSERT INTO t_tid SELECT tid_new(), false FROM generate_series(1, 1000)"
 expect_eq "pg_upgrade, 0.1.0 database: new tids sort above the old ones after the update" \
     "$(nq -d app010 -c "SELECT (SELECT min(id) FROM t_tid WHERE NOT old) > (SELECT max(id) FROM t_tid WHERE old)")" t
+
+# The 0.1.0 database with ids far ahead: the update neither takes them nor
+# fails (pg_upgrade's update_extensions.sql goes on): it says why in a
+# WARNING, records 'updated', and generation stays refused until an
+# adoption by hand decides.
+ahead_out=$(nq -d app010_ahead -c "ALTER EXTENSION kid UPDATE" 2>&1)
+check "pg_upgrade, 0.1.0 database with ids far ahead: ALTER EXTENSION kid UPDATE succeeds" \
+    test "$(nq -d app010_ahead -c "SELECT extversion FROM pg_extension WHERE extname = 'kid'")" = 0.2.0
+expect_eq "pg_upgrade, ids far ahead: the update names both columns and says the database was not adopted" \
+    "$(grep -c -e '^WARNING:  public.t_koid.id holds 1 koid id more than 1 day ahead of this server.s clock, the newest at 2036-01-01 00:00:00' \
+        -e '^WARNING:  public.records.rkey holds 1 atproto_tid id more than 1 day ahead of this server.s clock, the newest at 2041-05-10 11:56:53.685247' \
+        -e '^WARNING:  updating kid from 0.1.0 did not adopt database "app010_ahead": cannot adopt database "app010_ahead": 2 columns hold ids' \
+        <<<"$ahead_out")" 3
+expect_eq "pg_upgrade, ids far ahead: the update recorded 'updated' (not adopted)" \
+    "$(nq -d app010_ahead -c "SELECT string_agg(how || ':' || (system_identifier = $NEW_SYSID), ' ' ORDER BY position) FROM kid_database_origin")" "updated:true"
+expect_eq "pg_upgrade, ids far ahead: generation is refused (55000, ids of unknown origin, the update's adoption stopped)" \
+    "$(nq -d app010_ahead -v VERBOSITY=verbose -c "SELECT tid_new()" 2>&1 | grep -c \
+        -e '^ERROR:  55000: cannot generate atproto_tid ids in database "app010_ahead": it holds ids of unknown origin' \
+        -e "^DETAIL:  kid was updated from 0.1.0 here without adopting its ids (kid was not in shared_preload_libraries, or the update's adoption stopped with a WARNING)")" 2
+expect_eq "pg_upgrade, ids far ahead: no floor was raised to them" \
+    "$(nq -d app010_ahead -c "SET client_min_messages = error" -c "SELECT bool_and(coalesce(floor_before, '-infinity') < '2030-01-01') FROM kid_adopt_database(dry_run => true)")" t
+expect_eq "pg_upgrade, ids far ahead: kid_adopt_database() by hand refuses them too (55000)" \
+    "$(nq -d app010_ahead -v VERBOSITY=sqlstate -c "SET client_min_messages = error" -c "SELECT * FROM kid_adopt_database()" 2>&1)" "ERROR:  55000"
+# The DBA decides: the record keys are not this server's ids (excluded);
+# the koid of 2036 is taken (max_ahead wide enough), on its own line only.
+nq -d app010_ahead -c "CREATE TABLE adopted AS SELECT * FROM kid_adopt_database(max_ahead => '20 years', exclude => ARRAY['public.records.rkey'])" 2>/dev/null
+expect_eq "pg_upgrade, ids far ahead: adopted by hand; the koid floor at 2036, the tid floor at the old tids, not at the record key" \
+    "$(nq -d app010_ahead -F ' ' -c "SELECT (SELECT floor_after FROM adopted WHERE line = 'koid') = '2036-01-01 00:00+00',
+        (SELECT floor_after FROM adopted WHERE line = 'atproto_tid') BETWEEN (SELECT max(tid_to_timestamp(id)) FROM t_tid) AND '2030-01-01',
+        (SELECT string_agg(how, ' ' ORDER BY position) FROM kid_database_origin),
+        (SELECT floors->'excluded' FROM kid_database_origin ORDER BY position DESC LIMIT 1)")" \
+    't t updated adopted ["public.records.rkey"]'
+nq -d app010_ahead -c "INSERT INTO t_tid SELECT tid_new(), false FROM generate_series(1, 1000)"
+expect_eq "pg_upgrade, ids far ahead: new tids sort above the old ones and are not of 2041" \
+    "$(nq -d app010_ahead -c "SELECT (SELECT min(id) FROM t_tid WHERE NOT old) > (SELECT max(id) FROM t_tid WHERE old)
+        AND (SELECT max(tid_to_timestamp(id)) FROM t_tid WHERE NOT old) < '2030-01-01'")" t
+expect_eq "pg_upgrade, ids far ahead: koid_new() refuses below the floor of 2036 it was given (55000)" \
+    "$(nq -d app010_ahead -v VERBOSITY=verbose -c "SET kid.koid_max_clock_wait_ms = 0" -c "SELECT koid_new()" 2>&1 | grep -c '^ERROR:  55000: ')" 1
 cluster_stop new fast
 
 # ------------------------------------------------------------------ pg_dump | pg_restore

@@ -138,3 +138,166 @@ SELECT tid_new() IS NOT NULL AS generated;
 \c contrib_regression
 DROP DATABASE regress_kid_moved;
 DROP ROLE regress_kid_adopter;
+
+-- What adoption reads: every way an id can be stored.  Each place holds ids
+-- of a time of its own (2020, far in the past: the floors this raises are
+-- below what the generators reached), so the listing shows which are read.
+CREATE DATABASE regress_kid_adopt;
+\c regress_kid_adopt
+SET TIME ZONE 'UTC';
+SET DateStyle = 'ISO, YMD';
+SET IntervalStyle = 'postgres';
+\set SHOW_CONTEXT never
+CREATE EXTENSION kid;
+CREATE DOMAIN koid_1 AS koid;
+CREATE DOMAIN koid_2 AS koid_1;                      -- a domain over a domain
+CREATE DOMAIN koids AS koid[];                       -- a domain over an array
+CREATE DOMAIN tid_d AS atproto_tid;
+CREATE DOMAIN uuid_d AS uuid;
+CREATE TYPE pair AS (n integer, k koid_2, ks koid_1[]);
+CREATE TYPE outer_pair AS (p pair, u uid, g uid_global);
+CREATE DOMAIN pair_d AS pair;                        -- a domain over a composite type
+CREATE TYPE koid_span AS RANGE (subtype = koid);
+CREATE TABLE nested (
+    k2 koid_2,            -- 2020-01-01
+    k1s koid_1[],         -- 2020-01-02: an array of a domain
+    ks koids,             -- 2020-01-03
+    p pair,               -- 2020-01-04 (k), 2020-01-05 (ks)
+    ps pair[],            -- 2020-01-06: an array of a composite type
+    o outer_pair,         -- 2020-01-07 (p.k), uid 2020-04-01, uid_global 2020-04-02
+    pd pair_d,            -- 2020-01-18 (k)
+    span koid_span,       -- 2020-01-08 to 2020-01-09
+    spans koid_span_multirange, -- 2020-01-10 to 2020-01-11
+    tids tid_d[],         -- atproto_tid 2020-03-01
+    snos sno[],           -- sno 2020-02-01
+    u uuid_d);            -- a version 7 uuid of 2020-05-01, a version 4 one
+INSERT INTO nested VALUES (
+    koid_new_with_time('2020-01-01'), ARRAY[koid_new_with_time('2020-01-02')::koid_1], ARRAY[koid_new_with_time('2020-01-03')],
+    ROW(1, koid_new_with_time('2020-01-04'), ARRAY[koid_new_with_time('2020-01-05')::koid_1]),
+    ARRAY[ROW(2, koid_new_with_time('2020-01-06'), NULL)::pair],
+    ROW(ROW(3, koid_new_with_time('2020-01-07'), NULL)::pair, uid_new_with_time('2020-04-01'), uid_global_new_with_time('2020-04-02')),
+    ROW(4, koid_new_with_time('2020-01-18'), NULL)::pair,
+    koid_span(koid_new_with_time('2020-01-08'), koid_new_with_time('2020-01-09')),
+    koid_span_multirange(koid_span(koid_new_with_time('2020-01-10'), koid_new_with_time('2020-01-11'))),
+    ARRAY[tid_new_with_time('2020-03-01')::tid_d], ARRAY[sno_new_with_time('2020-02-01')],
+    uuidv7_from_timestamp('2020-05-01'));
+INSERT INTO nested (u) VALUES ('c0ffee00-0000-4000-8000-000000000000');
+CREATE TABLE events (id koid PRIMARY KEY) PARTITION BY RANGE (id);
+CREATE TABLE events_all PARTITION OF events FOR VALUES FROM (MINVALUE) TO (MAXVALUE);
+INSERT INTO events VALUES (koid_new_with_time('2020-01-12'));
+CREATE TABLE parent (id koid);
+CREATE TABLE child () INHERITS (parent);
+INSERT INTO child VALUES (koid_new_with_time('2020-01-13'));
+CREATE MATERIALIZED VIEW made AS SELECT koid_new_with_time('2020-01-14') AS id;
+CREATE MATERIALIZED VIEW recent AS SELECT id FROM events WITH NO DATA;
+CREATE VIEW all_events AS SELECT id FROM events;
+-- TOASTed: 3,000 ids stored out of line, uncompressed.
+CREATE TABLE toasted (ids koid[]);
+ALTER TABLE toasted ALTER COLUMN ids SET STORAGE EXTERNAL;
+INSERT INTO toasted SELECT array_agg(koid_new_with_time(timestamptz '2020-01-15' - i * interval '1 minute') ORDER BY i)
+FROM generate_series(0, 2999) i;
+SELECT pg_relation_size(reltoastrelid) > 0 AS out_of_line FROM pg_class WHERE oid = 'toasted'::regclass;
+CREATE UNLOGGED TABLE scratch (id koid);
+INSERT INTO scratch VALUES (koid_new_with_time('2020-01-16'));
+CREATE TEMP TABLE mine (id koid);
+INSERT INTO mine VALUES (koid_new_with_time('2020-01-17'));
+-- A foreign table, on a wrapper without a handler (reading it would fail).
+CREATE FOREIGN DATA WRAPPER regress_kid_nothing;
+CREATE SERVER regress_kid_elsewhere FOREIGN DATA WRAPPER regress_kid_nothing;
+CREATE FOREIGN TABLE remote (id koid) SERVER regress_kid_elsewhere;
+-- Every place, read or not and why, and what it holds.
+SELECT relation, column_name, path, type, status, why, newest, ahead, ahead_count, floors
+FROM kid_adoption_columns();
+-- scan => false: the same places, without reading them.
+SELECT count(*) AS places, count(*) FILTER (WHERE status = 'read') AS read, count(newest) AS with_newest
+FROM kid_adoption_columns(scan => false);
+-- The dry run: per lease line the columns read and the newest time, the
+-- floor it would ask for; a partition, an inheritance child, a populated
+-- materialized view, TOASTed, unlogged and this session's temporary table
+-- are read, the rest named (a WARNING for the foreign table, a NOTICE for
+-- the view not populated).
+SELECT line, columns, newest, floor_after IS NOT DISTINCT FROM greatest(floor_before, newest) AS asks_newest
+FROM kid_adopt_database(dry_run => true);
+-- A dry run records nothing.
+SELECT count(*) AS rows FROM kid_database_origin;
+-- The adoption itself: the same lines; an unpopulated view does not stop it.
+SELECT line, columns, newest FROM kid_adopt_database();
+SELECT how, floors->'not read' AS not_read FROM kid_database_origin ORDER BY position DESC LIMIT 1;
+
+-- Ids far ahead of the clock (issue 26's two): a koid of 2036 a database
+-- owner made with koid_new_with_time, an AT Protocol record key of 2041,
+-- and a version 7 uuid of 2040 from some other generator.  Generation is
+-- refused here (a row of another cluster) until an adoption succeeds.
+INSERT INTO nested (k2, tids, u) VALUES (koid_new_with_time('2036-01-01'), ARRAY['3zzzzzzzzzzzz'::tid_d], uuidv7_from_timestamp('2040-01-01'));
+INSERT INTO kid_database_origin (position, system_identifier, how) VALUES (0, 42, 'created');
+SELECT column_name, path, newest, ahead, ahead_count FROM kid_adoption_columns() WHERE ahead IS NOT NULL;
+-- Each is named with what to do, and nothing is raised or recorded.
+SELECT * FROM kid_adopt_database();
+SET client_min_messages = error;
+SELECT bool_and(coalesce(floor_before, '-infinity') < '2030-01-01') AS nothing_raised FROM kid_adopt_database(dry_run => true);
+RESET client_min_messages;
+SELECT how FROM kid_database_origin ORDER BY position DESC LIMIT 1;
+\set VERBOSITY terse
+SELECT tid_new();
+\set VERBOSITY default
+-- A floor at or above them takes them: the dry run shows every line at it,
+-- and raises nothing.
+SELECT line, floor_after FROM kid_adopt_database(floor => '2042-01-01 00:00:00+00', dry_run => true);
+SET client_min_messages = error;
+SELECT bool_and(coalesce(floor_before, '-infinity') < '2030-01-01') AS nothing_raised FROM kid_adopt_database(dry_run => true);
+RESET client_min_messages;
+-- A floor below one of them is no decision on it (WARNINGs for the other two).
+SET client_min_messages = warning;
+SELECT count(*) FROM kid_adopt_database(floor => '2037-01-01 00:00:00+00', exclude => ARRAY['public.remote.id'], dry_run => true);
+RESET client_min_messages;
+-- The record keys are not kid's ids: exclude their column.  The koid and
+-- the uuid are skipped with ignore_ahead: adopted, with what was left.
+SELECT line, columns, newest FROM kid_adopt_database(exclude => ARRAY['public.nested.tids'], ignore_ahead => true);
+SELECT how, floors - 'not read' AS floors FROM kid_database_origin ORDER BY position DESC LIMIT 1;
+SELECT tid_new() IS NOT NULL AS generated;
+-- A partitioned table's column stands for its partitions'; this session's
+-- temporary table is pg_temp.
+SELECT column_name, status, why FROM kid_adoption_columns(exclude => ARRAY['public.events.id', 'pg_temp.mine.id'], scan => false)
+WHERE status = 'excluded';
+-- max_ahead: how far ahead an id is taken without being named (a koid
+-- made 2 days ahead: named by default, taken within 3 days, in dry runs).
+UPDATE nested SET k2 = koid_new_with_time(now() + interval '2 days') WHERE koid_to_timestamp(k2) = '2036-01-01';
+SELECT ahead > now() + interval '1 day' AS named, newest < '2021-01-01' AS not_taken
+FROM kid_adoption_columns(exclude => ARRAY['public.nested.tids']) WHERE column_name = 'public.nested.k2';
+SELECT ahead IS NULL AS not_named, newest > now() + interval '1 day' AS taken
+FROM kid_adoption_columns(max_ahead => '3 days', exclude => ARRAY['public.nested.tids']) WHERE column_name = 'public.nested.k2';
+SET client_min_messages = warning;
+SELECT newest > now() + interval '1 day' AS taken
+FROM kid_adopt_database(max_ahead => '3 days', exclude => ARRAY['public.nested.tids', 'public.remote.id'], ignore_ahead => true, dry_run => true)
+WHERE line = 'koid';
+RESET client_min_messages;
+
+-- Arguments it refuses.
+SELECT * FROM kid_adopt_database(exclude => ARRAY['nested.tids']);
+SELECT * FROM kid_adopt_database(exclude => ARRAY['public.nested.nothing']);
+SELECT * FROM kid_adopt_database(max_ahead => '-1 hour');
+SELECT * FROM kid_adopt_database(max_ahead => NULL);
+SELECT * FROM kid_adoption_columns(exclude => NULL);
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT * FROM kid_adopt_database(exclude => ARRAY['public.nested.tids'], ignore_ahead => true);
+ROLLBACK;
+\set VERBOSITY sqlstate
+SELECT * FROM kid_adopt_database(exclude => ARRAY['nested.tids']);
+SELECT * FROM kid_adopt_database(max_ahead => '-1 hour');
+SELECT * FROM kid_adopt_database(ignore_ahead => NULL);
+SET client_min_messages = error;
+SELECT * FROM kid_adopt_database();
+RESET client_min_messages;
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SELECT * FROM kid_adopt_database(exclude => ARRAY['public.nested.tids'], ignore_ahead => true);
+ROLLBACK;
+CREATE ROLE regress_kid_lister;
+SET ROLE regress_kid_lister;
+SELECT * FROM kid_adoption_columns();
+\set VERBOSITY default
+SELECT * FROM kid_adoption_columns();
+RESET ROLE;
+DROP ROLE regress_kid_lister;
+
+\c contrib_regression
+DROP DATABASE regress_kid_adopt;

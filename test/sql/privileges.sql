@@ -268,8 +268,9 @@ FROM regress_kid_ids a JOIN regress_kid_copy b USING (n);
 -- table; a function that only raises (ERROR 42704 for an unknown codokey
 -- context, below) never completes a call, nor does kid_cluster_check()
 -- without Citus (ERROR 55000, test cluster_check), nor do
--- kid_adopt_database() and kid_raise_floors() for a role that is not a
--- superuser (ERROR 42501, below; test database_origin), nor does
+-- kid_adopt_database(), kid_adoption_columns() and kid_raise_floors() for a
+-- role that is not a superuser (ERROR 42501, below; test database_origin),
+-- nor does
 -- uuidv7_restore_operators(), which only a superuser may run (42501 below).
 SELECT f.fn AS function, CASE
         WHEN s.calls > 0 THEN 'called'
@@ -280,7 +281,8 @@ SELECT f.fn AS function, CASE
         WHEN f.fn::text = 'codokey_context_missing(text)' THEN 'raises'
         WHEN f.fn::text = 'kid_cluster_check()' THEN 'raises'
         WHEN f.fn::text IN ('kid_database_origin_order()', 'kid_database_origin_changed()') THEN 'trigger'
-        WHEN f.fn::text IN ('kid_adopt_database(timestamp with time zone)', 'kid_raise_floors(timestamp with time zone[])',
+        WHEN f.fn::text IN ('kid_adopt_database(timestamp with time zone,interval,text[],boolean,boolean)',
+                            'kid_adoption_columns(interval,text[],boolean)', 'kid_raise_floors(timestamp with time zone[])',
                             'uuidv7_restore_operators()') THEN 'raises'
         ELSE 'NOT USED' END AS used
 FROM kid_function f LEFT JOIN pg_stat_xact_user_functions s ON s.funcid = f.oid
@@ -290,6 +292,8 @@ UPDATE codokey_context SET until = 3000 WHERE name = 'default';
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 -- The floors are the whole server's: only a superuser raises them.
 SELECT count(*) FROM kid_adopt_database();
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT count(*) FROM kid_adoption_columns();
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT count(*) FROM kid_raise_floors(ARRAY[NULL, NULL, now(), NULL, NULL]);
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
