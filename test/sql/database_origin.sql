@@ -42,6 +42,14 @@ SELECT tid_new_with_time('2024-01-01');
 BEGIN READ ONLY;
 SELECT tid_new();
 ROLLBACK;
+-- The other cluster's own adoption (a row (42, 'adopted'): the database was
+-- adopted there before its dump) is not this cluster's: still refused,
+-- naming cluster 42.
+INSERT INTO kid_database_origin (position, system_identifier, how) VALUES (0, 42, 'adopted');
+\c regress_kid_moved
+\set VERBOSITY terse
+SELECT tid_new();
+DELETE FROM kid_database_origin WHERE system_identifier = 42 AND how = 'adopted';
 \set VERBOSITY default
 DO $$
 DECLARE
