@@ -57,6 +57,10 @@ test_packages=(
     python3-psycopg python3-psycopg2 python3-asyncpg python3-sqlalchemy
     # test/server/64-client_ruby_php_perl.sh: ruby-pg, PHP's pgsql, DBD::Pg.
     ruby-pg php-cli php-pgsql libdbd-pg-perl
+    # test/server/65-client_orm.sh: Django and Rails' ActiveRecord.
+    python3-django ruby-activerecord
+    # test/server/67-cdc.sh: the wal2json logical decoding plugin.
+    postgresql-15-wal2json
 )
 case ${1:-} in
 --demo) packages=("${demo_packages[@]}") ;;
