@@ -3,8 +3,9 @@
 kid, as a Django project uses it: the app kid_django (models.py, fields.py
 and the migration makemigrations wrote from them) migrated into the
 database libpq's environment names (PGHOST, PGPORT, PGUSER, PGDATABASE;
-test/server/65-orm.sh sets them to a fresh database with kid created).
-Prints one "ok:"/"FAILED:" line per check (checks.py).
+test/server/65-client_orm.sh sets them to a fresh database with kid created).
+Prints one "ok:"/"FAILED:" line per check (checks.py).  Django 3.2
+connects through psycopg2, 4.2 through psycopg 3 where it is installed.
 
 The recipe (docs/clients.md, Django) is kid_django/fields.py: an AutoField
 whose column is sno DEFAULT sno_new(), so that Django leaves the id out of
@@ -16,7 +17,7 @@ import os
 import re
 import sys
 
-from checks import Checks, import_or_fail
+from checks import Checks, error_fields, import_or_fail
 
 checks = Checks("Django")
 django = import_or_fail(checks, "django", "python3-django")
@@ -124,6 +125,7 @@ with checks.scenario("5. a bad id"):
         checks.fail("5. get(pk='not-an-id'): DataError 22P02 naming sno", "no error")
     except DataError as e:
         checks.eq("5. get(pk='not-an-id'): DataError 22P02 naming sno",
-                  (e.__cause__.pgcode, str(e).splitlines()[0]), ("22P02", 'invalid input syntax for type sno: "not-an-id"'))
+                  (error_fields(e.__cause__)[0], str(e).splitlines()[0]),
+                  ("22P02", 'invalid input syntax for type sno: "not-an-id"'))
 
 sys.exit(checks.finish())
