@@ -92,12 +92,25 @@ EXTRA_CLEAN += $(KID_BUILT_FOR)
 installcheck: kid-preloaded
 .PHONY: kid-preloaded
 kid-preloaded:
-	@loaded=$$('$(bindir)/psql' -X -A -t -d postgres -c "SELECT count(*) FROM pg_settings WHERE name = 'kid.node_id'") || \
+	@loaded=$$($(KID_AS_POSTGRES) '$(bindir)/psql' -X -A -t -d postgres -c "SELECT count(*) FROM pg_settings WHERE name = 'kid.node_id'") || \
 		{ echo "make installcheck: cannot reach the server to test (PGHOST, PGPORT, PGUSER)"; exit 1; }; \
 	[ "$$loaded" = 1 ] || { \
 		echo "make installcheck: kid is not preloaded on the server it tests."; \
 		echo "The tests generate ids, which needs shared_preload_libraries = 'kid' in its"; \
 		echo "postgresql.conf and a restart (README.md, Install; docs/testing.md)."; exit 1; }
+# As root without PGUSER (sudo make installcheck on a Debian server), the
+# check and pg_regress run as the postgres OS user: Debian's servers let
+# local connections in by peer authentication, where the OS user is the role,
+# root has no role, and PGUSER=postgres is refused to root.
+ifneq ($(filter installcheck,$(MAKECMDGOALS)),)
+ifeq ($(PGUSER)$(shell id -u),0)
+ifneq ($(shell id -u postgres 2>/dev/null),)
+KID_AS_POSTGRES = cd / && runuser -u postgres --
+pg_regress_installcheck = test/tools/installcheck-as-postgres.sh $(top_builddir)/src/test/regress/pg_regress \
+	--inputdir=$(srcdir) --bindir='$(bindir)' $(pg_regress_locale_flags) $(EXTRA_REGRESS_OPTS)
+endif
+endif
+endif
 
 # A changed source flows into the committed script.  After a clone the sources
 # may look newer: regenerating then changes nothing (make test checks that);

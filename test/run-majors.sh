@@ -24,7 +24,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 KID_MAJORS=${KID_MAJORS:-15 17 18}
-PG17_SKIP="citus client_jdbc client_pgx client_node xcheck_atproto xcheck_koid dist build_majors"
+PG17_SKIP="citus client_jdbc client_pgx client_node client_knex xcheck_atproto xcheck_koid dist build_majors"
 PG15_CONFIG=${KID_PG15_CONFIG:-${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}}
 # test/server/37-pg_upgrade.sh upgrades from this 15 on the 18 pass too.
 export KID_PG15_CONFIG=$PG15_CONFIG

@@ -199,12 +199,12 @@ const char *database_mark_refusal()
         return "kid cannot read its table kid_database_origin";
     case Mark::unknown_origin:
         return "this database holds ids of unknown origin (updated from 0.1.0 without adopting "
-               "them): run kid_adopt_database()";
+               "them): run SELECT * FROM kid_adopt_database()";
     case Mark::foreign:
         break;
     }
     return psprintf("this database came from another cluster (system identifier %llu): run "
-                    "kid_adopt_database()",
+                    "SELECT * FROM kid_adopt_database()",
                     static_cast<unsigned long long>(sum.foreign_system));
 }
 
@@ -230,7 +230,7 @@ void database_mark_verify(const char *type_name)
                                "not in shared_preload_libraries, or the update's adoption stopped "
                                "with a WARNING): they may have been made by another cluster, above "
                                "this server's floors."),
-                     errhint("Run SELECT kid_adopt_database(); in database \"%s\" as a "
+                     errhint("Run SELECT * FROM kid_adopt_database(); in database \"%s\" as a "
                              "superuser: it raises this server's floors above every id stored "
                              "in it.",
                              database)));
@@ -243,7 +243,7 @@ void database_mark_verify(const char *type_name)
                            "that cluster's kid.lease, so this server (system identifier %llu) "
                            "may generate below the ids stored in it.",
                            static_cast<unsigned long long>(GetSystemIdentifier())),
-                 errhint("Run SELECT kid_adopt_database(); in database \"%s\" as a superuser: "
+                 errhint("Run SELECT * FROM kid_adopt_database(); in database \"%s\" as a superuser: "
                          "it raises this server's floors above every id stored in it.",
                          database)));
     }

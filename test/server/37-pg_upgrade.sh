@@ -167,7 +167,7 @@ refused() {
         out=$($q -d "$db" -v VERBOSITY=verbose -c "SELECT $f" 2>&1)
         expect_eq "$label: $f refused (55000, hint kid_adopt_database())" \
             "$(grep -c -e '^ERROR:  55000: cannot generate .* in database "'"$db"'": it came from another cluster' \
-                -e '^HINT:  Run SELECT kid_adopt_database(); in database "'"$db"'"' <<<"$out")" 2
+                -e '^HINT:  Run SELECT \* FROM kid_adopt_database(); in database "'"$db"'"' <<<"$out")" 2
     done
     out=$($q -d "$db" -c "BEGIN READ ONLY" -c "SELECT tid_new()" 2>&1)
     expect_eq "$label: refused in a read-only transaction too" "$(grep -c 'ERROR:  cannot generate atproto_tid ids' <<<"$out")" 1

@@ -153,17 +153,20 @@ rf_targets() { make -n -s demo test >/dev/null; }
 check "README: make demo and make test are targets" rf_targets
 
 # What the two commands install: every package test/tools/install-deps.sh names is
-# in the README's list (the list there is the script's, word for word).
+# in docs/testing.md's list ("What make test installs", which the README links
+# to; the list there is the script's, word for word).
 rf_packages=$({ sed -n '/^[a-z_]*packages=(/,/^)/p' test/tools/install-deps.sh; grep -o 'packages+=([^)]*)' test/tools/install-deps.sh; } |
     sed 's/#.*//; s/^[a-z_]*packages=(//; s/packages+=(//; s/)//g' | tr ' ' '\n' | grep -v '^$')
-rf_expect "README: names every package test/tools/install-deps.sh installs" \
-    "$(while read -r p; do tr -s ' \n' '  ' < README.md | grep -qF -- "$p" || printf '%s ' "$p"; done <<<"$rf_packages")" "" "$rf_packages"
+rf_install_list=$(awk '/^## What make test installs/{f=1; next} /^## /{f=0} f' docs/testing.md | tr -s ' \n' '  ')
+rf_expect "docs/testing.md: names every package test/tools/install-deps.sh installs, in its section What make test installs" \
+    "$(while read -r p; do grep -qF -- "\`$p" <<<"$rf_install_list" || grep -qF -- " $p" <<<"$rf_install_list" || printf '%s ' "$p"; done <<<"$rf_packages")" "" "$rf_packages" "$rf_install_list"
 
-# The README's client lines are the client tests' lines: every SQL string
-# in its python, js, java, go, ruby, php and perl blocks occurs in
-# test/clients/.
-rf_client_sql=$(perl -ne 'if (/^```(python|js|java|go|ruby|php|perl)/ ... /^```$/) { while (/["\x27]((?:SELECT|INSERT|COPY|UPDATE)[^"\x27]*)["\x27]/g) { print "$1\n" } }' README.md)
-rf_expect "README: every SQL string of its client examples occurs in test/clients/" \
+# The client lines of the README and docs/clients.md are the client tests'
+# lines: every SQL string in their python, js, java, go, ruby, php and perl
+# blocks occurs in test/clients/ (docs/horizon.md's consumer is the code its
+# own test runs).
+rf_client_sql=$(perl -ne 'if (/^```(python|js|java|go|ruby|php|perl)/ ... /^```$/) { while (/["\x27]((?:SELECT|INSERT|COPY|UPDATE)[^"\x27]*)["\x27]/g) { print "$1\n" } }' README.md docs/clients.md)
+rf_expect "README, docs/clients.md: every SQL string of their client examples occurs in test/clients/" \
     "$(while read -r q; do grep -rqF -- "$q" test/clients/ || printf '%s; ' "$q"; done <<<"$rf_client_sql")" "" "$rf_client_sql"
 
 # Links from the README and docs/ to files of the tree and to headings

@@ -24,6 +24,10 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
+-- VERBOSE plans without the "Query Identifier" line that pg_stat_statements
+-- (preloaded before kid on many servers make installcheck runs against)
+-- would add, by turning compute_query_id on.
+SET compute_query_id = off;
 EXPLAIN (COSTS OFF, VERBOSE)
 SELECT sno_new(), sno_new_with_time('2024-01-01 00:00+00') FROM regress_parallel;
 EXPLAIN (COSTS OFF, VERBOSE)

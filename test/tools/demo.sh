@@ -1,13 +1,29 @@
 #!/usr/bin/env bash
-# The README's first command ("make demo"): build and install kid, start a
-# throwaway server with kid preloaded, show it working, stop the server.
+# The README's first command ("make demo"): build kid, install it into a copy
+# of PostgreSQL 15 (PG_CONFIG's) made for the demo, start a throwaway server
+# of that copy with kid preloaded, show it working, stop the server and
+# remove the copy.  The machine's PostgreSQL is left as it was: no kid.so
+# or extension file of it is written (a packaged kid stays the package's),
+# no cluster of it is made or touched (test/server/75-demo.sh checks this).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source test/lib.sh
 
-echo "== building and installing kid"
-make -s -j2 >/dev/null
-make -s install >/dev/null
+# The copy: the directories of PG_CONFIG's PostgreSQL that running it needs,
+# each at its own path under $KID_TMP/pg, so that their relative places are
+# kept (PostgreSQL finds its files relative to its programs); kid goes into
+# it by make install with DESTDIR=$KID_TMP/pg.  kid_cleanup removes $KID_TMP.
+echo "== copying PostgreSQL $("$PG_CONFIG" --version | sed 's/^PostgreSQL //') into $KID_TMP/pg for the demo (your installation is not changed)"
+for dir in "$("$PG_CONFIG" --bindir)" "$("$PG_CONFIG" --pkglibdir)" "$("$PG_CONFIG" --sharedir)"; do
+    mkdir -p "$KID_TMP/pg$(dirname "$dir")"
+    [ -e "$KID_TMP/pg$dir" ] || cp -a "$dir" "$KID_TMP/pg$dir"
+done
+
+echo "== building kid and installing it into that copy"
+make -s -j2 PG_CONFIG="$PG_CONFIG" >/dev/null
+make -s install PG_CONFIG="$PG_CONFIG" DESTDIR="$KID_TMP/pg" >/dev/null
+chmod -R a+rX "$KID_TMP/pg"
+PG_BIN=$KID_TMP/pg$("$PG_CONFIG" --bindir)
 
 PORT=54331
 cluster_init demo $PORT
@@ -60,4 +76,5 @@ SQL
 
 cluster_stop demo
 echo
-echo "== demo done; the throwaway server is stopped and removed"
+echo "== demo done; the throwaway server is stopped, and it and the copy of PostgreSQL are removed."
+echo "   To install kid into your PostgreSQL: make && make install (README.md, On your own server)."

@@ -57,6 +57,10 @@ test_packages=(
     python3-psycopg python3-psycopg2 python3-asyncpg python3-sqlalchemy
     # test/server/64-client_ruby_php_perl.sh: ruby-pg, PHP's pgsql, DBD::Pg.
     ruby-pg php-cli php-pgsql libdbd-pg-perl
+    # test/server/65-client_orm.sh: Django and Rails' ActiveRecord.
+    python3-django ruby-activerecord
+    # test/server/67-cdc.sh: the wal2json logical decoding plugin.
+    postgresql-15-wal2json
 )
 case ${1:-} in
 --demo) packages=("${demo_packages[@]}") ;;
@@ -91,14 +95,25 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "installing: ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
     apt-get -o DPkg::Lock::Timeout=600 update -qq
-    # Debian's postgresql-common creates a "main" cluster with the server
-    # package; kid's scripts use throwaway clusters of their own instead.
-    mkdir -p /etc/postgresql-common
-    if [ ! -f /etc/postgresql-common/createcluster.conf ] ||
-        ! grep -q '^create_main_cluster' /etc/postgresql-common/createcluster.conf; then
-        echo 'create_main_cluster = false' >> /etc/postgresql-common/createcluster.conf
-    fi
+    # Debian's postgresql-common creates and starts a "main" cluster with a
+    # server package; kid's demo and tests make throwaway clusters instead.
+    # So during this install only, a file of createcluster.conf's include_dir
+    # says create_main_cluster = false; it goes afterwards, whatever happens,
+    # and the configuration is as it was (a later server package makes its
+    # main cluster as usual).
+    dropin_dir=/etc/postgresql-common/createcluster.d
+    dropin=$dropin_dir/zz-kid-install-deps.conf
+    [ -d "$dropin_dir" ] || made_dir=1
+    trap 'rm -f "$dropin"; [ -z "${made_dir:-}" ] || rmdir "$dropin_dir" 2>/dev/null || true' EXIT
+    mkdir -p "$dropin_dir"
+    echo "create_main_cluster = false   # test/tools/install-deps.sh, during its apt-get install only" >"$dropin"
     apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    for p in "${missing[@]}"; do
+        case $p in postgresql-[0-9]*[0-9])
+            echo "$p is installed without Debian's main cluster (kid's demo and tests make throwaway ones);"
+            echo "to make it: pg_createcluster ${p#postgresql-} main --start" ;;
+        esac
+    done
 fi
 
 # The throwaway servers run as this user: PostgreSQL refuses to run as root.

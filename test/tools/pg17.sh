@@ -15,10 +15,11 @@
 #                      behind a mirror or proxy uses the same one)
 #
 # The chroot goes to $KID_PG_CACHE/debian-trixie-pg17-<16 hex digits of the
-# sha256 of this script>, so a changed package list is a new directory.  It
-# is made in a temporary directory beside it and renamed into place: an
-# interrupted run leaves no half-made cache, and two runs at once serialize
-# on a lock.  Needs debootstrap (test/tools/install-deps.sh) and root.  About a
+# sha256 of this script>.  It is made in a temporary directory beside it and
+# renamed into place: an interrupted run leaves no half-made cache, and two
+# runs at once serialize on a lock.  A chroot an earlier version of this
+# script made (another package list) is used when there is no chroot of
+# this one's: the PACKAGES it lacks are installed into it.  Needs debootstrap (test/tools/install-deps.sh) and root.  About a
 # minute and 400 MB.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -29,13 +30,15 @@ SUITE=trixie
 # tests that run on 17 use: procps (pgrep), libfaketime (clock_faults,
 # promotion), perl (the install script, random_literals), python3 and both
 # psycopgs, asyncpg and SQLAlchemy (client_python), ruby-pg, PHP pgsql and
-# DBD::Pg (client_ruby_php_perl), git (upgrade.sh reads 0.1.0's files from history),
+# DBD::Pg (client_ruby_php_perl), Django and ActiveRecord (client_orm),
+# wal2json (cdc), git (upgrade.sh reads 0.1.0's files from history),
 # and what building the Debian package postgresql-17-kid needs
 # (debian_package: dpkg-buildpackage with pg_buildext).
 PACKAGES="postgresql-17 postgresql-server-dev-17 postgresql-client-17 make g++ procps
 libfaketime perl python3 python3-psycopg python3-psycopg2 python3-asyncpg python3-sqlalchemy
 ruby-pg php-cli php-pgsql libdbd-pg-perl git ca-certificates
-build-essential dpkg-dev debhelper fakeroot postgresql-server-dev-all"
+build-essential dpkg-dev debhelper fakeroot postgresql-server-dev-all
+python3-django ruby-activerecord postgresql-17-wal2json"
 KID_PG_CACHE=${KID_PG_CACHE:-/var/cache/kid}
 
 fail() { echo "pg17.sh: $*" >&2; exit 1; }
@@ -61,6 +64,26 @@ apt_mirror() {
 hash=$(sha256sum "$0" | cut -c1-16)
 root="$KID_PG_CACHE/debian-$SUITE-pg17-$hash"
 PG17_CONFIG=/usr/lib/postgresql/17/bin/pg_config
+if [ ! -x "$root$PG17_CONFIG" ]; then
+    for other in "$KID_PG_CACHE"/debian-$SUITE-pg17-*; do
+        if [ -x "$other$PG17_CONFIG" ]; then root=$other; break; fi
+    done
+fi
+# missing_packages: the PACKAGES the chroot has not installed.
+missing_packages() {
+    local p
+    for p in $PACKAGES; do
+        chroot "$root" dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+    done
+}
+# in_root COMMAND...: COMMAND in the chroot, with /proc and /dev mounted in a
+# mount namespace of its own (they vanish with it, whatever happens).
+in_root() {
+    unshare --mount --propagation private /bin/bash -c '
+        root=$1; shift
+        mount -t proc proc "$root/proc" && mount --bind /dev "$root/dev" &&
+            chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive "$@"' _ "$@"
+}
 
 if [ ! -x "$root$PG17_CONFIG" ]; then
     [ "$(id -u)" = 0 ] || fail "making the PostgreSQL 17 chroot needs root"
@@ -86,10 +109,7 @@ if [ ! -x "$root$PG17_CONFIG" ]; then
             echo 'create_main_cluster = false' > "$work/root/etc/postgresql-common/createcluster.conf" &&
             printf '#!/bin/sh\nexit 101\n' > "$work/root/usr/sbin/policy-rc.d" &&
             chmod 755 "$work/root/usr/sbin/policy-rc.d" &&
-            unshare --mount --propagation private /bin/bash -c '
-                mount -t proc proc "$1/proc" && mount --bind /dev "$1/dev" &&
-                chroot "$1" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
-                    apt-get install -y -q --no-install-recommends $2' _ "$work/root" "$PACKAGES" &&
+            in_root "$work/root" apt-get install -y -q --no-install-recommends $PACKAGES &&
             chroot "$work/root" /usr/bin/apt-get clean
     }
     if ! (make_root) >"$work/make.log" 2>&1; then
@@ -99,5 +119,19 @@ if [ ! -x "$root$PG17_CONFIG" ]; then
     fi
     mv -T "$work/root" "$root"
     echo "made the PostgreSQL 17 chroot ($(chroot "$root" $PG17_CONFIG --version)) in $((SECONDS - start)) s" >&2
+fi
+if [ -n "$(missing_packages)" ]; then
+    [ "$(id -u)" = 0 ] || fail "installing into the PostgreSQL 17 chroot needs root"
+    exec 9>"$KID_PG_CACHE/.debian-$SUITE-pg17.lock"
+    flock 9
+    missing=$(missing_packages | tr '\n' ' ')
+    if [ -n "$missing" ]; then
+        echo "installing into the PostgreSQL 17 chroot $root: $missing" >&2
+        if ! { in_root "$root" apt-get update -q && in_root "$root" apt-get install -y -q --no-install-recommends $missing &&
+            chroot "$root" /usr/bin/apt-get clean; } >"$KID_PG_CACHE/debian-$SUITE-pg17.install.log" 2>&1; then
+            tail -30 "$KID_PG_CACHE/debian-$SUITE-pg17.install.log" >&2
+            fail "failed; log in $KID_PG_CACHE/debian-$SUITE-pg17.install.log"
+        fi
+    fi
 fi
 echo "$root"
