@@ -234,18 +234,19 @@ void database_mark_verify(const char *type_name)
                              "superuser: it raises this server's floors above every id stored "
                              "in it.",
                              database)));
-        ereport(ERROR,
-                (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                 errmsg("cannot generate %s ids in database \"%s\": it came from another "
-                        "cluster (system identifier %llu)",
-                        type_name, database, static_cast<unsigned long long>(sum.foreign_system)),
-                 errdetail("pg_upgrade, pg_dump or a copy of its rows brought it here without "
-                           "that cluster's kid.lease, so this server (system identifier %llu) "
-                           "may generate below the ids stored in it.",
-                           static_cast<unsigned long long>(GetSystemIdentifier())),
-                 errhint("Run SELECT * FROM kid_adopt_database(); in database \"%s\" as a superuser: "
-                         "it raises this server's floors above every id stored in it.",
-                         database)));
+        ereport(
+            ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("cannot generate %s ids in database \"%s\": it came from another "
+                    "cluster (system identifier %llu)",
+                    type_name, database, static_cast<unsigned long long>(sum.foreign_system)),
+             errdetail("pg_upgrade, pg_dump or a copy of its rows brought it here without "
+                       "that cluster's kid.lease, so this server (system identifier %llu) "
+                       "may generate below the ids stored in it.",
+                       static_cast<unsigned long long>(GetSystemIdentifier())),
+             errhint("Run SELECT * FROM kid_adopt_database(); in database \"%s\" as a superuser: "
+                     "it raises this server's floors above every id stored in it.",
+                     database)));
     }
     database_mark_ok = true;
 }
