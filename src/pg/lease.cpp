@@ -345,7 +345,16 @@ static bool line_name_ok(const char *name)
 static void check_scheme_table()
 {
     int rows[LEASE_LINES] = {0};
+    for (int i = 0; i < SCHEME_COUNT; i++)
+        if (SCHEMES[i].scheme != i)
+            elog(FATAL, "kid: row %d of the scheme table is scheme %d's", i,
+                 static_cast<int>(SCHEMES[i].scheme));
     for (const SchemeDef &scheme : SCHEMES) {
+        if ((scheme.next_key == nullptr) != scheme.per_backend)
+            elog(FATAL,
+                 "kid: scheme %s must have a horizon key exactly when it has a server-wide "
+                 "generator",
+                 scheme.name);
         if (scheme.lines < 1 || scheme.lines > SCHEME_LINES_MAX)
             elog(FATAL, "kid: scheme %s has %d lease lines", scheme.name, scheme.lines);
         for (int line = scheme.first_line; line < scheme.first_line + scheme.lines; line++)

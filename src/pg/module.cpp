@@ -34,7 +34,7 @@ static void kid_init() noexcept
     if (!kid::pg::define_settings())
         return; /* loaded lazily, or a failed lazy load retried: no shared memory */
     kid::pg::install_shmem_hooks();
-    kid::pg::horizon_install_hooks();
+    kid::pg::horizon_register_callbacks();
     kid::pg::lease_wal_register();
 }
 
