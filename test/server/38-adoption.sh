@@ -21,7 +21,9 @@
 #     every database of the server, so the adoption stops (55000) and
 #     raises nothing; it takes it when sessions' kid.koid_max_clock_wait_ms
 #     covers it (a WARNING: koid_new() waits), or when max_ahead reaches it
-#     (a WARNING: koid_new() fails, and it does, in another database).
+#     (a WARNING: koid_new() fails, and it does, in another database); a
+#     floor 5 s ahead is named for koid alone (the others' lines lead the
+#     clock by up to 10 s after any crash).
 # The ids are of 2020 (far below what the generators reach), one month per
 # case, so that the newest time found says which were read.  Where the
 # adoption must refuse at once, lock_timeout turns a wait (a wrong answer
@@ -173,6 +175,14 @@ expect_eq "a koid an hour ahead: named (more than kid.koid_max_clock_wait_ms ahe
 expect_eq "... nothing recorded" "$(oq -c "SELECT count(*) FROM kid_database_origin WHERE how = 'adopted'")" 0
 expect_eq "... nothing raised: koid_new() works in another database" \
     "$(kpsql $AD_PORT -d other -c "SET kid.koid_max_clock_wait_ms = 0" -c "SELECT koid_new() IS NOT NULL")" t
+# What is ahead, for the WARNING on a floor the adoption raises: for koid,
+# any lead (koid_new() waits or fails); for the others, more than the 10 s
+# by which kid.lease leads the clock (a crash restart gives that anyway).
+# A floor 5 s ahead, in a dry run: the koid line's alone is named.
+out=$(oq -c "SELECT count(*) FROM kid_adopt_database(floor => now() + interval '5 s', dry_run => true)" 2>&1)
+expect_eq "a floor 5 s ahead (dry run): a WARNING for the koid line, none for the others" \
+    "$(grep '^WARNING:  kid_adopt_database() would raise the ' <<<"$out" | sed 's/ floor to .*//')" \
+    "WARNING:  kid_adopt_database() would raise the koid"
 # Sessions that wait an hour for their clock (the server's setting; a SET
 # in the adopting session would not count): taken, koid_new() waits.
 kpsql $AD_PORT -d postgres -c "ALTER SYSTEM SET kid.koid_max_clock_wait_ms = '1h'" && need "reload" reload_conf $AD_PORT

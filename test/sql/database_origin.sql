@@ -297,9 +297,7 @@ RESET client_min_messages;
 -- clock (kid.koid_max_clock_wait_ms): a database owner, no superuser,
 -- stores one an hour ahead.  Taken, it would make koid_new() fail for an
 -- hour in every database of the server: by default it is named and stops
--- the adoption, as an id beyond max_ahead does.  (Stops and dry runs only:
--- this cluster's floors stay where they are; test/server/38-adoption.sh
--- takes one.)
+-- the adoption, as an id beyond max_ahead does.
 CREATE ROLE regress_kid_owner;
 CREATE TABLE owned (k koid);
 ALTER TABLE owned OWNER TO regress_kid_owner;
@@ -308,23 +306,16 @@ INSERT INTO owned VALUES (koid_new_with_time(now() + interval '1 hour'));
 RESET ROLE;
 SELECT newest IS NULL AS not_taken, ahead - now() BETWEEN interval '59 minutes' AND interval '1 hour' AS an_hour_ahead, ahead_count
 FROM kid_adoption_columns() WHERE column_name = 'public.owned.k';
--- The adoption stops on it (the other columns ahead left out): the error,
--- its DETAIL with the time replaced; the koid floor is not raised.
-CREATE FUNCTION pg_temp.stopped(excluding text[]) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-    state text;
-    message text;
-    detail text;
-BEGIN
-    PERFORM kid_adopt_database(exclude => excluding);
-    RETURN 'adopted';
-EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT, detail = PG_EXCEPTION_DETAIL;
-    RETURN format(E'%s %s\n%s', state, message, regexp_replace(detail, 'the newest at [-0-9: .+]*$', 'the newest at (an hour ahead)'));
-END $$;
+-- A dry run (a real one would stop with 55000) names it in a WARNING (not
+-- shown: it names a time of now()) and does not take it: the koid line's
+-- newest is the other columns' of 2020.  Only dry runs here: a real
+-- adoption that took it by mistake would raise this cluster's koid floor
+-- an hour ahead for every test after it (test/server/38-adoption.sh has
+-- the real ones, on a cluster of its own).
 SET client_min_messages = error;
-SELECT pg_temp.stopped(ARRAY['public.nested.tids', 'public.remote.id', 'public.nested.k2', 'public.nested.u']) AS result;
-SELECT coalesce(floor_before, '-infinity') < now() + interval '1 minute' AS not_raised FROM kid_adopt_database(dry_run => true) WHERE line = 'koid';
+SELECT newest < '2021-01-01' AS not_taken, coalesce(floor_before, '-infinity') < now() + interval '1 minute' AS not_raised
+FROM kid_adopt_database(exclude => ARRAY['public.nested.tids', 'public.remote.id', 'public.nested.k2', 'public.nested.u'], dry_run => true)
+WHERE line = 'koid';
 RESET client_min_messages;
 -- Taken by a decision: a max_ahead that reaches it (a dry run asks for its
 -- time as the koid floor), or koid_new() waiting longer for its clock in
