@@ -82,12 +82,12 @@ COMMENT ON FUNCTION kid_raise_floors(timestamptz[]) IS
 --
 -- How far ahead of the clock an id is taken without a decision (max_ahead;
 -- NULL, the default, is the rule per scheme): a koid no further than
--- koid_new() waits for its clock (kid.koid_max_clock_wait_ms as sessions
--- get it: its reset value, so a SET in the adopting session, which waits
--- for no other session, changes nothing), since a koid floor beyond that makes koid_new() fail
--- in every database of the server; an id of the other schemes up to a day
--- (tid, uid and uuidv7 ids then carry that time, and sno changes timeline,
--- which kid_adopt_database() names in a WARNING).
+-- koid_new() waits for its clock, since a koid floor beyond that makes
+-- koid_new() fail in every database of the server (kid.koid_max_clock_wait_ms
+-- as sessions get it: its reset value; a SET in the adopting session, which
+-- waits for no other session, changes nothing); an id of the other schemes
+-- up to a day (tid, uid and uuidv7 ids then carry that time, and sno changes
+-- timeline, which kid_adopt_database() names in a WARNING).
 CREATE FUNCTION kid_adoption_columns(
     max_ahead interval DEFAULT NULL,
     exclude text[] DEFAULT '{}',
@@ -354,7 +354,7 @@ DECLARE
     ignored jsonb := '{}';
     raised record;
     took timestamptz;
-    lead interval;
+    ahead_by interval;
     koid_wait_ms bigint;
 BEGIN
     IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
@@ -520,12 +520,12 @@ BEGIN
         -- gives anyway (sno changes timeline, tid, uid and uuidv7 ids
         -- carry the lease's time).
         took := CASE WHEN dry_run THEN greatest(taken[i], floor) ELSE floor_after END;
-        lead := took - clock_timestamp();
-        IF took > coalesce(floor_before, '-infinity') AND lead > (CASE line WHEN 'koid' THEN interval '0' ELSE interval '10 s' END) THEN
+        ahead_by := took - clock_timestamp();
+        IF took > coalesce(floor_before, '-infinity') AND ahead_by > (CASE line WHEN 'koid' THEN interval '0' ELSE interval '10 s' END) THEN
             RAISE WARNING 'kid_adopt_database() % the % floor to %, ahead of this server''s clock',
                           CASE WHEN dry_run THEN 'would raise' ELSE 'raised' END, line, took
                 USING DETAIL = CASE
-                    WHEN line = 'koid' AND lead > koid_wait_ms * interval '1 ms'
+                    WHEN line = 'koid' AND ahead_by > koid_wait_ms * interval '1 ms'
                         THEN format('koid_new() fails with ERROR 55000, in every database of this server, until the clock is within kid.koid_max_clock_wait_ms (%s ms) of it.',
                                     koid_wait_ms)
                     WHEN line = 'koid'
