@@ -876,7 +876,12 @@ RETURNS SETOF record
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     lines text[];
+    -- The lines ids are made on, as kid_adoption_columns() names them in
+    -- floors; the others (the commit horizons' lines) hold no ids and are
+    -- left (NULL), floor given or not.
+    id_lines CONSTANT text[] := ARRAY['sno tick 0', 'sno tick 1', 'atproto_tid', 'koid', 'uid', 'uuid'];
     taken timestamptz[];
+    wanted timestamptz[];
     counts integer[];
     blocker record;
     c record;
@@ -1039,10 +1044,12 @@ BEGIN
                               THEN 'For a column it cannot read, give the newest time of its ids as floor, or exclude it if it holds none of this database''s ids. ' ELSE '' END
                       || 'kid_adopt_database(dry_run => true) shows the floors, kid_adoption_columns() every column.';
     END IF;
+    -- Per line, the time it is raised to: the newest id taken, or floor if later.
+    wanted := ARRAY(SELECT CASE WHEN u.line = ANY (id_lines) THEN greatest(u.newest, floor) END
+                    FROM ROWS FROM (unnest(lines), unnest(taken)) WITH ORDINALITY AS u(line, newest, ord) ORDER BY u.ord);
     FOR raised IN
         SELECT f.line, f.floor_before, f.floor_after
-        FROM @extschema@.kid_raise_floors(CASE WHEN dry_run THEN array_fill(NULL::timestamptz, ARRAY[cardinality(lines)])
-            ELSE ARRAY(SELECT greatest(u.newest, floor) FROM unnest(taken) WITH ORDINALITY AS u(newest, ord) ORDER BY u.ord) END) f
+        FROM @extschema@.kid_raise_floors(CASE WHEN dry_run THEN array_fill(NULL::timestamptz, ARRAY[cardinality(lines)]) ELSE wanted END) f
     LOOP
         i := array_position(lines, raised.line);
         line := raised.line;
@@ -1050,7 +1057,7 @@ BEGIN
         newest := taken[i];
         floor_before := raised.floor_before;
         -- A dry run raises nothing: the floor it would ask for.
-        floor_after := CASE WHEN dry_run THEN greatest(raised.floor_after, taken[i], floor) ELSE raised.floor_after END;
+        floor_after := CASE WHEN dry_run THEN greatest(raised.floor_after, wanted[i]) ELSE raised.floor_after END;
         -- A floor this adoption raises ahead of the clock: what it does to
         -- the line's generators.  Ahead means, for koid, any lead (a
         -- koid cannot be ahead of its clock: koid_new() waits, or fails
@@ -1058,7 +1065,7 @@ BEGIN
         -- 10 s by which kid.lease leads the clock, which a crash restart
         -- gives anyway (sno changes timeline, tid, uid and uuidv7 ids
         -- carry the lease's time).
-        took := CASE WHEN dry_run THEN greatest(taken[i], floor) ELSE floor_after END;
+        took := CASE WHEN dry_run THEN wanted[i] ELSE floor_after END;
         ahead_by := took - clock_timestamp();
         IF took > coalesce(floor_before, '-infinity') AND ahead_by > (CASE line WHEN 'koid' THEN interval '0' ELSE interval '10 s' END) THEN
             RAISE WARNING 'kid_adopt_database() % the % floor to %, ahead of this server''s clock',
@@ -1074,8 +1081,7 @@ BEGIN
                                     1 - right(line, 1)::integer)
                     WHEN line = 'atproto_tid' THEN 'tid_new() makes tids of that time, ahead of the clock, until the clock passes it.'
                     WHEN line = 'uid' THEN 'uid_new() and uid_global_new() make ids of that time, ahead of the clock, until the clock passes it.'
-                    WHEN line = 'uuid' THEN 'uuidv7_new() makes uuids of that time, ahead of the clock, until the clock passes it.'
-                    ELSE 'The generators of that line start from it.' END;
+                    WHEN line = 'uuid' THEN 'uuidv7_new() makes uuids of that time, ahead of the clock, until the clock passes it.' END;
         END IF;
         RETURN NEXT;
     END LOOP;

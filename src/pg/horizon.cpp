@@ -31,17 +31,20 @@
  *     force).  A backend reads the force after publishing P = the force it
  *     read before (or the generation floor, below, when higher), so either
  *     the reader sees its P or the backend sees the raised force.  The
- *     lease covers the force first, so that after a restart the floors are
- *     above it too.
+ *     scheme's horizon lease line covers the force first (written ahead,
+ *     and exactly at a clean shutdown), so that it survives a restart.
  * Floors.  The generators start above the lease floors, and after
  * recovery above the replayed marks (lease_finalize_floors), before any id
  * is made: those floors (KidShared::generation_floor_us) are below every
- * id made since, so P may be raised to them and H clamped to them.  Floors
+ * id made since, so P may be raised to them.  A clocked scheme's force
+ * starts at its horizon line's floor (horizon_generation_began), at or
+ * above every force before the restart, and H is clamped to it.  Floors
  * raised later, while the server runs (kid_raise_floors,
- * kid_adopt_database), are not: ids made before the raise, in transactions
- * still open in any database, are below them.  The generators obey them
- * all the same (the state words are raised, sno and uuidv7 see floor_epoch
- * move), and every key above is still read from them.
+ * kid_adopt_database), are not below every id: ids made before the raise,
+ * in transactions still open in any database, are below them.  The
+ * generators obey them all the same (the state words are raised, sno and
+ * uuidv7 see floor_epoch move), and every key above is still read from
+ * them.
  * A transaction's P stays until it ends, and is cleared after its commit
  * is visible (XACT_EVENT_COMMIT comes after ProcArrayEndTransaction): a
  * statement whose snapshot is taken after the reader computed H sees every
@@ -51,8 +54,10 @@
  *
  * Across restarts: tid, koid and uid start above the lease floor, which is
  * above every id made before, so B after a restart is above every earlier
- * H; sno's and uuidv7's H are kept at or above their lowest generation
- * floor, which is above every force covered before the restart.  Transactions
+ * H; sno's and uuidv7's force starts at the floor of their horizon line,
+ * which is above every force before the restart (and, after a promotion,
+ * above the old primary's, replayed, plus the margin), and their ids carry
+ * it forward while the clock reads below it.  Transactions
  * prepared before the start are the exception: kid does not know their
  * ids, so the functions refuse (55000) until they end.
  */
@@ -395,13 +400,25 @@ uint64 counter_next_key(Scheme scheme, KidShared *s)
 }
 
 /*
- * The lowest floor of a scheme's lease lines when generation began after
- * start-up or recovery (KidShared::generation_floor_us): every id it made
- * since is above it.  Not the floors now: kid_raise_floors() and
- * kid_adopt_database() raise those at run time above ids that open
- * transactions, in any database, may still hold.
+ * The floor of a clocked scheme's horizon line when generation began after
+ * start-up or recovery (KidShared::generation_floor_us): at or above every
+ * horizon returned before, and the force started there
+ * (horizon_generation_began), so every id made since is above it.  Not the
+ * floor now: kid_raise_floors() and kid_adopt_database() raise floors at run
+ * time above ids that open transactions, in any database, may still hold.
  */
-uint64 scheme_generation_floor_us(KidShared *s, Scheme scheme)
+uint64 horizon_generation_floor_us(KidShared *s, Scheme scheme)
+{
+    return static_cast<uint64>(s->generation_floor_us[SCHEMES[scheme].horizon_line]);
+}
+
+/*
+ * The lowest floor of a scheme's generator lines when generation began:
+ * every id its generators made since is above it (a lower bound of a
+ * pending floor, never a clamp of the horizon: a line's floor says nothing
+ * of the horizons returned before).
+ */
+uint64 ids_generation_floor_us(KidShared *s, Scheme scheme)
 {
     const SchemeDef &def = SCHEMES[scheme];
     uint64 least = PG_UINT64_MAX;
@@ -447,12 +464,11 @@ uint64 compute_horizon(Scheme scheme, const char *function)
         int64 now = now_unix_us();
         int64 mono = monotonic_us();
         /*
-         * Covered by the lease before any id is made under it, so that
-         * after a restart the floors are above it (and so above every
-         * horizon returned before).
+         * Covered by the scheme's horizon line before any id is made under
+         * it, so that after a restart the horizon starts above it (and so
+         * above every horizon returned before).
          */
-        for (int i = 0; i < def.lines; i++)
-            lease_cover(s, static_cast<LeaseLine>(def.first_line + i), now);
+        lease_cover(s, static_cast<LeaseLine>(def.horizon_line), now);
         /* The offset first: a generator that sees the new force sees its anchor too. */
         atomic_raise(&hz->force_offset[scheme],
                      kid::trusted_offset_word(kid::trusted_offset(now, mono)));
@@ -463,7 +479,7 @@ uint64 compute_horizon(Scheme scheme, const char *function)
          * generators carry on above it (horizon_clocked_time).
          */
         bound = pg_atomic_read_u64(&hz->force_us[scheme]);
-        least_ever = scheme_generation_floor_us(s, scheme);
+        least_ever = horizon_generation_floor_us(s, scheme);
     } else {
         bound = counter_next_key(scheme, s);
     }
@@ -501,11 +517,36 @@ void horizon_enter_counter(Scheme scheme, KidShared *s)
     publish(scheme, counter_next_key(scheme, s));
 }
 
+void horizon_generation_began(KidShared *s)
+{
+    for (int scheme = 0; scheme < SCHEME_COUNT; scheme++) {
+        if (!SCHEMES[scheme].per_backend)
+            continue;
+        int64 floor = static_cast<int64>(
+            horizon_generation_floor_us(s, static_cast<Scheme>(scheme)));
+        if (floor <= 0)
+            continue;
+        /* As compute_horizon imposes a reading: the offset first, then the force. */
+        atomic_raise(&hz->force_offset[scheme],
+                     kid::trusted_offset_word(kid::trusted_offset(floor, monotonic_us())));
+        atomic_raise(&hz->force_us[scheme], static_cast<uint64>(floor));
+    }
+}
+
+int64 horizon_force_us(Scheme scheme)
+{
+    return hz != nullptr ? static_cast<int64>(pg_atomic_read_u64(&hz->force_us[scheme])) : 0;
+}
+
 int64 horizon_clocked_time(Scheme scheme, int64 now_us)
 {
+    /*
+     * The pending floor: every id made from now on is at or above the force
+     * and the floors generation began with.
+     */
     if (!published[scheme]) {
         uint64 force = pg_atomic_read_u64(&hz->force_us[scheme]);
-        uint64 floor = scheme_generation_floor_us(shared, scheme);
+        uint64 floor = ids_generation_floor_us(shared, scheme);
         publish(scheme, force > floor ? force : floor);
     }
     /* Read after publishing (publish ends with a full barrier): see the top of this file. */

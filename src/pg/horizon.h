@@ -51,6 +51,18 @@ void horizon_enter_counter(Scheme scheme, KidShared *s);
  */
 int64 horizon_clocked_time(Scheme scheme, int64 now_us);
 
+/*
+ * When generation begins after start-up or recovery (lease_finalize_floors,
+ * with the generation floors set and nothing generated yet): each clocked
+ * scheme's horizon starts from the floor of its horizon lease line, as if a
+ * reader had just imposed it, so that no id of it goes below a horizon
+ * returned before the restart, and none waits for a clock behind it.
+ */
+void horizon_generation_began(KidShared *s);
+
+/* The highest clock reading a horizon imposed on a clocked scheme (0: none), for its lease line. */
+int64 horizon_force_us(Scheme scheme);
+
 } // namespace kid::pg
 
 #endif

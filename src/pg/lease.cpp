@@ -26,6 +26,7 @@
  * or a crash restart after a backend died leaves the lease written ahead.
  */
 #include "pg/lease.h"
+#include "pg/horizon.h"
 #include "pg/lease_file.h"
 
 #include <sys/stat.h>
@@ -181,6 +182,8 @@ void lease_finalize_floors(KidShared *s)
         }
         for (int i = 0; i < LEASE_LINES; i++)
             s->generation_floor_us[i] = static_cast<int64>(pg_atomic_read_u64(&s->floor_us[i]));
+        /* The commit horizons start from their lines' floors. */
+        horizon_generation_began(s);
         /* A full barrier: everything above is visible before the flag. */
         pg_atomic_fetch_add_u32(&s->floors_final, 1);
     }
@@ -348,6 +351,13 @@ static void check_scheme_table()
         for (int line = scheme.first_line; line < scheme.first_line + scheme.lines; line++)
             if (line >= 0 && line < LEASE_LINES)
                 rows[line]++;
+        if (scheme.horizon_line >= 0 && scheme.horizon_line < LEASE_LINES)
+            rows[scheme.horizon_line]++;
+        if ((scheme.horizon_line >= 0) != scheme.per_backend)
+            elog(FATAL,
+                 "kid: scheme %s must have a horizon lease line exactly when its generators "
+                 "are per backend",
+                 scheme.name);
         if (scheme.setting != nullptr &&
             (scheme.setting->words < 1 || scheme.setting->words > LEASE_WORDS_MAX))
             elog(FATAL, "kid: scheme %s has %d lease setting words", scheme.name,

@@ -5,6 +5,7 @@
  * these functions call its accessors, never shift or mask themselves.
  */
 #include "core/koid.h"
+#include "pg/horizon.h"
 #include "pg/lease.h"
 #include "pg/shared_state.h"
 #include "pg/sno_slots.h"
@@ -71,6 +72,7 @@ static void sno_high_water(KidShared *s, int64 marks[LEASE_LINES])
         for (int t = 0; t < 2; t++)
             if (slot.gen.hi[t] >= 0)
                 raise_mark(&marks[LEASE_SNO_TICK0 + t], kid::sno_unit_start_us(slot.gen.hi[t]));
+    raise_mark(&marks[LEASE_SNO_HORIZON], horizon_force_us(SCHEME_SNO));
 }
 
 static GeneratorStats sno_stats(KidShared *s)
@@ -419,6 +421,7 @@ static void uuidv7_high_water(KidShared *s, int64 marks[LEASE_LINES])
     for (const auto &slot : s->slots)
         if (slot.uuidv7_last_ms >= 0)
             raise_mark(&marks[LEASE_UUIDV7], slot.uuidv7_last_ms * 1000);
+    raise_mark(&marks[LEASE_UUIDV7_HORIZON], horizon_force_us(SCHEME_UUIDV7));
 }
 
 static GeneratorStats uuidv7_stats(KidShared *s)
@@ -453,6 +456,8 @@ const SchemeDef SCHEMES[SCHEME_COUNT] = {
      LEASE_SNO_TICK0,
      2,
      {"sno tick 0", "sno tick 1"},
+     LEASE_SNO_HORIZON,
+     "sno horizon",
      node_id_field,
      sno_raise_to_floor,
      sno_high_water,
@@ -464,6 +469,8 @@ const SchemeDef SCHEMES[SCHEME_COUNT] = {
      LEASE_TID,
      1,
      {"atproto_tid"},
+     -1,
+     nullptr,
      node_id_field,
      tid_raise_to_floor,
      tid_high_water,
@@ -475,6 +482,8 @@ const SchemeDef SCHEMES[SCHEME_COUNT] = {
      LEASE_KOID,
      1,
      {"koid"},
+     -1,
+     nullptr,
      koid_node_field,
      koid_raise_to_floor,
      koid_high_water,
@@ -486,6 +495,8 @@ const SchemeDef SCHEMES[SCHEME_COUNT] = {
      LEASE_UID,
      1,
      {"uid"},
+     -1,
+     nullptr,
      uid_node_field,
      uid_raise_to_floor,
      uid_high_water,
@@ -497,6 +508,8 @@ const SchemeDef SCHEMES[SCHEME_COUNT] = {
      LEASE_UUIDV7,
      1,
      {"uuid"},
+     LEASE_UUIDV7_HORIZON,
+     "uuid horizon",
      node_id_field,
      uuidv7_raise_to_floor,
      uuidv7_high_water,
@@ -509,7 +522,8 @@ const SchemeDef SCHEMES[SCHEME_COUNT] = {
 const SchemeDef &lease_line_scheme(int line)
 {
     for (const SchemeDef &scheme : SCHEMES)
-        if (line >= scheme.first_line && line < scheme.first_line + scheme.lines)
+        if ((line >= scheme.first_line && line < scheme.first_line + scheme.lines) ||
+            line == scheme.horizon_line)
             return scheme;
     /* Every line belongs to a row: lease_start checks the table first (check_scheme_table). */
     elog(FATAL, "kid: lease line %d is in no row of the scheme table", line);
@@ -519,6 +533,8 @@ const SchemeDef &lease_line_scheme(int line)
 const char *lease_line_name(int line)
 {
     const SchemeDef &scheme = lease_line_scheme(line);
+    if (line == scheme.horizon_line)
+        return scheme.horizon_line_name;
     return scheme.line_names[line - scheme.first_line];
 }
 

@@ -23,7 +23,10 @@ namespace kid::pg {
  * that one scheme's volume or floor never moves another's.  sno has two (a
  * clock regression moves a generator to the other timeline, so each keeps
  * its own mark); uid and uid_global share one line because they share one
- * server-wide state word.  Marks are Unix microseconds; a scheme whose
+ * server-wide state word.  A scheme whose generators are per backend (sno,
+ * uuidv7) has one more, its commit horizon's: the highest clock reading a
+ * horizon imposed on its ids, which no id of it may go below after a
+ * restart either (horizon.cpp).  Marks are Unix microseconds; a scheme whose
  * marks depend on a setting (koid's epoch, uid's interval) records it with
  * them and translates marks written under another (its LeaseSetting).
  * kid.lease and the WAL record name every line (its scheme's row names
@@ -37,6 +40,8 @@ enum LeaseLine {
     LEASE_KOID,
     LEASE_UID,
     LEASE_UUIDV7,
+    LEASE_SNO_HORIZON,
+    LEASE_UUIDV7_HORIZON,
     LEASE_LINES
 };
 
@@ -129,10 +134,17 @@ struct LeaseSetting {
 
 struct SchemeDef {
     const char *name;     /* the SQL type name */
-    LeaseLine first_line; /* its lease lines: first_line .. first_line + lines - 1 */
+    LeaseLine first_line; /* its generators' lease lines: first_line .. first_line + lines - 1 */
     int lines;
     /* Their names, as kid_lease(), kid.lease (blanks as "_") and the WAL record show them. */
     const char *line_names[SCHEME_LINES_MAX];
+    /*
+     * The lease line of its commit horizon (per_backend schemes), else -1,
+     * and its name.  Not a generator floor: the horizon starts from it
+     * after a restart (horizon_generation_began).
+     */
+    int horizon_line;
+    const char *horizon_line_name;
     /* The node field it puts in each id: kid.node_id, the koid generator id, the uid node. */
     int64 (*node_field)();
     /*

@@ -118,8 +118,15 @@ static void uuidv7_claim()
         my_regressions = s->slots[slot].uuidv7_regressions;
         my_ahead_waits = s->slots[slot].uuidv7_ahead_waits;
         LWLockRelease(s->slot_lock);
-        if (previous >= 0)
+        if (previous >= 0) {
             uuidv7_raise_to(previous);
+            /*
+             * Reached by the last owner: past it at the pace of real time,
+             * without waiting for a clock that is behind it (the last owner
+             * may have carried its ids ahead of the clock).
+             */
+            uuidv7_trust(previous * 1000 + 999);
+        }
         my_slot = slot;
     }
     if (floor_us > 0) {

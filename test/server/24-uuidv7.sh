@@ -60,6 +60,32 @@ expect_eq "concurrency: the time range id >= t counts what decoding counts" \
     "$(uq -c "SELECT (SELECT count(*) FROM u WHERE id >= t) = (SELECT count(*) FROM u WHERE uuidv7_to_timestamp(id) >= date_trunc('milliseconds', t))
               FROM (SELECT t0 + (t1 - t0) / 2 AS t FROM u WHERE round = 0 ORDER BY n LIMIT 1 OFFSET 2500) m")" t
 
+# ------------------------------------------------------------------ a partition handed over
+# (Before any floor: the server has made no lease yet that could cover the
+# last owner's ids.)  A backend makes ids and exits; the clock steps back 60 s; a new backend
+# given the same partition (the sno slot: backends take slots by their pid,
+# so new ones come until one gets it) starts above the last owner's last id,
+# and goes on from there at once instead of waiting for the clock.
+read -r hand_slot hand_last < <(uq -F ' ' -c "WITH i AS (SELECT uuidv7_new() AS id FROM generate_series(1, 100))
+    SELECT substr(replace(max(id::text), '-', ''), 20, 2), max(id::text) FROM i")
+faketime_set "$FT_FILE" -60
+hand_out=""
+for _ in $(seq 2000); do
+    hand_out=$(uq -v ON_ERROR_STOP=0 2>&1 <<SQL
+SELECT lpad(to_hex(sno_partition(sno_new()) & 255), 2, '0') = '$hand_slot' AS mine \gset
+\if :mine
+SET statement_timeout = '5s';
+SELECT 'above the last owner''s ids: ' || (uuidv7_new() > '$hand_last') || ', clock behind them: '
+       || (clock_timestamp() < uuidv7_to_timestamp('$hand_last') - interval '30 s');
+\endif
+SQL
+)
+    [ -z "$hand_out" ] || break
+done
+expect_eq "a partition handed over with the clock 60 s behind its last id: the new owner's id, within 5 s (no wait for the clock)" \
+    "$hand_out" "above the last owner's ids: true, clock behind them: true"
+faketime_set "$FT_FILE" +0
+
 # ------------------------------------------------------------------ clock step back
 # One session: ids, then the clock 1 h back, then more ids.
 out=$(uq <<SQL 2>&1

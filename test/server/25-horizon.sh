@@ -16,9 +16,10 @@
 #     walsender's), each session's horizon is at or below the id it holds;
 #     a commit that waits for a synchronous standby holds the horizon until
 #     it is visible.
-#  5. The horizon's clock reading is covered by the lease: a server that
-#     made no sno or uuidv7 id reads both horizons, crashes and starts with
-#     its clock an hour back: both are at or above the ones read before.
+#  5. The horizon's clock reading is covered by the lease (sno's and
+#     uuidv7's horizon lines): after a crash and after a clean stop, a start
+#     with the clock an hour back: both horizons are at or above the ones
+#     read before, the first ids above them, made without a wait.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
@@ -89,21 +90,42 @@ PGHOST=$KID_TMP PGPORT=$HZ_P PGUSER=postgres PGDATABASE=postgres \
 count_program_checks "horizon edges" "$KID_TMP/horizon_edges.out" $?
 cluster_stop hz
 
-# 5. A crash, then the clock an hour back: sno's and uuidv7's horizons are
-#    clock readings, which only the lease carries across (no id of either
-#    was made, so nothing else wrote their lease lines).
+# 5. A restart, then the clock an hour back: sno's and uuidv7's horizons are
+#    clock readings, which their horizon lease lines carry across.  After
+#    it, both horizons are at or above the ones read before, the first sno
+#    and uuidv7 are above them, and neither waits for the clock (sno would
+#    otherwise find its timelines' floors above it).  Twice: a clean stop
+#    on a server whose last ids came before the horizons it read (the exact
+#    marks of a clean stop are its newest ids), and a crash.
 HZ_L=54412
 cluster_init hzlease $HZ_L || exit 1
 faketime_cluster_start hzlease || exit 1
 kpsql $HZ_L -d postgres -c "CREATE EXTENSION kid"
-read -r hz_sno hz_uuid < <(kpsql $HZ_L -d postgres -F ' ' -c "SELECT sno_safe_horizon(), uuidv7_safe_horizon()")
+hzl() { kpsql $HZ_L -d postgres "$@"; }
+# hz_after_restart WHAT: with the clock an hour behind the horizons read before.
+hz_after_restart() {
+    expect_eq "$1, then a start with the clock 1 h back: the clock is behind the horizons read before" \
+        "$(hzl -c "SELECT clock_timestamp() < sno_to_timestamp('$hz_sno') - interval '50 minutes'")" t
+    expect_eq "$1: sno's and uuidv7's horizons are at or above the ones read before" \
+        "$(hzl -c "SELECT sno_safe_horizon() >= '$hz_sno' AND uuidv7_safe_horizon() >= '$hz_uuid'")" t
+    expect_eq "$1: the first sno and uuidv7 ids are above those horizons, made at once (statement_timeout 2 s)" \
+        "$(hzl -c "SET statement_timeout = '2s'" -c "SELECT sno_new() >= '$hz_sno' AND uuidv7_new() >= '$hz_uuid'" 2>&1)" t
+}
+# The clean stop first, on a server without floors, whose last ids are
+# 0.1 s older than its horizons.
+hzl -c "SELECT count(sno_new()) + count(uuidv7_new()) FROM generate_series(1, 100)" >/dev/null
+read -r hz_sno hz_uuid < <(hzl -F ' ' -c "SELECT sno_safe_horizon(), uuidv7_safe_horizon() FROM pg_sleep(0.1)")
+cluster_stop hzlease
+faketime_set "$FT_FILE" -3600
+faketime_cluster_start hzlease || exit 1
+hz_after_restart "a clean stop"
+faketime_set "$FT_FILE" +0
+hzl -c "SELECT count(sno_new()) + count(uuidv7_new()) FROM generate_series(1, 100)" >/dev/null
+read -r hz_sno hz_uuid < <(hzl -F ' ' -c "SELECT sno_safe_horizon(), uuidv7_safe_horizon()")
 check "a crash (the postmaster killed by SIGKILL)" crash_postmaster hzlease
 faketime_set "$FT_FILE" -3600
 faketime_cluster_start hzlease || exit 1
-expect_eq "a crash, then a start with the clock 1 h back: the clock is behind the horizons read before" \
-    "$(kpsql $HZ_L -d postgres -c "SELECT clock_timestamp() < sno_to_timestamp('$hz_sno') - interval '50 minutes'")" t
-expect_eq "... and sno's and uuidv7's horizons are at or above the ones read before" \
-    "$(kpsql $HZ_L -d postgres -c "SELECT sno_safe_horizon() >= '$hz_sno' AND uuidv7_safe_horizon() >= '$hz_uuid'")" t
+hz_after_restart "a crash"
 cluster_stop hzlease
 
 kid_finish

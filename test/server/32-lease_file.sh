@@ -23,7 +23,8 @@ cluster_init lf $LF_P || exit 1
 cluster_start lf || exit 1
 lfq() { kpsql $LF_P -d postgres "$@"; }
 lfq -c "CREATE EXTENSION kid" \
-    -c "SELECT sno_new(), tid_new(), koid_new(), uid_new(), uid_global_new(), uuidv7_new()" >/dev/null
+    -c "SELECT sno_new(), tid_new(), koid_new(), uid_new(), uid_global_new(), uuidv7_new()" \
+    -c "SELECT sno_safe_horizon(), uuidv7_safe_horizon()" >/dev/null
 # The lease lines as kid.lease names them: kid_lease()'s, "_" for each blank.
 lf_lines=$(lfq -c "SELECT string_agg(replace(line, ' ', '_'), ' ' ORDER BY ord) FROM kid_lease() WITH ORDINALITY AS l(line, covered_until, startup_floor, ord)")
 cluster_stop lf fast
@@ -57,8 +58,8 @@ lf_v3() {
 good=$(cat "$LF_FILE")
 good_body=${good% *}
 # Every line of it but sno's tick 1 (which only a clock step back uses) has
-# an own mark, each scheme having made an id: a line dropped or damaged
-# below is one that held a floor.
+# an own mark, each scheme having made an id and sno's and uuidv7's
+# horizons read: a line dropped or damaged below is one that held a floor.
 expect_eq "every line of the file kid wrote but sno_tick_1 has an own mark" \
     "$(awk '{s = ""; for (i = 6; i < NF; i++) if ($i ~ /^[a-z_]/ && $(i + 1) + 0 == 0) s = s $i; print s}' <<<"$good_body")" sno_tick_1
 expect_eq "kid writes version 4, one named line per lease line (kid_lease()'s), and a checksum" \
@@ -214,8 +215,9 @@ floor=$(awk '{m = 0; for (i = 6; i < NF; i++) if ($i ~ /^[0-9]+$/ && $i + 0 > m)
 put "kid lease floor $floor"$'\n'
 chown postgres: "$LF_FILE"
 cluster_start lf || exit 1
+lf_count=$(wc -w <<<"$lf_lines")
 expect_eq "recovery: a hand-written floor starts every line's generator at it" \
-    "$(lfq -c "SELECT count(*) FILTER (WHERE (extract(epoch FROM startup_floor) * 1000000)::bigint = $floor) || '/' || count(*) FROM kid_lease()")" "6/6"
+    "$(lfq -c "SELECT count(*) FILTER (WHERE (extract(epoch FROM startup_floor) * 1000000)::bigint = $floor) || '/' || count(*) FROM kid_lease()")" "$lf_count/$lf_count"
 expect_eq "recovery: the file is rewritten as version 4 at once (logged)" \
     "$(lf_shape "$LF_FILE"), $(grep -c 'holds a floor written by hand' "$KID_TMP/lf/server.log")" "4 $lf_lines, 1"
 expect_eq "recovery: the first ids of every scheme are above the floor" \
@@ -229,10 +231,10 @@ chown postgres: "$LF_FILE"
 cluster_start lf || exit 1
 expect_eq "version 3: read, rewritten as version 4 (logged)" \
     "$(lf_shape "$LF_FILE"), $(grep -c 'of format version 3; rewriting it as version 4' "$KID_TMP/lf/server.log")" "4 $lf_lines, 1"
-# (The uuid line, which version 3 has not, starts at its highest own mark.)
+# (The lines version 3 has not, uuid and the horizons', start at its highest own mark.)
 expect_eq "version 3: its marks are the startup floors" \
     "$(lfq -c "SELECT string_agg((extract(epoch FROM coalesce(startup_floor, 'epoch')) * 1000000)::bigint::text, ' ' ORDER BY ord) FROM kid_lease() WITH ORDINALITY AS l(line, covered_until, startup_floor, ord)")" \
-    "$(awk '{m = 0; for (i = 4; i <= 8; i++) if ($i + 0 > m) m = $i + 0; printf "%s %s %s %s %s %.0f", $4, $5, $6, $7, $8, m}' <<<"$v3")"
+    "$(awk -v n="$lf_count" '{m = 0; for (i = 4; i <= 8; i++) if ($i + 0 > m) m = $i + 0; printf "%s %s %s %s %s", $4, $5, $6, $7, $8; for (k = 6; k <= n; k++) printf " %.0f", m}' <<<"$v3")"
 lf_now=$(cat "$LF_FILE")
 expect_eq "version 3: rewritten with the same marks, flags and setting words, each on its line" \
     "$(lf_v3 <<<"${lf_now% *}")" "$v3"
@@ -267,7 +269,7 @@ cluster_stop lf fast
 rm -f "$LF_FILE"
 cluster_start lf || exit 1
 expect_eq "missing: the server starts, without floors" \
-    "$(lfq -c "SELECT count(*) FILTER (WHERE startup_floor IS NULL) FROM kid_lease()")" 6
+    "$(lfq -c "SELECT count(*) FILTER (WHERE startup_floor IS NULL) FROM kid_lease()")" "$lf_count"
 cluster_stop lf fast
 
 kid_finish

@@ -53,12 +53,14 @@ INSERT INTO fl_uidg SELECT uid_global_new(), $1 FROM generate_series(1, 1000);
 INSERT INTO fl_uuid SELECT uuidv7_new(), $1 FROM generate_series(1, 1000);
 SQL
 }
-# A kid_lease() column per line, in Unix microseconds (0: none), in kid.lease's order.
+# A kid_lease() column per generator line (the commit horizons' lines, which
+# no horizon read here raises, left out), in Unix microseconds (0: none), in
+# kid.lease's order.
 fl_lease() {
-    flq -c "SELECT string_agg(coalesce((extract(epoch FROM $1) * 1000000)::bigint, 0)::text, ' ' ORDER BY ord) FROM kid_lease() WITH ORDINALITY AS l(line, covered_until, startup_floor, ord)"
+    flq -c "SELECT string_agg(coalesce((extract(epoch FROM $1) * 1000000)::bigint, 0)::text, ' ' ORDER BY ord) FROM kid_lease() WITH ORDINALITY AS l(line, covered_until, startup_floor, ord) WHERE line NOT LIKE '% horizon'"
 }
-# kid.lease's own marks, line by line: the word after each line's name.
-fl_file() { awk '{s = ""; for (i = 6; i < NF; i++) if ($i ~ /^[a-z_]/) s = s (s == "" ? "" : " ") $(i + 1); print s}' "$FL_DIR/data/kid.lease"; }
+# kid.lease's own marks, line by line: the word after each line's name (generator lines).
+fl_file() { awk '{s = ""; for (i = 6; i < NF; i++) if ($i ~ /^[a-z_]/ && $i !~ /_horizon$/) s = s (s == "" ? "" : " ") $(i + 1); print s}' "$FL_DIR/data/kid.lease"; }
 fl_checks() { # what round between
     local what=$1 round=$2 between=$3 out
     faketime_set "$FT_FILE" "-3600"
