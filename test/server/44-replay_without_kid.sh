@@ -31,7 +31,10 @@
 # kid's own form (database 0, "kid", non-transactional) is counted.  The
 # tool, preloaded before kid on (a), wraps the same redo: it sees every
 # message, so kid's wrapper calls the redo it replaced.  A pgoutput slot
-# (what a subscriber reads) sees the message from SQL and none of kid's.
+# (what a subscriber reads) sees the messages from SQL and none of kid's.
+# And the order of a renewal: while kid.lease is being written (held in
+# open() on a FIFO), the renewal's message is not in the WAL; the failed
+# write fails the call and leaves no message.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
@@ -78,6 +81,38 @@ standby_init rw_a_kid $RW_P 54442 "shared_preload_libraries = '$RW_TOOL,kid'" "a
 rw_a_kid_start=$(sed -n 's/^START WAL LOCATION: \([^ ]*\) .*/\1/p' "$KID_TMP/rw_a_kid/data/backup_label")
 faketime_cluster_start rw_a_kid
 
+# The order of a lease write: kid.lease first, then the message.  kid.lease
+# is written through kid.lease.tmp; made a FIFO that nobody reads, it holds
+# the backend in open() (its wait channel says so) before the file is
+# written, and no message of the renewal may be in the WAL then: a base
+# backup that copies the old file before a renewal always finds the
+# renewal's message in the WAL it replays.  Then the FIFO is moved away and
+# read: the write fails (ERROR), the id is not handed out.
+rw_fifo=$KID_TMP/rw_p/data/kid.lease.tmp
+as_postgres mkfifo "$rw_fifo"
+rw_order_lsn=$(rwq -c "SELECT pg_current_wal_insert_lsn()")
+PGAPPNAME=rw_order kpsql $RW_P -d postgres -c "SELECT koid_new()" >"$KID_TMP/rw_order.out" 2>&1 &
+rw_order=$!
+rw_order_pid() { rw_opid=$(rwq -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'rw_order'"); [ -n "$rw_opid" ]; }
+rw_wait() { for _ in $(seq 600); do "$@" && return 0; sleep 0.1; done; return 1; }
+rw_in_open() { [ "$(cat /proc/"$rw_opid"/wchan 2>/dev/null)" = wait_for_partner ]; }
+# (Kid's messages since then; a message of the tool's, flushed, ends the range read.)
+rw_order_msgs() {
+    rwq -c "SELECT logical_message_write(1, false, '\\x6f7264657200', '', '')" \
+        -c "SELECT count(*) FROM pg_get_wal_records_info('$rw_order_lsn', pg_current_wal_flush_lsn()) WHERE resource_manager = 'LogicalMessage' AND description LIKE '%prefix \"kid\";%'" | tail -1
+}
+if need "a backend renews the lease" rw_wait rw_order_pid &&
+    need "the backend waits in open() on kid.lease.tmp (wait channel wait_for_partner)" rw_wait rw_in_open; then
+    expect_eq "order: while kid.lease is being written, the renewal's message is not in the WAL yet" \
+        "$(rw_order_msgs)" 0
+fi
+as_postgres mv "$rw_fifo" "$rw_fifo.held"
+cat "$rw_fifo.held" >/dev/null
+wait $rw_order
+as_postgres rm -f "$rw_fifo.held"
+expect_eq "order: the failed write of kid.lease fails the call (no id) and leaves no message" \
+    "$(grep -c 'ERROR:  could not open file "kid.lease.tmp"' "$KID_TMP/rw_order.out") $(rw_order_msgs)" "1 0"
+
 # The load: 3 clients, 10 ids of each of five schemes per transaction.
 cat >"$KID_TMP/rw_load.sql" <<'SQL'
 BEGIN;
@@ -93,7 +128,6 @@ chmod 644 "$KID_TMP/rw_load.sql"
     -f "$KID_TMP/rw_load.sql" postgres >"$KID_TMP/rw_pgbench.log" 2>&1 &
 rw_load=$!
 rw_rows() { [ "$(rwq -c "SELECT count(*) >= 3000 FROM rw_tid")" = t ]; }
-rw_wait() { for _ in $(seq 600); do "$@" && return 0; sleep 0.1; done; return 1; }
 need "the load made 3,000 tids" rw_wait rw_rows
 
 # (b)'s target, in the middle of the load: every id made before rw_before
