@@ -54,8 +54,13 @@ extern "C" {
 #include "utils/timestamp.h"
 }
 
+/*
+ * Reviewed for 15, 17 and 18: RmgrTable, xl_logical_message and the redo
+ * call site (GetRmgr(...).rm_redo in xlogrecovery.c).  Review them again
+ * for a later major before building for it.
+ */
 #if PG_VERSION_NUM >= 190000
-#error "kid wraps the redo of core's LogicalMessage resource manager in RmgrTable: review lease_wal.cpp (the table, xl_logical_message, GetRmgr's call site) for this PostgreSQL major"
+#error "lease_wal.cpp wraps the LogicalMessage redo in RmgrTable: review it for this major"
 #endif
 
 namespace kid::pg {
@@ -183,8 +188,9 @@ static void replay_decoded(Decoded d, const LeaseWalReplay &rec, uint32 version,
                         errhint("Replay this WAL with the kid version that wrote it.")));
         break;
     case Decoded::malformed:
-        ereport(PANIC, (errmsg("kid: cannot replay a lease WAL record: %s (length %u)", why, length),
-                        errhint("Replay this WAL with the kid version that wrote it.")));
+        ereport(PANIC,
+                (errmsg("kid: cannot replay a lease WAL record: %s (length %u)", why, length),
+                 errhint("Replay this WAL with the kid version that wrote it.")));
         break;
     }
 }
