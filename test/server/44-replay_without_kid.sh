@@ -47,6 +47,7 @@ rw_tool_build() {
     local dir=$KID_TMP/tool
     mkdir -p "$dir" && cp test/server/logical_message_tool.c "$dir/" &&
         printf '%s\n' 'MODULES = logical_message_tool' 'override with_llvm = no' \
+            'PG_CFLAGS = -Werror=implicit-function-declaration' \
             'PGXS := $(shell $(PG_CONFIG) --pgxs)' 'include $(PGXS)' >"$dir/Makefile" &&
         make -s -C "$dir" PG_CONFIG="$PG_CONFIG" >"$dir/build.log" 2>&1 ||
         { cat "$dir/build.log"; return 1; }
@@ -65,9 +66,9 @@ CREATE TABLE rw_koid (id koid PRIMARY KEY DEFAULT koid_new(), made timestamptz N
 CREATE TABLE rw_uid (id uid PRIMARY KEY DEFAULT uid_new(), made timestamptz NOT NULL DEFAULT clock_timestamp(), round int NOT NULL DEFAULT 0);
 CREATE TABLE rw_uidg (id uid_global PRIMARY KEY DEFAULT uid_global_new(), made timestamptz NOT NULL DEFAULT clock_timestamp(), round int NOT NULL DEFAULT 0);
 CREATE TABLE rw_uuid (id uuid PRIMARY KEY DEFAULT uuidv7_new(), made timestamptz NOT NULL DEFAULT clock_timestamp(), round int NOT NULL DEFAULT 0);
-CREATE FUNCTION logical_message_write(oid, bool, bytea, bytea, bytea) RETURNS pg_lsn
-    AS '$RW_TOOL' LANGUAGE C STRICT;
 CREATE PUBLICATION rw_pub;" >/dev/null
+need "the helper's function loads" rwq -c "CREATE FUNCTION logical_message_write(oid, bool, bytea, bytea, bytea) RETURNS pg_lsn
+    AS '$RW_TOOL' LANGUAGE C STRICT"
 rwq -c "SELECT pg_create_logical_replication_slot('rw_slot', 'pgoutput')" >/dev/null
 
 # Before any id: the base backup of the point-in-time restores, and the

@@ -24,6 +24,9 @@
 #include "miscadmin.h"
 #include "replication/message.h"
 #include "utils/pg_lsn.h"
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
 
 PG_MODULE_MAGIC;
 
