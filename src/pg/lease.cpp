@@ -1,8 +1,8 @@
 /*
  * lease.cpp - the lease: what it holds at start-up, its renewal, its
  * replay from WAL, the floors after recovery, and the exact marks a clean
- * shutdown writes.  (The file format: lease_file.cpp; the WAL resource
- * manager: lease_wal.cpp.)
+ * shutdown writes.  (The file format: lease_file.cpp; the marks in the
+ * WAL: lease_wal.cpp.)
  *
  * The lease is a small file in the data directory that records, for each
  * lease line, a time that no generated id has reached.  It is written ahead
@@ -114,7 +114,7 @@ void lease_replay(const LeaseWalReplay &rec)
 {
     KidShared *s = shared;
     if (s == nullptr)
-        return; /* cannot happen: the resource manager exists only when preloaded */
+        return; /* cannot happen: kid's redo is installed only when preloaded */
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
     bool rose = false;
     for (int i = 0; i < LEASE_LINES; i++) {
