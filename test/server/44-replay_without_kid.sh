@@ -208,9 +208,14 @@ expect_eq "a message of kid's form (database 0, \"kid\", non-transactional) is r
 # What the WAL holds (kid's messages: those of the load), and what a
 # subscriber's decoding sees.
 rw_end=$(rwq -c "SELECT txid_current()" -c "SELECT pg_current_wal_flush_lsn()" | tail -1)
-rw_kid_msgs="FROM pg_get_wal_records_info('$rw_a_kid_start', '$rw_load_end') WHERE resource_manager = 'LogicalMessage' AND description LIKE 'non-transactional, prefix \"kid\"; payload (264 bytes): 02 00 00 00 06 00 00 00 %'"
-expect_eq "pg_walinspect: kid's messages are LogicalMessage records (prefix \"kid\", layout 2, 6 lines), 321 bytes each" \
-    "$(rwq -c "SELECT count(*) > 10, string_agg(DISTINCT record_type || ' ' || record_length, ',') $rw_kid_msgs")" "t|MESSAGE 321"
+# Layout 2: a 24-byte header and 40 bytes per lease line (as many as
+# kid_lease() lists); the record adds 57 bytes (PostgreSQL's record and data
+# block headers, the message header, the prefix).
+rw_lines=$(rwq -c "SELECT count(*) FROM kid_lease()")
+rw_payload_len=$((24 + 40 * rw_lines))
+rw_kid_msgs="FROM pg_get_wal_records_info('$rw_a_kid_start', '$rw_load_end') WHERE resource_manager = 'LogicalMessage' AND description LIKE 'non-transactional, prefix \"kid\"; payload ($rw_payload_len bytes): 02 00 00 00 $(printf '%02x' "$rw_lines") 00 00 00 %'"
+expect_eq "pg_walinspect: kid's messages are LogicalMessage records (prefix \"kid\", layout 2, $rw_lines lines), $((57 + rw_payload_len)) bytes each" \
+    "$(rwq -c "SELECT count(*) > 10, string_agg(DISTINCT record_type || ' ' || record_length, ',') $rw_kid_msgs")" "t|MESSAGE $((57 + rw_payload_len))"
 rw_decoded=$(rwq -c "SELECT count(*) FILTER (WHERE get_byte(data, 0) = 77) || ' ' ||
     count(*) FILTER (WHERE get_byte(data, 0) = 77 AND position('\\x6b696400'::bytea in data) = 11)
     FROM pg_logical_slot_get_binary_changes('rw_slot', NULL, NULL, 'proto_version', '1', 'publication_names', 'rw_pub', 'messages', 'true')")
