@@ -612,7 +612,7 @@ AS 'MODULE_PATHNAME', 'kid_raise_floors'
 LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
 
 COMMENT ON FUNCTION kid_raise_floors(timestamptz[]) IS
-'Superuser only: raise this server''s generator floors to the given times, one per lease line in the order kid_lease() lists them (NULL leaves a line), durably (kid.lease and the WAL); never lowers one, nor raises a line whose generators already made an id in a later time unit. Returns each line''s floor before and after. kid_adopt_database() calls it.';
+'Superuser only: raise this server''s generator floors to the given times, one per lease line in the order kid_lease() lists them (NULL leaves a line; a commit horizon''s line takes NULL only), durably (kid.lease and the WAL); never lowers one, nor raises a line whose generators already made an id in a later time unit; a time past the last one the line''s ids can hold is refused (22008). Returns each line''s floor before and after. kid_adopt_database() calls it.';
 
 -- Every place of this database where a kid id can be stored, and what
 -- kid_adopt_database() makes of each.  An id is found through any nesting

@@ -90,6 +90,14 @@ namespace {
 /* This backend: which floors it published in the open transaction. */
 bool published[SCHEME_COUNT];
 
+/*
+ * This backend: the highest time horizon_clocked_time gave its generator
+ * of a clocked scheme while carrying a force forward (0: none).  The
+ * generator is the backend's own (sno's partition, uuidv7's), so the
+ * backend alone decides when the clock has caught up with it.
+ */
+int64 carried_us[SCHEME_COUNT];
+
 int proc_number(PGPROC *proc)
 {
 #if PG_VERSION_NUM >= 170000
@@ -466,20 +474,37 @@ int64 horizon_clocked_time(Scheme scheme, int64 now_us)
     }
     /* Read after publishing (publish ends with a full barrier): see the top of this file. */
     int64 force = static_cast<int64>(pg_atomic_read_u64(&f->force_us[scheme]));
-    if (likely(now_us >= force))
+    int64 carried = carried_us[scheme];
+    if (likely(now_us >= force && now_us >= carried))
         return now_us;
     /*
-     * The clock went back below a reading a horizon imposed: carry that
-     * reading forward at the pace of real time (its trusted time), so that
-     * ids go on above it instead of piling into its time unit and waiting
-     * for the clock.  The offset was raised before the force, and this
-     * reads it after: the trusted time is at or above the force.
+     * The clock reads below a reading a horizon imposed (it went back, or
+     * the horizon started above it after a restart), or below what this
+     * backend was given from it: carry the reading forward, so that ids go
+     * on above it instead of piling into its time unit and waiting for the
+     * clock.  At half the pace of real time (the trusted time: the offset
+     * was raised before the force, and this reads it after, so the trusted
+     * time is at or above the force): the clock, at its full pace, catches
+     * up with the carried time after twice the step back, and the
+     * generator goes on with the clock from there without a drop.  (At the
+     * full pace the clock would never catch up; a carry that stopped at the
+     * force would drop back by the step, below the ids just made, and sno
+     * would wait.)
      */
     pg_read_barrier();
     int64 trusted = kid::trusted_time(kid::trusted_offset_of_word(
                                           pg_atomic_read_u64(&f->force_offset[scheme])),
                                       monotonic_us());
-    return trusted > force ? trusted : force;
+    int64 half = force + (trusted > force ? (trusted - force) / 2 : 0);
+    if (half > carried)
+        carried = half;
+    if (now_us >= carried) {
+        /* Caught up: the clock again. */
+        carried_us[scheme] = 0;
+        return now_us;
+    }
+    carried_us[scheme] = carried;
+    return carried;
 }
 
 } // namespace kid::pg

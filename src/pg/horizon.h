@@ -59,9 +59,11 @@ void horizon_enter_counter(Scheme scheme, KidShared *s);
  * uuidv7): the same, then the Unix microsecond every id made now must be
  * at or above, given the clock's reading now_us: now_us itself, unless the
  * clock reads below the highest reading a reader imposed (it went back
- * since); then that reading carried forward at the pace of real time, so
- * that the generator carries on above it instead of waiting for the clock.
- * Costs one atomic read per call while the clock is at or above it.
+ * since, or a restart started the horizon above it); then that reading
+ * carried forward at half the pace of real time until the clock catches up
+ * with it, so that the generator carries on above it instead of waiting
+ * for the clock, and goes on with the clock without a drop.  Costs one
+ * atomic read per call while the clock is at or above it.
  */
 int64 horizon_clocked_time(Scheme scheme, int64 now_us);
 

@@ -5,6 +5,7 @@
  * these functions call its accessors, never shift or mask themselves.
  */
 #include "core/koid.h"
+#include "core/uuidv7.h"
 #include "pg/horizon.h"
 #include "pg/lease.h"
 #include "pg/shared_state.h"
@@ -483,6 +484,33 @@ static uint64 uid_next_key(KidShared *s)
     return counter_state(s, SCHEME_UID) + 1;
 }
 
+/* ------------------------------------------------------------------ the last times */
+
+static int64 sno_last_unix_us()
+{
+    return kid::SNO_MAX_UNIX_US;
+}
+
+static int64 tid_last_unix_us()
+{
+    return kid::TID_MAX_UNIX_US;
+}
+
+static int64 koid_last_unix_us()
+{
+    return kid::koid_ms_end_unix_us(kid::KOID_MAX_MS, koid_epoch_whole_ms());
+}
+
+static int64 uid_last_unix_us()
+{
+    return kid::UID_MAX_UNIX_US;
+}
+
+static int64 uuidv7_last_unix_us()
+{
+    return kid::UUIDV7_MAX_UNIX_US;
+}
+
 /* ------------------------------------------------------------------ the table */
 
 /*
@@ -507,6 +535,7 @@ const SchemeDef SCHEMES[SCHEME_COUNT] = {
         /* setting */ nullptr,
         /* per_backend */ true,
         /* next_key */ nullptr,
+        /* last_unix_us */ sno_last_unix_us,
     },
     {
         /* scheme */ SCHEME_TID,
@@ -524,6 +553,7 @@ const SchemeDef SCHEMES[SCHEME_COUNT] = {
         /* setting */ nullptr,
         /* per_backend */ false,
         /* next_key */ tid_next_key,
+        /* last_unix_us */ tid_last_unix_us,
     },
     {
         /* scheme */ SCHEME_KOID,
@@ -541,6 +571,7 @@ const SchemeDef SCHEMES[SCHEME_COUNT] = {
         /* setting */ &koid_lease_setting,
         /* per_backend */ false,
         /* next_key */ koid_next_key,
+        /* last_unix_us */ koid_last_unix_us,
     },
     {
         /* scheme */ SCHEME_UID,
@@ -558,6 +589,7 @@ const SchemeDef SCHEMES[SCHEME_COUNT] = {
         /* setting */ &uid_lease_setting,
         /* per_backend */ false,
         /* next_key */ uid_next_key,
+        /* last_unix_us */ uid_last_unix_us,
     },
     {
         /* scheme */ SCHEME_UUIDV7,
@@ -575,6 +607,7 @@ const SchemeDef SCHEMES[SCHEME_COUNT] = {
         /* setting */ nullptr,
         /* per_backend */ true,
         /* next_key */ nullptr,
+        /* last_unix_us */ uuidv7_last_unix_us,
     },
 };
 

@@ -181,6 +181,8 @@ struct SchemeDef {
      * scheme's ids as its type does (horizon.cpp).  nullptr otherwise.
      */
     uint64 (*next_key)(KidShared *s);
+    /* The last Unix microsecond its ids can hold, under the settings in force (a floor's bound). */
+    int64 (*last_unix_us)();
 };
 
 extern const SchemeDef SCHEMES[SCHEME_COUNT];

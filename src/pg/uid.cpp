@@ -132,15 +132,14 @@ static uint32_t node_arg(FunctionCallInfo fcinfo, int n)
 
 /*
  * Range-scan comparisons: t stands for the smallest id of its 1.024 ms step.
- * Times before 1970 compare below every id, times past A's 20 bits (the
- * last microsecond of megasecond 2^20 - 1, 35198-01-19 07:06:39.999999 UTC) above.
+ * Times before 1970 compare below every id, times past A's 20 bits
+ * (kid::UID_MAX_UNIX_US) above.
  */
-static constexpr int64_t UID_MAX_UNIX_US = (INT64_C(0xFFFFF) + 1) * 1000000 * 1000000 - 1;
 
 static UidFields bound_fields(int64_t unix_us)
 {
     UidFields f;
-    /* Cannot fail: time_in_range kept unix_us within 0..UID_MAX_UNIX_US. */
+    /* Cannot fail: time_in_range kept unix_us within 0..kid::UID_MAX_UNIX_US. */
     if (!kid::uid_fields_from_unix_us(unix_us, &f))
         f = UidFields{0xFFFFF, 999999, 976, 0, 0};
     return f;
@@ -149,7 +148,7 @@ static UidFields bound_fields(int64_t unix_us)
 static int uid_cmp_time(Datum id, TimestampTz t)
 {
     int64_t unix_us;
-    int where = kid::pg::time_in_range(t, 0, UID_MAX_UNIX_US, &unix_us);
+    int where = kid::pg::time_in_range(t, 0, kid::UID_MAX_UNIX_US, &unix_us);
     if (where != 0)
         return -where;
     UidFields f = bound_fields(unix_us);
@@ -173,7 +172,7 @@ static struct {
 static int uid_global_cmp_time(Datum id, TimestampTz t)
 {
     int64_t unix_us;
-    int where = kid::pg::time_in_range(t, 0, UID_MAX_UNIX_US, &unix_us);
+    int where = kid::pg::time_in_range(t, 0, kid::UID_MAX_UNIX_US, &unix_us);
     if (where != 0)
         return -where;
     if (!last_global_bound.valid || last_global_bound.t != t ||

@@ -74,6 +74,12 @@ SELECT * FROM kid_raise_floors(ARRAY[NULL, NULL, now(), NULL, NULL]);
 RESET ROLE;
 -- One time per lease line, or nothing is raised.
 SELECT * FROM kid_raise_floors(ARRAY[now()]);
+-- A floor past the last time its scheme's ids can hold (or kid.lease can
+-- hold) is refused, not stored: the next start would find it damaged.
+SELECT * FROM kid_raise_floors(ARRAY[NULL, NULL, NULL, '200000-01-01 00:00+00', NULL, NULL, NULL, NULL]::timestamptz[]);
+SELECT * FROM kid_raise_floors(ARRAY['2080-01-01 00:00+00', NULL, NULL, NULL, NULL, NULL, NULL, NULL]::timestamptz[]);
+-- A commit horizon's line holds no id: it takes NULL only.
+SELECT * FROM kid_raise_floors(ARRAY[NULL, NULL, NULL, NULL, NULL, NULL, now(), NULL]::timestamptz[]);
 
 -- The adoption: per lease line the columns read, the newest stored time
 -- (the largest id's); the floors stay, since this server's generators are
