@@ -19,7 +19,10 @@
 # is made in a temporary directory beside it and renamed into place: an
 # interrupted run leaves no half-made cache, and two runs at once serialize
 # on a lock.  Needs debootstrap (test/tools/install-deps.sh) and root.  About a
-# minute and 400 MB.
+# minute and 400 MB.  When a chroot of an earlier version of this script is
+# cached, the new one starts as a copy of it, to which apt-get adds what
+# PACKAGES has more (seconds instead of a debootstrap); the old one is left
+# for the checkouts that still use it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -30,12 +33,12 @@ SUITE=trixie
 # promotion), perl (the install script, random_literals), python3 and both
 # psycopgs, asyncpg and SQLAlchemy (client_python), ruby-pg, PHP pgsql and
 # DBD::Pg (client_ruby_php_perl), git (upgrade.sh reads 0.1.0's files from history),
-# and what building the Debian package postgresql-17-kid needs
-# (debian_package: dpkg-buildpackage with pg_buildext).
+# what building the Debian package postgresql-17-kid needs (debian_package:
+# dpkg-buildpackage with pg_buildext), and pg_partman 5.2 (pg_partman).
 PACKAGES="postgresql-17 postgresql-server-dev-17 postgresql-client-17 make g++ procps
 libfaketime perl python3 python3-psycopg python3-psycopg2 python3-asyncpg python3-sqlalchemy
 ruby-pg php-cli php-pgsql libdbd-pg-perl git ca-certificates
-build-essential dpkg-dev debhelper fakeroot postgresql-server-dev-all"
+build-essential dpkg-dev debhelper fakeroot postgresql-server-dev-all postgresql-17-partman"
 KID_PG_CACHE=${KID_PG_CACHE:-/var/cache/kid}
 
 fail() { echo "pg17.sh: $*" >&2; exit 1; }
@@ -78,6 +81,25 @@ if [ ! -x "$root$PG17_CONFIG" ]; then
     # mounted inside the chroot vanish with it, whatever happens.
     trap 'rm -rf "$work"' EXIT
     echo "making a Debian $SUITE chroot with PostgreSQL 17 in $root from $mirror (once; later runs reuse it)" >&2
+    # The newest chroot an earlier version of this script made, if any.
+    previous=$(ls -dt "$KID_PG_CACHE/debian-$SUITE-pg17-"* 2>/dev/null |
+        while read -r d; do [ -x "$d$PG17_CONFIG" ] && { echo "$d"; break; }; done || true)
+    # install_packages ROOT [update]: apt-get installs PACKAGES into the
+    # chroot ROOT (after apt-get update, when asked).
+    install_packages() {
+        unshare --mount --propagation private /bin/bash -c '
+            mount -t proc proc "$1/proc" && mount --bind /dev "$1/dev" || exit 1
+            in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive "$@"; }
+            root=$1
+            { [ -z "$3" ] || in_root apt-get update -q; } &&
+                in_root apt-get install -y -q --no-install-recommends $2' _ "$1" "$PACKAGES" "${2:-}" &&
+            chroot "$1" /usr/bin/apt-get clean
+    }
+    copy_root() {
+        cp -a "$previous" "$work/root" && find "$work/root/tmp" -mindepth 1 -delete &&
+            cp /etc/resolv.conf "$work/root/etc/resolv.conf" &&
+            install_packages "$work/root" update
+    }
     make_root() {
         debootstrap --variant=minbase "$SUITE" "$work/root" "$mirror" &&
             # No main cluster and no service start: the tests make their own
@@ -86,13 +108,18 @@ if [ ! -x "$root$PG17_CONFIG" ]; then
             echo 'create_main_cluster = false' > "$work/root/etc/postgresql-common/createcluster.conf" &&
             printf '#!/bin/sh\nexit 101\n' > "$work/root/usr/sbin/policy-rc.d" &&
             chmod 755 "$work/root/usr/sbin/policy-rc.d" &&
-            unshare --mount --propagation private /bin/bash -c '
-                mount -t proc proc "$1/proc" && mount --bind /dev "$1/dev" &&
-                chroot "$1" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
-                    apt-get install -y -q --no-install-recommends $2' _ "$work/root" "$PACKAGES" &&
-            chroot "$work/root" /usr/bin/apt-get clean
+            install_packages "$work/root"
     }
-    if ! (make_root) >"$work/make.log" 2>&1; then
+    if [ -n "$previous" ]; then
+        echo "starting from the chroot $previous" >&2
+        if ! (copy_root) >"$work/make.log" 2>&1; then
+            tail -30 "$work/make.log" >&2
+            echo "pg17.sh: adding the packages to a copy of $previous failed: making it anew" >&2
+            rm -rf "$work/root"
+            previous=""
+        fi
+    fi
+    if [ -z "$previous" ] && ! (make_root) >"$work/make.log" 2>&1; then
         cp "$work/make.log" "$KID_PG_CACHE/debian-$SUITE-pg17.log"
         tail -30 "$work/make.log" >&2
         fail "failed; log in $KID_PG_CACHE/debian-$SUITE-pg17.log"
