@@ -811,6 +811,8 @@ END $$;
 
 
 
+
+
 -- ---------------------------------------------------------------------------
 -- Partitions on the id (src/sql/partition.sql, docs/partitioning.md), and
 -- the uuid decoder for text that pg_partman's time decoder is called with.
@@ -909,7 +911,7 @@ BEGIN
         END IF;
         IF NOT pg_catalog.pg_has_role(current_user, owner, 'USAGE') THEN
             RAISE EXCEPTION 'must be owner of table %', p USING ERRCODE = 'insufficient_privilege',
-                DETAIL = format('%s of kid holds the partitioning of a table for its owner only.', TG_TABLE_NAME);
+                DETAIL = format('Only the owner of a table, or a member of its role, writes its rows of %s.', TG_TABLE_NAME);
         END IF;
     END LOOP;
     RETURN CASE TG_OP WHEN 'DELETE' THEN OLD ELSE NEW END;
@@ -1134,10 +1136,11 @@ BEGIN
         RAISE EXCEPTION 'kid does not partition table %', parent USING ERRCODE = 'object_not_in_prerequisite_state',
             HINT = 'Configure it with kid_partition_by_time().';
     END IF;
-    SELECT c.relname, c.relnamespace::regnamespace AS nsp, c.relowner, c.relkind, c.reltablespace, c.relam,
+    SELECT c.relname, c.relnamespace, n.nspname, c.relowner, c.relkind, c.reltablespace, c.relam,
            pt.partstrat, pt.partnatts, pt.partattrs[0] AS keyattnum, pt.partclass[0] AS keyclass
     INTO rel
-    FROM pg_catalog.pg_class c LEFT JOIN pg_catalog.pg_partitioned_table pt ON pt.partrelid = c.oid
+    FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+    LEFT JOIN pg_catalog.pg_partitioned_table pt ON pt.partrelid = c.oid
     WHERE c.oid = parent;
     IF NOT pg_catalog.pg_has_role(current_user, rel.relowner, 'USAGE') THEN
         RAISE EXCEPTION 'must be owner of table %', parent USING ERRCODE = 'insufficient_privilege';
@@ -1291,12 +1294,12 @@ BEGIN
     IF default_part IS NULL THEN
         new_name := name_base || '_default';
         i := 0;
-        WHILE EXISTS (SELECT FROM pg_catalog.pg_class r WHERE r.relnamespace = rel.nsp AND r.relname = new_name) LOOP
+        WHILE EXISTS (SELECT FROM pg_catalog.pg_class r WHERE r.relnamespace = rel.relnamespace AND r.relname = new_name) LOOP
             i := i + 1;
             new_name := name_base || '_default_' || i;
         END LOOP;
-        EXECUTE format(like_parent, rel.nsp, new_name);
-        default_part := format('%I.%I', rel.nsp, new_name)::regclass;
+        EXECUTE format(like_parent, rel.nspname, new_name);
+        default_part := format('%I.%I', rel.nspname, new_name)::regclass;
         IF (SELECT r.relowner FROM pg_catalog.pg_class r WHERE r.oid = default_part) <> rel.relowner THEN
             EXECUTE format('ALTER TABLE %s OWNER TO %I', default_part, rel.relowner::regrole);
         END IF;
@@ -1359,12 +1362,12 @@ BEGIN
                                            WHERE f.contype = 'f' AND f.confrelid IN (SELECT tree.relid FROM pg_catalog.pg_partition_tree(parent) tree));
         new_name := name_base || '_p' || per.suffix;
         i := 0;
-        WHILE EXISTS (SELECT FROM pg_catalog.pg_class r WHERE r.relnamespace = rel.nsp AND r.relname = new_name) LOOP
+        WHILE EXISTS (SELECT FROM pg_catalog.pg_class r WHERE r.relnamespace = rel.relnamespace AND r.relname = new_name) LOOP
             i := i + 1;
             new_name := name_base || '_p' || per.suffix || '_' || i;
         END LOOP;
-        EXECUTE format(like_parent, rel.nsp, new_name);
-        new_part := format('%I.%I', rel.nsp, new_name)::regclass;
+        EXECUTE format(like_parent, rel.nspname, new_name);
+        new_part := format('%I.%I', rel.nspname, new_name)::regclass;
         rows := 0;
         IF has_rows THEN
             EXECUTE format('WITH moved AS (DELETE FROM %s WHERE %s RETURNING %s) INSERT INTO %s (%s) SELECT %s FROM moved',
@@ -1451,6 +1454,9 @@ BEGIN
     IF parent IS NULL OR every IS NULL OR premake IS NULL OR detach_only IS NULL OR time_zone IS NULL OR $7 IS NULL THEN
         RAISE EXCEPTION 'kid_partition_by_time needs a table, a period, premake, detach_only, a time zone and a time'
             USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF NOT isfinite($7) THEN
+        RAISE EXCEPTION 'kid_partition_by_time needs a finite time, not %', $7 USING ERRCODE = 'invalid_parameter_value';
     END IF;
     IF premake NOT BETWEEN 0 AND 1000 THEN
         RAISE EXCEPTION 'premake must be from 0 to 1000 periods, not %', premake USING ERRCODE = 'invalid_parameter_value';
