@@ -813,6 +813,8 @@ END $$;
 
 
 
+
+
 -- ---------------------------------------------------------------------------
 -- Partitions on the id (src/sql/partition.sql, docs/partitioning.md), and
 -- the uuid decoder for text that pg_partman's time decoder is called with.
@@ -1284,11 +1286,26 @@ BEGIN
         END IF;
 
         EXIT WHEN lock_mode IS NOT NULL;
-        lock_mode := CASE WHEN EXISTS (SELECT FROM unnest(part_hi) h WHERE h <= cutoff_key) THEN 'ACCESS EXCLUSIVE'
-                          WHEN missing > 0 OR found_key IS NOT NULL OR default_part IS NULL THEN 'SHARE ROW EXCLUSIVE' END;
-        EXIT WHEN lock_mode IS NULL;
+        -- Retiring, even a partition made in this run for rows older than
+        -- the cutoff, takes ACCESS EXCLUSIVE: taken first, not upgraded to
+        -- later (which could deadlock with a reader of the default partition).
+        lock_mode := CASE WHEN EXISTS (SELECT FROM unnest(part_hi) h WHERE h <= cutoff_key) OR found_key < cutoff_key
+                          THEN 'ACCESS EXCLUSIVE'
+                          WHEN missing > 0 OR found_key IS NOT NULL OR default_part IS NULL THEN 'SHARE ROW EXCLUSIVE'
+                          ELSE 'none' END;
+        EXIT WHEN lock_mode = 'none';
         EXECUTE format('LOCK TABLE %s IN %s MODE', parent, lock_mode);
     END LOOP;
+
+    -- Nothing to do: rows that came into the default partition since the
+    -- plan was made wait for the next run (moving them needs the lock).
+    IF lock_mode = 'none' THEN
+        cutoff_key := NULL;
+        horizon := NULL;
+        k := cfg.premake + 1;
+    ELSE
+        k := 0;
+    END IF;
 
     -- <<default>> The default partition: it takes the rows no partition covers.
     IF default_part IS NULL THEN
@@ -1314,12 +1331,12 @@ BEGIN
     -- ahead; then those of the periods whose rows wait in the default
     -- partition, in the order of their ids, up to the horizon.  A period
     -- that a partition attached by hand overlaps is left to it.
-    k := 0;
     premaking := true;
     next_key := NULL;
     LOOP
         IF premaking AND k > cfg.premake THEN
             premaking := false;
+            EXIT WHEN horizon IS NULL;
         END IF;
         IF premaking THEN
             per := @extschema@.kid_partition_period(cfg.every, cfg.time_zone, maint_at, k);
