@@ -313,8 +313,10 @@ static void maintain_table(const char *schema, const char *database, Oid table) 
         begin_spi("kid: maintaining the partitions of a table");
         Oid types[1] = {OIDOID};
         Datum values[1] = {ObjectIdGetDatum(table)};
-        SPI_execute_with_args("SELECT c.relowner, c.oid::pg_catalog.regclass::pg_catalog.text "
-                              "FROM pg_catalog.pg_class c WHERE c.oid = $1",
+        SPI_execute_with_args("SELECT c.relowner, pg_catalog.format('%I.%I', n.nspname, c.relname) "
+                              "FROM pg_catalog.pg_class c "
+                              "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+                              "WHERE c.oid = $1",
                               1, types, values, nullptr, true, 1);
         /* A table dropped since the list was read is forgotten by the event trigger. */
         if (SPI_processed == 1) {
