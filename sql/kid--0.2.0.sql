@@ -3328,6 +3328,8 @@ DECLARE
     new_part regclass;
     taken integer := 0;
     lock_mode text;
+    citus boolean;        -- the table is distributed by Citus
+    messages text;
     missing integer;
 BEGIN
     IF maint_at IS NULL OR NOT isfinite(maint_at) THEN
@@ -3460,6 +3462,10 @@ BEGIN
                           'INCLUDING STORAGE INCLUDING COMPRESSION)%s%s', parent,
                           (SELECT format(' USING %I', am.amname) FROM pg_catalog.pg_am am WHERE am.oid = rel.relam),
                           (SELECT format(' TABLESPACE %I', ts.spcname) FROM pg_catalog.pg_tablespace ts WHERE ts.oid = rel.reltablespace));
+    citus := pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL;
+    IF citus THEN
+        EXECUTE 'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1)' INTO citus USING parent;
+    END IF;
     name_base := rel.relname;
     WHILE octet_length(name_base) > 63 - octet_length('_p00000000_0000_99') LOOP
         name_base := left(name_base, -1);
@@ -3608,7 +3614,7 @@ BEGIN
         -- before it is attached: DELETE from the default partition (its
         -- DELETE triggers fire), INSERT into the new table.  Not when foreign
         -- keys reference the table: the DELETE would run their ON DELETE action.
-        EXECUTE format('SELECT EXISTS (SELECT FROM %s WHERE %s)', default_part, in_range) INTO has_rows USING lo, hi;
+        EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s WHERE %s)', default_part, in_range) INTO has_rows USING lo, hi;
         CONTINUE WHEN has_rows AND EXISTS (SELECT FROM pg_catalog.pg_constraint f
                                            WHERE f.contype = 'f' AND f.confrelid IN (SELECT tree.relid FROM pg_catalog.pg_partition_tree(parent) tree));
         new_name := name_base || '_p' || per.suffix;
@@ -3629,9 +3635,19 @@ BEGIN
         IF (SELECT r.relowner FROM pg_catalog.pg_class r WHERE r.oid = new_part) <> rel.relowner THEN
             EXECUTE format('ALTER TABLE %s OWNER TO %I', new_part, rel.relowner::regrole);
         END IF;
+        -- On a Citus coordinator ATTACH distributes the new table and copies
+        -- its rows into its shards (saying so in NOTICEs): the local copy goes.
+        IF rows > 0 AND citus THEN
+            messages := current_setting('client_min_messages');
+            PERFORM pg_catalog.set_config('client_min_messages', 'warning', true);
+        END IF;
         EXECUTE format('ALTER TABLE %s ATTACH PARTITION %s FOR VALUES FROM (%s) TO (%s)', parent, new_part,
                        format(from_bytes, quote_literal(lo) || '::pg_catalog.bytea'),
                        format(from_bytes, quote_literal(hi) || '::pg_catalog.bytea'));
+        IF rows > 0 AND citus THEN
+            EXECUTE 'SELECT pg_catalog.truncate_local_data_after_distributing_table($1)' USING new_part;
+            PERFORM pg_catalog.set_config('client_min_messages', messages, true);
+        END IF;
         part_oids := part_oids || new_part::oid;
         part_lo := part_lo || lo;
         part_hi := part_hi || hi;
