@@ -102,6 +102,19 @@ oq -d app -c "CREATE TABLE t_uuid (id uuid PRIMARY KEY)" \
     -c "INSERT INTO t_uuid SELECT uuidv7_from_timestamp(timestamptz '2026-01-01 00:00+00' + i * interval '1 minute') FROM generate_series(1, 100) i" \
     -c "INSERT INTO t_uuid SELECT uuidv7_new() FROM generate_series(1, 10)"
 oq -d app010 -c "CREATE EXTENSION kid VERSION '0.1.0'" -c "$TABLES"
+# Partitions on the id (docs/partitioning.md): a uuid table kid partitions
+# by day; its configuration and state must come through.
+oq -d app -c "CREATE TABLE t_parts (id uuid PRIMARY KEY) PARTITION BY RANGE (id)" \
+    -c "SELECT count(*) FROM kid_partition_by_time('t_parts', '1 day', premake => 2, retain => '30 days', at => '2026-01-01 12:00+00')" \
+    -c "INSERT INTO t_parts SELECT uuidv7_from_timestamp(timestamptz '2026-01-01 00:00+00' + i * interval '1 hour') FROM generate_series(0, 60) i" >/dev/null
+# parts_config SERVER_QUERY_FUNCTION: t_parts's configuration, partitions and rows.
+parts_config() {
+    $1 -d app -c "SELECT format('%s %s %s %s %s; %s partitions; %s rows', c.parent, c.every, c.premake, c.retain, c.time_zone,
+                     (SELECT count(*) FROM pg_inherits WHERE inhparent = 't_parts'::regclass), (SELECT count(*) FROM t_parts))
+                  FROM kid_partition_config c"
+}
+PARTS=$(parts_config oq)
+expect_eq "old cluster: t_parts partitioned by kid" "$PARTS" "t_parts 1 day 2 30 days UTC; 4 partitions; 61 rows"
 expect_eq "old cluster: its clock is 1 h ahead (tid times vs the true clock, minutes)" \
     "$(oq -d app -c "SELECT round(extract(epoch FROM max(tid_to_timestamp(id)) - '$(date -u '+%F %T')+00'::timestamptz) / 60) FROM t_tid")" 60
 OLD_SYSID=$(oq -d app -c "SELECT system_identifier FROM pg_control_system()")
@@ -169,7 +182,7 @@ adopted() {
                 (SELECT newest FROM a WHERE line = 'koid'), (SELECT newest FROM a WHERE line = 'uid'))
                 || ' ' || (SELECT string_agg(line || ':' || columns, ',' ORDER BY line) FROM a)
                 || ' ' || (SELECT bool_and(floor_after = newest) FROM a WHERE newest IS NOT NULL)")" \
-        "$OLD_NEWEST atproto_tid:2,koid:1,sno tick 0:1,sno tick 1:1,uid:3,uuid:1 true"
+        "$OLD_NEWEST atproto_tid:2,koid:1,sno tick 0:1,sno tick 1:1,uid:3,uuid:2 true"
     expect_eq "$label: the adoption is recorded" \
         "$($q -d "$db" -c "SELECT string_agg(how || ':' || (system_identifier = $4), ' ' ORDER BY position) FROM kid_database_origin")" "$5"
     local uuid_top
@@ -199,6 +212,12 @@ adopted() {
 # right but is no index condition until kid_adopt_database() adds them.
 expect_eq "pg_upgrade: uuid_ops has lost kid's loose members" "$(uuid_members nq app)" 5
 expect_eq "pg_upgrade: id >= t on a uuid still counts right, without the index" "$(uuid_scan nq app)" "0 51"
+expect_eq "pg_upgrade: t_parts's configuration, partitions and rows came through" "$(parts_config nq)" "$PARTS"
+expect_eq "pg_upgrade: ... and what its last run did (kid_partition_state)" \
+    "$(nq -d app -c "SELECT last_actions FROM kid_partition_status")" 4
+expect_eq "pg_upgrade: maintenance at the time it was configured has nothing to do; two days later, two days more" \
+    "$(nq -d app -c "SELECT count(*) FROM kid_partition_maintain('t_parts', at => '2026-01-01 12:00+00')") $(nq -d app -c "SELECT count(*) FROM kid_partition_maintain('t_parts', at => '2026-01-03 12:00+00') WHERE action = 'create'")" \
+    "0 2"
 refused nq app "pg_upgrade"
 adopted nq app "pg_upgrade" "$NEW_SYSID" "created:false adopted:true"
 expect_eq "pg_upgrade: kid_adopt_database() gave uuid_ops and uuid_minmax_ops their members again" "$(uuid_members nq app)" 20
@@ -226,6 +245,10 @@ expect_eq "pg_restore: the dump carried the old cluster's row, after the new clu
     "created:$RESTORED_SYSID created:$OLD_SYSID"
 expect_eq "pg_restore: CREATE EXTENSION gave uuid_ops and uuid_minmax_ops kid's members" "$(uuid_members rq app)" 20
 expect_eq "pg_restore: id >= t on a uuid is an index condition" "$(uuid_scan rq app)" "1 51"
+expect_eq "pg_restore: t_parts's configuration, partitions and rows came through" "$(parts_config rq)" "$PARTS"
+expect_eq "pg_restore: ... its state did not (it describes the old cluster's runs)" "$(rq -d app -c "SELECT count(*) FROM kid_partition_state")" 0
+expect_eq "pg_restore: maintenance at the time it was configured has nothing to do" \
+    "$(rq -d app -c "SELECT count(*) FROM kid_partition_maintain('t_parts', at => '2026-01-01 12:00+00')")" 0
 refused rq app "pg_restore"
 adopted rq app "pg_restore" "$RESTORED_SYSID" "created:true created:false adopted:true"
 cluster_stop restored fast
