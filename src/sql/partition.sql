@@ -529,14 +529,18 @@ BEGIN
             -- node other than 0 made near the end of a period, the next one
             -- (ids sort by node before the seconds within a neighbourhood
             -- window, so every id of the window is >= the bound in it).
-            WHILE found_key >= hi LOOP
-                per := @extschema@.kid_partition_period(cfg.every, cfg.time_zone, per.upper);
+            -- (A few periods at most; bounded, so that a period that does not
+            -- advance is an error, never a loop without end.)
+            i := 0;
+            WHILE (found_key >= hi OR found_key < lo) AND i < 1000 LOOP
+                per := @extschema@.kid_partition_period(cfg.every, cfg.time_zone, t, CASE WHEN found_key >= hi THEN 1 ELSE -1 END * (i + 1));
                 EXECUTE bounds_sql INTO lo, hi USING per.lower, per.upper;
+                i := i + 1;
             END LOOP;
-            WHILE found_key < lo LOOP
-                per := @extschema@.kid_partition_period(cfg.every, cfg.time_zone, per.lower, -1);
-                EXECUTE bounds_sql INTO lo, hi USING per.lower, per.upper;
-            END LOOP;
+            IF found_key >= hi OR found_key < lo OR hi <= next_key THEN
+                RAISE EXCEPTION 'kid found no period for a row of % in its default partition', parent
+                    USING ERRCODE = 'internal_error', DETAIL = format('The row''s time is %s.', t);
+            END IF;
             next_key := hi;
             detail := 'for rows of the default partition';
         END IF;
