@@ -189,8 +189,8 @@ void kid_partition_launcher_main(Datum)
     BackgroundWorkerUnblockSignals();
     /* No database: the launcher reads the shared catalog pg_database only. */
     BackgroundWorkerInitializeConnection(nullptr, nullptr, 0);
-    MemoryContext round_cxt =
-        AllocSetContextCreate(TopMemoryContext, "kid partition launcher", ALLOCSET_DEFAULT_SIZES);
+    MemoryContext round_cxt = AllocSetContextCreate(TopMemoryContext, "kid partition launcher",
+                                                    ALLOCSET_DEFAULT_SIZES);
 
     int interval = -1; /* the interval in force, -1 before the first look */
     TimestampTz last_round = 0, next_round = 0;
@@ -202,9 +202,10 @@ void kid_partition_launcher_main(Datum)
         }
         if (partition_maintenance_interval != interval) {
             /* Turned on: a round now.  Changed: the next one an interval after the last. */
-            next_round = interval <= 0 ? GetCurrentTimestamp()
-                                       : TimestampTzPlusMilliseconds(
-                                             last_round, partition_maintenance_interval * 1000L);
+            next_round = interval <= 0
+                             ? GetCurrentTimestamp()
+                             : TimestampTzPlusMilliseconds(last_round,
+                                                           partition_maintenance_interval * 1000L);
             interval = partition_maintenance_interval;
             if (interval == 0)
                 ereport(LOG, (errmsg("kid partition maintenance is off"),
@@ -226,7 +227,8 @@ void kid_partition_launcher_main(Datum)
             }
             timeout = TimestampDifferenceMilliseconds(now, next_round);
         }
-        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH | (timeout >= 0 ? WL_TIMEOUT : 0),
+        (void)WaitLatch(MyLatch,
+                        WL_LATCH_SET | WL_EXIT_ON_PM_DEATH | (timeout >= 0 ? WL_TIMEOUT : 0),
                         timeout, launcher_wait_event());
         ResetLatch(MyLatch);
     }
@@ -332,11 +334,12 @@ static void maintain_table(const char *schema, const char *database, Oid table) 
                                               SECURITY_RESTRICTED_OPERATION);
             types[0] = REGCLASSOID;
             SPI_execute_with_args(
-                psprintf("SELECT pg_catalog.string_agg(a.n || ' ' || a.action, ', ' ORDER BY a.action) "
-                         "FROM (SELECT m.action, pg_catalog.count(*) AS n "
-                         "FROM %s.kid_partition_maintain($1) m WHERE m.action <> 'wait' "
-                         "GROUP BY m.action) a",
-                         schema),
+                psprintf(
+                    "SELECT pg_catalog.string_agg(a.n || ' ' || a.action, ', ' ORDER BY a.action) "
+                    "FROM (SELECT m.action, pg_catalog.count(*) AS n "
+                    "FROM %s.kid_partition_maintain($1) m WHERE m.action <> 'wait' "
+                    "GROUP BY m.action) a",
+                    schema),
                 1, types, values, nullptr, false, 0);
             char *d = spi_text(cxt);
             if (d)
@@ -378,8 +381,8 @@ void kid_partition_worker_main(Datum arg)
     BackgroundWorkerUnblockSignals();
     BackgroundWorkerInitializeConnectionByOid(DatumGetObjectId(arg), InvalidOid, 0);
     SetConfigOption("lock_timeout", WORKER_LOCK_TIMEOUT, PGC_SUSET, PGC_S_OVERRIDE);
-    MemoryContext cxt =
-        AllocSetContextCreate(TopMemoryContext, "kid partition worker", ALLOCSET_DEFAULT_SIZES);
+    MemoryContext cxt = AllocSetContextCreate(TopMemoryContext, "kid partition worker",
+                                              ALLOCSET_DEFAULT_SIZES);
 
     /* kid's schema, if kid is here and has kid_partition_config (0.1.0 has not), and its tables. */
     char *schema = nullptr;
@@ -387,11 +390,12 @@ void kid_partition_worker_main(Datum arg)
     List *tables = NIL;
     begin_spi("kid: looking for tables to partition");
     database = MemoryContextStrdup(cxt, get_database_name(MyDatabaseId));
-    SPI_execute("SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
-                "JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace "
-                "WHERE e.extname = 'kid' AND pg_catalog.to_regclass(pg_catalog.quote_ident(n.nspname) "
-                "|| '.kid_partition_config') IS NOT NULL",
-                true, 1);
+    SPI_execute(
+        "SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
+        "JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace "
+        "WHERE e.extname = 'kid' AND pg_catalog.to_regclass(pg_catalog.quote_ident(n.nspname) "
+        "|| '.kid_partition_config') IS NOT NULL",
+        true, 1);
     schema = spi_text(cxt);
     if (schema) {
         SPI_execute(psprintf("SELECT c.parent::pg_catalog.oid FROM %s.kid_partition_config c "
@@ -401,8 +405,9 @@ void kid_partition_worker_main(Datum arg)
         MemoryContext old = MemoryContextSwitchTo(cxt);
         for (uint64 i = 0; i < SPI_processed; i++) {
             bool isnull;
-            tables = lappend_oid(tables, DatumGetObjectId(SPI_getbinval(
-                                             SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull)));
+            tables = lappend_oid(tables, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+                                                                        SPI_tuptable->tupdesc, 1,
+                                                                        &isnull)));
         }
         MemoryContextSwitchTo(old);
     }
