@@ -81,7 +81,7 @@ echo "(rounds, rows/s: plain${runs[plain]}; partitioned${runs[parted]})"
 start="date_trunc('month', now() - interval '35 months')"
 q <<SQL >/dev/null
 TRUNCATE plain, parted;
-INSERT INTO plain SELECT sno_new_with_time($start + i * (now() - $start) / $ROWS), i
+INSERT INTO plain SELECT sno_new_with_time($start + (now() - $start) * (i::float8 / $ROWS)), i
 FROM generate_series(1, $ROWS) i;
 INSERT INTO parted SELECT * FROM plain;
 VACUUM ANALYZE plain, parted;
