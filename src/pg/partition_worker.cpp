@@ -257,6 +257,21 @@ static void end_spi() noexcept
     pgstat_report_activity(STATE_IDLE, nullptr);
 }
 
+/*
+ * In a PG_CATCH block: the error's message into buf, the error forgotten
+ * and the transaction aborted (which also gives the worker back its own
+ * user id), in memory context cxt.
+ */
+static void abort_with_message(MemoryContext cxt, char *buf, size_t size) noexcept
+{
+    MemoryContextSwitchTo(cxt);
+    ErrorData *e = CopyErrorData();
+    FlushErrorState();
+    AbortCurrentTransaction();
+    strlcpy(buf, e->message ? e->message : "unknown error", size);
+    FreeErrorData(e);
+}
+
 /* Column 1 of row 0 of the last SPI result as text copied into cxt, or nullptr. */
 static char *spi_text(MemoryContext cxt, int column = 1) noexcept
 {
@@ -285,15 +300,12 @@ static void record_failure(const char *schema, Oid table, const char *message) n
     }
     PG_CATCH();
     {
-        MemoryContextSwitchTo(cxt);
-        ErrorData *e = CopyErrorData();
-        FlushErrorState();
-        AbortCurrentTransaction();
+        char why[1024];
+        abort_with_message(cxt, why, sizeof(why));
         ereport(WARNING, (errmsg("kid could not record the failed partition maintenance of the "
                                  "table with OID %u",
                                  table),
-                          errdetail("%s", e->message)));
-        FreeErrorData(e);
+                          errdetail("%s", why)));
     }
     PG_END_TRY();
 }
@@ -350,13 +362,7 @@ static void maintain_table(const char *schema, const char *database, Oid table) 
     }
     PG_CATCH();
     {
-        /* The transaction's abort also gives the worker its own user id back. */
-        MemoryContextSwitchTo(cxt);
-        ErrorData *e = CopyErrorData();
-        FlushErrorState();
-        AbortCurrentTransaction();
-        strlcpy(message, e->message ? e->message : "unknown error", sizeof(message));
-        FreeErrorData(e);
+        abort_with_message(cxt, message, sizeof(message));
         failed = true;
     }
     PG_END_TRY();
