@@ -3368,7 +3368,7 @@ BEGIN
     -- first one's work done.
     PERFORM pg_catalog.pg_advisory_xact_lock((7039332::bigint << 32) | parent::oid::bigint);
 
-    -- <<check>> the configuration, the table and its key.
+    -- Check: the configuration, the table and its key.
     SELECT * INTO cfg FROM @extschema@.kid_partition_config c WHERE c.parent = kid_partition_maintain.parent;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'kid does not partition table %', parent USING ERRCODE = 'object_not_in_prerequisite_state',
@@ -3471,7 +3471,7 @@ BEGIN
         name_base := left(name_base, -1);
     END LOOP;
 
-    -- <<plan>> What there is and what is missing; once more under the table
+    -- Plan: what there is and what is missing; once more under the table
     -- lock when something is to be done.
     LOOP
         default_part := NULL;
@@ -3547,7 +3547,7 @@ BEGIN
         k := 0;
     END IF;
 
-    -- <<default>> The default partition: it takes the rows no partition covers.
+    -- The default partition: it takes the rows no partition covers.
     IF default_part IS NULL THEN
         new_name := name_base || '_default';
         i := 0;
@@ -3567,7 +3567,7 @@ BEGIN
         RETURN NEXT;
     END IF;
 
-    -- <<make>> The partitions of the periods from at's through premake
+    -- Make the partitions of the periods from at's through premake
     -- ahead; then those of the periods whose rows wait in the default
     -- partition, in the order of their ids, up to the horizon.  A period
     -- that a partition attached by hand overlaps is left to it.
@@ -3660,7 +3660,7 @@ BEGIN
         RETURN NEXT;
     END LOOP;
 
-    -- <<retire>> The partitions wholly older than the cutoff, whose every
+    -- Retire the partitions wholly older than the cutoff, whose every
     -- id is below the cutoff's bound: dropped, or only detached.
     IF cutoff_key IS NOT NULL THEN
         FOR i IN SELECT j FROM generate_subscripts(part_oids, 1) j WHERE part_hi[j] <= cutoff_key ORDER BY part_hi[j] LOOP
@@ -3686,7 +3686,7 @@ BEGIN
         END LOOP;
     END IF;
 
-    -- <<wait>> What stays in the default partition: rows beyond the
+    -- What stays in the default partition: rows beyond the
     -- horizon, rows of a period a partition attached by hand overlaps, rows
     -- of a table that foreign keys reference, uuids that are not version 7.
     EXECUTE format('SELECT count(*) FROM %s', default_part) INTO rows;
