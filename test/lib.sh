@@ -48,6 +48,9 @@ cluster_init() {
         echo "port = $port"
         echo "fsync = off"
         echo "max_connections = 120"
+        # kid's partition worker off: it would maintain the tables of the
+        # tests at the true time (test/server/28-partition_worker.sh turns it on).
+        echo "kid.partition_maintenance_interval = 0"
         for line in "$@"; do echo "$line"; done
     } >> "$dir/data/postgresql.conf"
 }

@@ -1,7 +1,8 @@
 /*
  * module.cpp - the module's start: PG_MODULE_MAGIC and _PG_init, which
  * defines the settings and, while kid is preloaded, installs the
- * shared-memory hooks and the redo of the lease in the WAL.
+ * shared-memory hooks, the redo of the lease in the WAL and the launcher of
+ * the partition maintenance worker.
  *
  * _PG_init is a PostgreSQL callback found by name, so it has C linkage;
  * like every callback its body is noexcept (CONTRIBUTING.md, "Callbacks").
@@ -14,6 +15,7 @@
  */
 #include "pg/horizon.h"
 #include "pg/lease.h"
+#include "pg/partition_worker.h"
 #include "pg/settings.h"
 #include "pg/shared_state.h"
 
@@ -36,6 +38,7 @@ static void kid_init() noexcept
     kid::pg::install_shmem_hooks();
     kid::pg::horizon_register_callbacks();
     kid::pg::lease_wal_register();
+    kid::pg::partition_worker_register();
 }
 
 void _PG_init(void)

@@ -34,6 +34,7 @@ int uid_interval = 8;
 int wal_rmgr_id = RM_EXPERIMENTAL_ID;
 uint32 uid_node = 0;
 static char *uid_node_setting = nullptr;
+int partition_maintenance_interval = 600;
 
 /*
  * The settings that are fixed while kid runs (PGC_POSTMASTER in the table
@@ -278,6 +279,13 @@ static constexpr Setting settings[] = {
                 &wal_rmgr_id, RM_EXPERIMENTAL_ID, 0, RM_MAX_CUSTOM_ID, PGC_POSTMASTER, 0,
                 pg_callback(check_wal_rmgr_id), nullptr,
                 "0 or a custom resource manager id from 128 to 255"),
+    int_setting("kid.partition_maintenance_interval",
+                "How often kid's background worker maintains the time partitions of every "
+                "database; 0 turns it off.",
+                "Each round calls kid_partition_maintain() for every table kid_partition_by_time() "
+                "configured, in every database (partition_worker.cpp).",
+                &partition_maintenance_interval, 600, 0, 604800, PGC_SIGHUP, GUC_UNIT_S, nullptr,
+                nullptr),
 };
 constexpr int SETTING_COUNT = sizeof(settings) / sizeof(settings[0]);
 
@@ -390,6 +398,8 @@ static void describe_valid(const Setting &s, char *buf, size_t size)
             snprintf(buf, size, "%s", s.valid);
         else if (s.flags & GUC_UNIT_MS)
             snprintf(buf, size, "a time from %.0f to %.0f ms", s.min, s.max);
+        else if (s.flags & GUC_UNIT_S)
+            snprintf(buf, size, "a time from %.0f to %.0f s", s.min, s.max);
         else
             snprintf(buf, size, "an integer from %.0f to %.0f", s.min, s.max);
         break;

@@ -25,6 +25,8 @@ extern int uid_interval;
 /* The uid node fingerprint in use: kid.uid_node, or derived from kid.node_id. */
 extern uint32 uid_node;
 extern int wal_rmgr_id;
+/* kid.partition_maintenance_interval, in seconds; 0: no partition maintenance (partition_worker.cpp). */
+extern int partition_maintenance_interval;
 
 /* kid.koid_epoch_ms as whole milliseconds. */
 inline int64 koid_epoch_whole_ms()

@@ -18,6 +18,19 @@ AS 'MODULE_PATHNAME', 'uuidv7_to_timestamp' LANGUAGE C IMMUTABLE STRICT LEAKPROO
 COMMENT ON FUNCTION uuidv7_to_timestamp(uuid) IS
 'the millisecond a version 7 uuid was made in (its first 48 bits); NULL for a uuid that is not version 7 of the RFC 9562 variant';
 
+-- The same for a uuid written as text, which is how pg_partman 5.2 to 5.4
+-- call the time decoder they are given (run_maintenance() passes the
+-- smallest id of a partition as id::text): with p_time_decoder =>
+-- 'uuidv7_to_timestamp' it then finds this one.  An untyped literal,
+-- uuidv7_to_timestamp('0190...'), now resolves to it too (the string
+-- category is preferred), with the same answer.  Not LEAKPROOF: a text that
+-- is not a uuid is an error (22P02).
+CREATE FUNCTION uuidv7_to_timestamp(text) RETURNS timestamptz
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+RETURN @extschema@.uuidv7_to_timestamp($1::pg_catalog.uuid);
+COMMENT ON FUNCTION uuidv7_to_timestamp(text) IS
+'uuidv7_to_timestamp(uuid) of a uuid written as text (for tools that pass ids as text, such as pg_partman''s time decoder); 22P02 when the text is not a uuid';
+
 -- Generation (layout, guarantees and what an attacker learns: docs/types.md,
 -- "uuid").  uuidv7_new() draws from this backend's generator on the
 -- backend's sno slot (one of 256 per server): unique by construction

@@ -80,6 +80,10 @@ check "bad setting: kid.koid_max_clock_wait_ms = 2h stops the server" refused "k
     "kid.koid_max_clock_wait_ms must be a time from 0 to 3600000 ms."
 check "bad setting: kid.koid_overflow_error = 2 stops the server" refused "kid.koid_overflow_error = 2" '"kid.koid_overflow_error": "2"' \
     "kid.koid_overflow_error must be a boolean."
+check "bad setting: kid.partition_maintenance_interval = -1 stops the server" refused "kid.partition_maintenance_interval = -1" '"kid.partition_maintenance_interval": "-1"' \
+    "kid.partition_maintenance_interval must be a time from 0 to 604800 s."
+check "bad setting: kid.partition_maintenance_interval = 2 weeks stops the server" refused "kid.partition_maintenance_interval = '14d'" '"kid.partition_maintenance_interval": "14d"' \
+    "kid.partition_maintenance_interval must be a time from 0 to 604800 s."
 check "bad setting: an unknown kid.uid_intreval stops the server" refused "kid.uid_intreval = 5" 'unrecognized configuration parameter "kid.uid_intreval"'
 # Every bound the Settings table gives is accepted.
 check "good setting: kid.node_id = 255 starts" start_with "kid.node_id = 255"
@@ -92,6 +96,7 @@ check "good setting: kid.wal_rmgr_id = 0 starts" start_with "kid.wal_rmgr_id = 0
 check "good setting: kid.koid_epoch_ms = 0 starts" start_with "kid.koid_epoch_ms = 0"
 check "good setting: kid.koid_max_clock_wait_ms = 1min starts" start_with "kid.koid_max_clock_wait_ms = '1min'"
 check "good setting: kid.koid_max_clock_wait_ms = 1h starts" start_with "kid.koid_max_clock_wait_ms = '1h'"
+check "good setting: kid.partition_maintenance_interval = 1h starts" start_with "kid.partition_maintenance_interval = '1h'"
 
 # 2 and 3: the same queries on a preloaded and a non-preloaded server.
 printf '%s\n' "${SET_CONF[@]}" | as_postgres tee "$setbad_conf" >/dev/null
@@ -193,7 +198,7 @@ given_by_client() {
 kpsql $NOPRE_PORT -d postgres -c "CREATE ROLE kid_plain LOGIN"
 for case in "postgres kid.node_id 3 7" "postgres kid.koid_epoch_ms 5 1288834974657" "postgres kid.koid_generator_id 3 -1" \
     "postgres kid.uid_interval 8 5" "postgres kid.uid_node 01020304 ''" "postgres kid.wal_rmgr_id 130 128" \
-    "postgres kid.standby_generation on off" "kid_plain kid.koid_overflow_error on off" \
+    "postgres kid.standby_generation on off" "postgres kid.partition_maintenance_interval 5 0" "kid_plain kid.koid_overflow_error on off" \
     "kid_plain kid.koid_max_clock_wait_ms 5 1s"; do
     read -r user name value configured <<<"$case"
     [ "$configured" = "''" ] && configured=

@@ -120,6 +120,19 @@ KOID_2036=$(oq -d app -c "SELECT koid_new_with_time('2036-01-01 00:00+00')::text
 oq -d app010_ahead -c "CREATE EXTENSION kid VERSION '0.1.0'" -c "$TABLES" \
     -c "INSERT INTO t_koid VALUES ('$KOID_2036', true)" \
     -c "CREATE TABLE records (rkey atproto_tid PRIMARY KEY)" -c "INSERT INTO records VALUES ('3zzzzzzzzzzzz'), ('3kfj6ygtxbc2a')"
+# Partitions on the id (docs/partitioning.md): a uuid table kid partitions
+# by day; its configuration and state must come through.
+oq -d app -c "CREATE TABLE t_parts (id uuid PRIMARY KEY) PARTITION BY RANGE (id)" \
+    -c "SELECT count(*) FROM kid_partition_by_time('t_parts', '1 day', premake => 2, retain => '30 days', at => '2026-01-01 12:00+00')" \
+    -c "INSERT INTO t_parts SELECT uuidv7_from_timestamp(timestamptz '2026-01-01 00:00+00' + i * interval '1 hour') FROM generate_series(0, 60) i" >/dev/null
+# parts_config SERVER_QUERY_FUNCTION: t_parts's configuration, partitions and rows.
+parts_config() {
+    $1 -d app -c "SELECT format('%s %s %s %s %s; %s partitions; %s rows', c.parent, c.every, c.premake, c.retain, c.time_zone,
+                     (SELECT count(*) FROM pg_inherits WHERE inhparent = 't_parts'::regclass), (SELECT count(*) FROM t_parts))
+                  FROM kid_partition_config c"
+}
+PARTS=$(parts_config oq)
+expect_eq "old cluster: t_parts partitioned by kid" "$PARTS" "t_parts 1 day 2 30 days UTC; 4 partitions; 61 rows"
 expect_eq "old cluster: its clock is 1 h ahead (tid times vs the true clock, minutes)" \
     "$(oq -d app -c "SELECT round(extract(epoch FROM max(tid_to_timestamp(id)) - '$(date -u '+%F %T')+00'::timestamptz) / 60) FROM t_tid")" 60
 OLD_SYSID=$(oq -d app -c "SELECT system_identifier FROM pg_control_system()")
@@ -177,10 +190,12 @@ refused() {
     expect_eq "$label: refused in a read-only transaction too" "$(grep -c 'ERROR:  cannot generate atproto_tid ids' <<<"$out")" 1
 }
 
-# adopted SERVER_QUERY_FUNCTION DB LABEL: kid_adopt_database() stops on the
-# koids an hour ahead; told to take them, it finds the newest old times and
-# raises the floors (a WARNING per line raised ahead of the clock); then new
-# ids sort above the old.
+# adopted SERVER_QUERY_FUNCTION DB LABEL SYSID ORIGIN_ROWS UUID_COLUMNS:
+# kid_adopt_database() stops on the koids an hour ahead; told to take them,
+# it finds the newest old times in every column (UUID_COLUMNS for the uuid
+# line: t_uuid's, and one per partition of t_parts, each read on its own)
+# and raises the floors (a WARNING per line raised ahead of the clock); then
+# new ids sort above the old.
 adopted() {
     local q=$1 db=$2 label=$3 out
     out=$($q -d "$db" -v VERBOSITY=verbose -c "SELECT * FROM kid_adopt_database()" 2>&1)
@@ -193,7 +208,7 @@ adopted() {
                 (SELECT newest FROM a WHERE line = 'koid'), (SELECT newest FROM a WHERE line = 'uid'))
                 || ' ' || (SELECT string_agg(line || ':' || columns, ',' ORDER BY line) FROM a WHERE columns > 0)
                 || ' ' || (SELECT bool_and(floor_after = newest) FROM a WHERE newest IS NOT NULL)")" \
-        "$OLD_NEWEST atproto_tid:2,koid:1,sno tick 0:1,sno tick 1:1,uid:3,uuid:1 true"
+        "$OLD_NEWEST atproto_tid:2,koid:1,sno tick 0:1,sno tick 1:1,uid:3,uuid:$6 true"
     expect_eq "$label: ... a WARNING for each line it raised an hour ahead (sno tick 0, atproto_tid, koid, uid, uuid), koid_new()'s failing" \
         "$(grep -c -e '^WARNING:  kid_adopt_database() raised the sno tick 0 floor to ' -e '^WARNING:  kid_adopt_database() raised the atproto_tid floor to ' \
             -e '^WARNING:  kid_adopt_database() raised the koid floor to ' -e '^WARNING:  kid_adopt_database() raised the uid floor to ' \
@@ -229,8 +244,15 @@ adopted() {
 # right but is no index condition until kid_adopt_database() adds them.
 expect_eq "pg_upgrade: uuid_ops has lost kid's loose members" "$(uuid_members nq app)" 5
 expect_eq "pg_upgrade: id >= t on a uuid still counts right, without the index" "$(uuid_scan nq app)" "0 51"
+expect_eq "pg_upgrade: t_parts's configuration, partitions and rows came through" "$(parts_config nq)" "$PARTS"
+expect_eq "pg_upgrade: ... and what its last run did (kid_partition_state)" \
+    "$(nq -d app -c "SELECT last_actions FROM kid_partition_status")" 4
+expect_eq "pg_upgrade: maintenance at the time it was configured has nothing to do; two days later, two days more" \
+    "$(nq -d app -c "SELECT count(*) FROM kid_partition_maintain('t_parts', at => '2026-01-01 12:00+00')") $(nq -d app -c "SELECT count(*) FROM kid_partition_maintain('t_parts', at => '2026-01-03 12:00+00') WHERE action = 'create'")" \
+    "0 2"
 refused nq app "pg_upgrade"
-adopted nq app "pg_upgrade" "$NEW_SYSID" "created:false adopted:true"
+# t_parts: its 4 partitions and the 2 made two days later.
+adopted nq app "pg_upgrade" "$NEW_SYSID" "created:false adopted:true" 7
 expect_eq "pg_upgrade: kid_adopt_database() gave uuid_ops and uuid_minmax_ops their members again" "$(uuid_members nq app)" 20
 expect_eq "pg_upgrade: after adoption id >= t on a uuid is an index condition (1000 more ids since)" "$(uuid_scan nq app)" "1 1051"
 
@@ -300,8 +322,12 @@ expect_eq "pg_restore: the dump carried the old cluster's row, after the new clu
     "created:$RESTORED_SYSID created:$OLD_SYSID"
 expect_eq "pg_restore: CREATE EXTENSION gave uuid_ops and uuid_minmax_ops kid's members" "$(uuid_members rq app)" 20
 expect_eq "pg_restore: id >= t on a uuid is an index condition" "$(uuid_scan rq app)" "1 51"
+expect_eq "pg_restore: t_parts's configuration, partitions and rows came through" "$(parts_config rq)" "$PARTS"
+expect_eq "pg_restore: ... its state did not (it describes the old cluster's runs)" "$(rq -d app -c "SELECT count(*) FROM kid_partition_state")" 0
+expect_eq "pg_restore: maintenance at the time it was configured has nothing to do" \
+    "$(rq -d app -c "SELECT count(*) FROM kid_partition_maintain('t_parts', at => '2026-01-01 12:00+00')")" 0
 refused rq app "pg_restore"
-adopted rq app "pg_restore" "$RESTORED_SYSID" "created:true created:false adopted:true"
+adopted rq app "pg_restore" "$RESTORED_SYSID" "created:true created:false adopted:true" 5
 cluster_stop restored fast
 
 kid_finish

@@ -82,10 +82,12 @@ expect_eq "README and docs/: each kid error's SQLSTATE is the one kid raises" \
 
 # Every function a user calls by name is in the README: every kid function
 # but those PostgreSQL calls for the types (input and output, operators,
-# casts, operator classes, aggregates' parts, the trigger) and the helper
-# codokey's context functions call to raise for an unknown name.
+# casts, operator classes, aggregates' parts, the triggers and event
+# triggers), the helper codokey's context functions call to raise for an
+# unknown name, and the helpers whose comment says they are internal.
 rf_user_functions=$(rf_sql "SELECT p.proname $rf_kid_functions
-    WHERE p.prokind = 'f' AND p.prorettype <> 'trigger'::regtype AND p.proname <> 'codokey_context_missing'
+    WHERE p.prokind = 'f' AND p.prorettype NOT IN ('trigger'::regtype, 'event_trigger'::regtype) AND p.proname <> 'codokey_context_missing'
+      AND coalesce(obj_description(p.oid, 'pg_proc'), '') NOT LIKE 'internal:%'
       AND NOT EXISTS (SELECT FROM pg_type t WHERE p.oid IN (t.typinput, t.typoutput, t.typreceive, t.typsend))
       AND NOT EXISTS (SELECT FROM pg_operator o WHERE o.oprcode = p.oid)
       AND NOT EXISTS (SELECT FROM pg_amproc a WHERE a.amproc = p.oid)

@@ -37,6 +37,8 @@ SET kid.koid_overflow_error = on;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SET kid.koid_max_clock_wait_ms = 0;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
+SET kid.partition_maintenance_interval = 0;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT set_config('kid.koid_max_clock_wait_ms', '3600000', false);
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 ALTER SYSTEM SET kid.node_id = 7;
@@ -119,6 +121,7 @@ WHERE t.typtype IN ('b', 'd') AND t.typcategory <> 'A' ORDER BY 1::text; -- (18 
 --    function tracking on, so that pg_stat_xact_user_functions proves which
 --    ones ran (track_functions is a superuser setting: set before SET ROLE).
 -- ---------------------------------------------------------------------------
+CREATE SCHEMA regress_kid_parts AUTHORIZATION regress_kid_user;
 SET track_functions = 'all';
 SET ROLE regress_kid_user;
 BEGIN;
@@ -236,6 +239,22 @@ SELECT sno_safe_horizon() <= sno_new() AS sno_horizon, tid_safe_horizon() <= tid
        koid_safe_horizon() <= koid_new() AS koid_horizon, uid_safe_horizon() <= uid_new() AS uid_horizon,
        uid_global_safe_horizon() <= uid_global_new() AS uid_global_horizon,
        uuidv7_safe_horizon() <= uuidv7_new() AS uuidv7_horizon;
+-- Time partitions of the role's own table: configured, maintained (one
+-- table failing, recorded), forgotten when dropped; uuidv7_to_timestamp of
+-- a uuid as text (pg_partman's time decoder).
+CREATE TABLE regress_kid_parts.ev (id uuid PRIMARY KEY) PARTITION BY RANGE (id);
+CREATE TABLE regress_kid_parts.bad (id koid PRIMARY KEY) PARTITION BY RANGE (id);
+SELECT action, partition_name, period FROM kid_partition_by_time('regress_kid_parts.ev', '1 day', premake => 1, at => '2024-05-06 07:08:09+00');
+SELECT count(*) AS bad_partitions FROM kid_partition_by_time('regress_kid_parts.bad', '1 month', premake => 0, at => '2024-05-06 07:08:09+00');
+UPDATE kid_partition_config SET time_zone = 'Nowhere/Bogus' WHERE parent = 'regress_kid_parts.bad'::regclass;
+INSERT INTO regress_kid_parts.ev VALUES (uuidv7_new_with_time('2024-05-09 10:00+00'));
+SELECT parent_table, action, partition_name, rows FROM kid_partition_maintain(at => '2024-05-08 00:00+00') ORDER BY 1::text, 2, 3;
+SELECT parent, last_error, failed_runs FROM kid_partition_status ORDER BY 1::text;
+SELECT uuidv7_to_timestamp(min(id::text)) AS decoded_from_text,
+       uuidv7_to_timestamp(uuidv7_from_timestamp('2024-05-09 10:00+00')::text) AS constant_text
+FROM regress_kid_parts.ev;
+DROP TABLE regress_kid_parts.bad;
+SELECT parent FROM kid_partition_config;
 -- Tables, indexes and sorts of every type, min() and max().
 CREATE TEMP TABLE regress_kid_ids AS
 SELECT sno_new() AS s, tid_new() AS t, koid_new() AS k, uid_new() AS u, uid_global_new() AS g,
@@ -381,6 +400,7 @@ RESET search_path;
 DROP FUNCTION pg_temp.codokey_context_get(text);
 DROP TABLE regress_kid_ids, regress_kid_copy, regress_kid_clean, pg_temp.codokey_context;
 DROP SCHEMA regress_kid_evil CASCADE;
+DROP SCHEMA regress_kid_parts CASCADE;
 DROP VIEW kid_function;
 REVOKE pg_read_all_stats FROM regress_kid_user;
 DROP ROLE regress_kid_user;

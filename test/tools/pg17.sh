@@ -32,13 +32,14 @@ SUITE=trixie
 # psycopgs, asyncpg and SQLAlchemy (client_python), ruby-pg, PHP pgsql and
 # DBD::Pg (client_ruby_php_perl), Django and ActiveRecord (client_orm),
 # wal2json (cdc), git (upgrade.sh reads 0.1.0's files from history),
-# and what building the Debian package postgresql-17-kid needs
-# (debian_package: dpkg-buildpackage with pg_buildext).
+# what building the Debian package postgresql-17-kid needs
+# (debian_package: dpkg-buildpackage with pg_buildext), and pg_partman 5.2
+# (pg_partman).
 PACKAGES="postgresql-17 postgresql-server-dev-17 postgresql-client-17 make g++ procps
 libfaketime perl python3 python3-psycopg python3-psycopg2 python3-asyncpg python3-sqlalchemy
 ruby-pg php-cli php-pgsql libdbd-pg-perl git ca-certificates
 build-essential dpkg-dev debhelper fakeroot postgresql-server-dev-all
-python3-django ruby-activerecord postgresql-17-wal2json"
+python3-django ruby-activerecord postgresql-17-wal2json postgresql-17-partman"
 KID_PG_CACHE=${KID_PG_CACHE:-/var/cache/kid}
 
 fail() { echo "pg17.sh: $*" >&2; exit 1; }

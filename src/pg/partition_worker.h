@@ -1,0 +1,18 @@
+/*
+ * partition_worker.h - kid's background worker that maintains the time
+ * partitions of every database (partition_worker.cpp; the maintenance
+ * itself is kid_partition_maintain(), src/sql/partition.sql).
+ */
+#ifndef KID_PG_PARTITION_WORKER_H
+#define KID_PG_PARTITION_WORKER_H
+
+#include "pg/kid_pg.h"
+
+namespace kid::pg {
+
+/* Register the launcher (from _PG_init, while kid is preloaded). */
+void partition_worker_register();
+
+} // namespace kid::pg
+
+#endif

@@ -1,0 +1,681 @@
+
+-- ---------------------------------------------------------------------------
+-- Partitions on the id: kid makes, fills and retires the time partitions
+-- of a table partitioned by range of a kid id (or of a version 7 uuid)
+-- ---------------------------------------------------------------------------
+-- A table PARTITION BY RANGE (id), its key sno, atproto_tid, koid, uid,
+-- uid_global or uuid, has partitions whose bounds are *_from_timestamp(t):
+-- each holds the ids of one period [t, t + every), and WHERE id >= now() -
+-- interval '1 day' prunes the others (docs/time-semantics.md).
+-- kid_partition_by_time() records a table in kid_partition_config and makes
+-- its first partitions; kid_partition_maintain() makes the partitions ahead,
+-- moves the rows that wait in the default partition into partitions made
+-- for them, and retires the partitions wholly older than the retention.
+-- kid's background worker (src/pg/partition_worker.cpp) calls it for every
+-- configured table of every database at kid.partition_maintenance_interval.
+-- The decisions at the edges (backfills, rows far ahead, uid_global's
+-- window, koid's epoch, partitions attached by hand, locks, pg_dump and
+-- pg_upgrade) are docs/partitioning.md's.
+--
+-- Who may do what: the owner of a table (a member of its owning role) or a
+-- superuser configures and maintains it.  The functions run with the
+-- caller's rights (none is SECURITY DEFINER), so the tables below are
+-- writable by PUBLIC and kid_partition_guard() refuses a row about a table
+-- the caller does not own; the worker maintains each table as its owner.
+
+-- The configuration, one row per table; extension configuration, so that
+-- pg_dump dumps its rows (they name the tables, restored by name) and
+-- pg_upgrade carries it (a regclass keeps its table's OID there).
+CREATE TABLE kid_partition_config (
+    parent regclass PRIMARY KEY,
+    every interval NOT NULL,
+    premake integer NOT NULL CHECK (premake BETWEEN 0 AND 1000),
+    retain interval CHECK (retain > interval '0'),
+    detach_only boolean NOT NULL DEFAULT false,
+    time_zone text NOT NULL DEFAULT 'UTC',
+    -- The settings the bounds of koid and uid_global ids depend on, as the
+    -- first maintenance found them: a bound made under another value would
+    -- not line up with the partitions made before, so maintenance stops.
+    koid_epoch_ms bigint,
+    uid_interval integer,
+    configured_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+SELECT pg_catalog.pg_extension_config_dump('kid_partition_config', '');
+GRANT SELECT, INSERT, UPDATE, DELETE ON kid_partition_config TO PUBLIC;
+
+COMMENT ON TABLE kid_partition_config IS
+'The tables whose time partitions kid makes and retires (kid_partition_by_time() writes a row): the period (every), how many periods ahead are made (premake), the retention (retain, NULL keeps every partition), whether retired partitions are only detached (detach_only), the time zone whose calendar the periods follow, and the koid epoch or uid_global interval the bounds were made under. Dumped by pg_dump; a row can be written only by the table''s owner.';
+
+-- What the last runs did, per table (not dumped: it describes this
+-- cluster's runs).  A row goes with its configuration.
+CREATE TABLE kid_partition_state (
+    parent regclass PRIMARY KEY REFERENCES kid_partition_config ON DELETE CASCADE,
+    last_run timestamptz,
+    last_actions integer,
+    last_error text,
+    last_error_at timestamptz,
+    failed_runs integer NOT NULL DEFAULT 0
+);
+GRANT SELECT, INSERT, UPDATE, DELETE ON kid_partition_state TO PUBLIC;
+
+COMMENT ON TABLE kid_partition_state IS
+'The runs of kid_partition_maintain() per configured table: when the last one succeeded and how many actions it took, the last error and when it happened, and how many runs in a row have failed since the last success. Read it through kid_partition_status.';
+
+CREATE FUNCTION kid_partition_guard() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    p regclass;
+    owner oid;
+BEGIN
+    FOREACH p IN ARRAY CASE TG_OP WHEN 'INSERT' THEN ARRAY[NEW.parent]
+                                  WHEN 'DELETE' THEN ARRAY[OLD.parent]
+                                  ELSE ARRAY[OLD.parent, NEW.parent] END LOOP
+        SELECT c.relowner INTO owner FROM pg_catalog.pg_class c WHERE c.oid = p;
+        IF owner IS NULL THEN
+            -- A row about a table that is gone may be deleted by anyone (the
+            -- event trigger below does it for whoever dropped the table).
+            CONTINUE WHEN TG_OP = 'DELETE';
+            RAISE EXCEPTION 'relation with OID % does not exist', p::oid USING ERRCODE = 'undefined_table';
+        END IF;
+        IF NOT pg_catalog.pg_has_role(current_user, owner, 'USAGE') THEN
+            RAISE EXCEPTION 'must be owner of table %', p USING ERRCODE = 'insufficient_privilege',
+                DETAIL = format('Only the owner of a table, or a member of its role, writes its rows of %s.', TG_TABLE_NAME);
+        END IF;
+    END LOOP;
+    RETURN CASE TG_OP WHEN 'DELETE' THEN OLD ELSE NEW END;
+END $$;
+
+COMMENT ON FUNCTION kid_partition_guard() IS
+'trigger of kid_partition_config and kid_partition_state: a row may be written only by the owner of its table (a member of the owning role) or a superuser; a row of a dropped table by anyone';
+
+CREATE TRIGGER kid_partition_guard BEFORE INSERT OR UPDATE OR DELETE ON kid_partition_config
+FOR EACH ROW EXECUTE FUNCTION kid_partition_guard();
+CREATE TRIGGER kid_partition_guard BEFORE INSERT OR UPDATE OR DELETE ON kid_partition_state
+FOR EACH ROW EXECUTE FUNCTION kid_partition_guard();
+
+-- DROP TABLE of a configured table takes its configuration with it: a row
+-- left behind would name a table by an OID nobody has, which pg_dump would
+-- write as a number and a restore read as whatever table has that OID.
+-- Never in the way of a DROP: a failure here is a WARNING (maintenance
+-- forgets a row whose table is gone, too).
+CREATE FUNCTION kid_partition_forget() RETURNS event_trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    DELETE FROM @extschema@.kid_partition_config c
+    WHERE c.parent::oid IN (SELECT d.objid FROM pg_catalog.pg_event_trigger_dropped_objects() d
+                            WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objsubid = 0);
+EXCEPTION WHEN OTHERS THEN
+    RAISE WARNING 'kid could not forget the partitioning of a dropped table: %', SQLERRM;
+END $$;
+
+COMMENT ON FUNCTION kid_partition_forget() IS
+'event trigger function: removes the kid_partition_config row of a table when the table is dropped';
+
+CREATE EVENT TRIGGER kid_partition_forget ON sql_drop EXECUTE FUNCTION kid_partition_forget();
+COMMENT ON EVENT TRIGGER kid_partition_forget IS
+'removes the kid_partition_config row of a dropped table (kid_partition_forget())';
+
+CREATE VIEW kid_partition_status AS
+SELECT c.parent, c.every, c.premake, c.retain, c.detach_only, c.time_zone,
+       (SELECT pg_catalog.count(*) FROM pg_catalog.pg_inherits i WHERE i.inhparent = c.parent)::integer AS partitions,
+       s.last_run, s.last_actions, s.last_error, s.last_error_at, COALESCE(s.failed_runs, 0) AS failed_runs
+FROM @extschema@.kid_partition_config c
+LEFT JOIN @extschema@.kid_partition_state s ON s.parent = c.parent;
+GRANT SELECT ON kid_partition_status TO PUBLIC;
+
+COMMENT ON VIEW kid_partition_status IS
+'One row per table kid partitions: its configuration, its partitions (the default one included), when maintenance last succeeded and how many actions it took, its last error and when, and how many runs in a row have failed (0 when the last one succeeded)';
+
+
+-- The periods.  A period is a whole number of months (counted from January
+-- 2000: 3 months are quarters, 12 months years), of days (counted from
+-- Monday 3 January 2000: 7 days are ISO weeks) or of minutes that divides a
+-- day (counted from midnight), on the calendar of time_zone: a day in
+-- 'Europe/Paris' runs from midnight to midnight there, 23 or 25 hours long
+-- at a change of summer time.  A period whose local start does not exist
+-- (an hour that summer time skips) is empty: lower = upper.
+CREATE FUNCTION kid_partition_period(
+    every interval,
+    time_zone text,
+    t timestamptz,
+    step integer DEFAULT 0,
+    OUT lower timestamptz,
+    OUT upper timestamptz,
+    OUT suffix text)
+LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    months integer := extract(year FROM every)::integer * 12 + extract(month FROM every)::integer;
+    days integer := extract(day FROM every)::integer;
+    seconds numeric := extract(epoch FROM every - make_interval(months => months, days => days));
+    local_t timestamp;
+    local_start timestamp;
+    n bigint;
+BEGIN
+    IF NOT isfinite(t) THEN
+        RAISE EXCEPTION 'kid partitions are made for finite times, not %', t USING ERRCODE = 'datetime_field_overflow';
+    END IF;
+    local_t := t AT TIME ZONE time_zone;
+    IF months > 0 AND days = 0 AND seconds = 0 THEN
+        n := floor(((extract(year FROM local_t) - 2000) * 12 + extract(month FROM local_t) - 1) / months) + step;
+        local_start := timestamp '2000-01-01' + make_interval(months => (n * months)::integer);
+        suffix := to_char(local_start, CASE WHEN months % 12 = 0 THEN 'YYYY' ELSE 'YYYYMM' END);
+    ELSIF months = 0 AND days > 0 AND seconds = 0 THEN
+        n := floor((local_t::date - date '2000-01-03') / days::numeric) + step;
+        local_start := date '2000-01-03' + (n * days)::integer;
+        suffix := to_char(local_start, 'YYYYMMDD');
+    ELSIF months = 0 AND days = 0 AND seconds >= 60 AND seconds % 60 = 0 AND 86400 % seconds = 0 THEN
+        n := floor(extract(epoch FROM local_t - date_trunc('day', local_t)) / seconds) + step;
+        local_start := date_trunc('day', local_t) + n * seconds * interval '1 second';
+        suffix := to_char(local_start, 'YYYYMMDD_HH24MI');
+    ELSE
+        RAISE EXCEPTION 'a kid partition cannot be % long', every USING ERRCODE = 'invalid_parameter_value',
+            DETAIL = 'A period is a whole number of months (''1 month'', ''3 months'', ''1 year''), of days (''1 day'', ''1 week''), or of minutes that divides a day (''1 hour'', ''15 minutes'').';
+    END IF;
+    lower := local_start AT TIME ZONE time_zone;
+    upper := (local_start + every) AT TIME ZONE time_zone;
+END $$;
+
+COMMENT ON FUNCTION kid_partition_period(interval, text, timestamptz, integer) IS
+'internal: the period of length every, on time_zone''s calendar, that holds time t (or the one step periods after it): its lower and upper time and the suffix of its partition''s name (YYYY, YYYYMM, YYYYMMDD or YYYYMMDD_HH24MI of its local start)';
+
+-- The one place a failed maintenance is recorded: kid_partition_maintain()
+-- calls it for each table that fails while it maintains every table, and
+-- the worker, in a transaction of its own, for a table whose maintenance
+-- failed.
+CREATE FUNCTION kid_partition_failed(parent regclass, message text) RETURNS void
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    INSERT INTO @extschema@.kid_partition_state AS s (parent, last_error, last_error_at, failed_runs)
+    SELECT c.parent, message, pg_catalog.clock_timestamp(), 1
+    FROM @extschema@.kid_partition_config c WHERE c.parent = kid_partition_failed.parent
+    ON CONFLICT ON CONSTRAINT kid_partition_state_pkey DO UPDATE
+        SET last_error = EXCLUDED.last_error, last_error_at = EXCLUDED.last_error_at, failed_runs = s.failed_runs + 1;
+END $$;
+
+COMMENT ON FUNCTION kid_partition_failed(regclass, text) IS
+'internal: records that the maintenance of a table failed, with the message (kid_partition_status shows it)';
+
+-- The maintenance of one table, or of every table the caller owns.
+--
+-- Locks (docs/partitioning.md, "Locks"): an advisory lock per table
+-- serializes runs (the worker's and one by hand); a run with nothing to do
+-- takes no other.  To make partitions and move rows it takes SHARE ROW
+-- EXCLUSIVE on the table (writers wait, readers do not: an INSERT planned
+-- with the partitions of before would route a row by them), and ATTACH
+-- PARTITION takes ACCESS EXCLUSIVE on the default partition.  Retiring a
+-- partition (DROP TABLE, DETACH PARTITION) takes ACCESS EXCLUSIVE on the
+-- table.  DETACH PARTITION ... CONCURRENTLY is not used: PostgreSQL refuses
+-- it while the table has a default partition, and inside a function.  Every
+-- lock is held to the end of the transaction.
+CREATE FUNCTION kid_partition_maintain(
+    parent regclass DEFAULT NULL,
+    at timestamptz DEFAULT pg_catalog.now(),
+    OUT parent_table regclass,
+    OUT action text,
+    OUT partition_name text,
+    OUT period tstzrange,
+    OUT rows bigint,
+    OUT detail text)
+RETURNS SETOF record
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    maint_at timestamptz := $2;
+    cfg @extschema@.kid_partition_config;
+    rel record;
+    p regclass;
+    keytype regtype;
+    key_name name;
+    prefix text;          -- of the key type's functions: sno, tid, koid, uid, uid_global, uuidv7
+    to_bytes text;        -- format(): the key %s as bytea, in the key's btree order
+    from_bytes text;      -- format(): the key from the bytea %s
+    bounds_sql text;      -- the bounds of the times $1 and $2, as bytea
+    columns text;         -- what rows are moved with (every column but generated ones)
+    like_parent text;     -- format(): CREATE TABLE %I.%I like the table
+    v7_only text;         -- a uuid table moves version 7 uuids only
+    in_range text;        -- the key is from $1 to below $2 (bytea)
+    below text;           -- the key is below $1 (bytea)
+    from_next text;       -- and at or above $2 (bytea)
+    default_part regclass;
+    -- The partitions but the default one, and their bounds as bytea (NULL
+    -- for MINVALUE and MAXVALUE), in three lists of the same order.
+    part_oids oid[];
+    part_lo bytea[];
+    part_hi bytea[];
+    bounds text[];
+    i integer;
+    k integer;
+    premaking boolean;
+    per record;
+    lo bytea;
+    hi bytea;
+    horizon bytea;        -- no partition is made for ids from here on
+    cutoff timestamptz;
+    cutoff_key bytea;
+    found_key bytea;
+    next_key bytea;
+    t timestamptz;
+    has_rows boolean;
+    name_base text;
+    new_name text;
+    new_part regclass;
+    taken integer := 0;
+    lock_mode text;
+    citus boolean;        -- the table is distributed by Citus
+    messages text;
+    missing integer;
+BEGIN
+    IF maint_at IS NULL OR NOT isfinite(maint_at) THEN
+        RAISE EXCEPTION 'kid_partition_maintain needs a finite time, not %', coalesce(maint_at::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+
+    -- Every configured table the caller owns, each in a subtransaction of
+    -- its own: one that fails is recorded, a WARNING and a row 'fail', and
+    -- keeps neither the others nor the next run from being done.
+    IF parent IS NULL THEN
+        FOR p IN SELECT c.parent FROM @extschema@.kid_partition_config c ORDER BY c.parent::text LOOP
+            IF NOT EXISTS (SELECT FROM pg_catalog.pg_class r WHERE r.oid = p) THEN
+                DELETE FROM @extschema@.kid_partition_config c WHERE c.parent = p;
+                parent_table := p; action := 'forget'; partition_name := NULL; period := NULL; rows := NULL;
+                detail := 'the table is gone: its configuration is removed';
+                RETURN NEXT;
+                CONTINUE;
+            END IF;
+            CONTINUE WHEN NOT pg_catalog.pg_has_role(current_user, (SELECT r.relowner FROM pg_catalog.pg_class r WHERE r.oid = p), 'USAGE');
+            BEGIN
+                RETURN QUERY SELECT * FROM @extschema@.kid_partition_maintain(p, maint_at);
+            EXCEPTION WHEN OTHERS THEN
+                PERFORM @extschema@.kid_partition_failed(p, SQLERRM);
+                RAISE WARNING 'kid could not maintain the partitions of %: %', p, SQLERRM;
+                parent_table := p; action := 'fail'; partition_name := NULL; period := NULL; rows := NULL;
+                detail := SQLERRM;
+                RETURN NEXT;
+            END;
+        END LOOP;
+        RETURN;
+    END IF;
+
+    parent_table := parent;
+    -- One run per table at a time: a second one waits here, then finds the
+    -- first one's work done.
+    PERFORM pg_catalog.pg_advisory_xact_lock((7039332::bigint << 32) | parent::oid::bigint);
+
+    -- Check: the configuration, the table and its key.
+    SELECT * INTO cfg FROM @extschema@.kid_partition_config c WHERE c.parent = kid_partition_maintain.parent;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'kid does not partition table %', parent USING ERRCODE = 'object_not_in_prerequisite_state',
+            HINT = 'Configure it with kid_partition_by_time().';
+    END IF;
+    SELECT c.relname, c.relnamespace, n.nspname, c.relowner, c.relkind, c.reltablespace, c.relam,
+           pt.partstrat, pt.partnatts, pt.partattrs[0] AS keyattnum, pt.partclass[0] AS keyclass
+    INTO rel
+    FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+    LEFT JOIN pg_catalog.pg_partitioned_table pt ON pt.partrelid = c.oid
+    WHERE c.oid = parent;
+    IF NOT pg_catalog.pg_has_role(current_user, rel.relowner, 'USAGE') THEN
+        RAISE EXCEPTION 'must be owner of table %', parent USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    IF rel.relkind <> 'p' OR rel.partstrat <> 'r' THEN
+        RAISE EXCEPTION 'table % is not partitioned by range', parent USING ERRCODE = 'wrong_object_type',
+            HINT = 'kid partitions a table made with PARTITION BY RANGE (id); docs/partitioning.md turns an existing table into one.';
+    END IF;
+    IF rel.partnatts <> 1 OR rel.keyattnum = 0 THEN
+        RAISE EXCEPTION 'the partition key of table % is not one column', parent USING ERRCODE = 'feature_not_supported',
+            DETAIL = 'kid partitions a table by its id column alone: PARTITION BY RANGE (id).';
+    END IF;
+    SELECT a.attname, a.atttypid INTO key_name, keytype
+    FROM pg_catalog.pg_attribute a WHERE a.attrelid = parent AND a.attnum = rel.keyattnum;
+    WHILE (SELECT ty.typtype FROM pg_catalog.pg_type ty WHERE ty.oid = keytype) = 'd' LOOP
+        keytype := (SELECT ty.typbasetype FROM pg_catalog.pg_type ty WHERE ty.oid = keytype);
+    END LOOP;
+    prefix := CASE keytype WHEN '@extschema@.sno'::regtype THEN 'sno'
+                           WHEN '@extschema@.atproto_tid'::regtype THEN 'tid'
+                           WHEN '@extschema@.koid'::regtype THEN 'koid'
+                           WHEN '@extschema@.uid'::regtype THEN 'uid'
+                           WHEN '@extschema@.uid_global'::regtype THEN 'uid_global'
+                           WHEN 'pg_catalog.uuid'::regtype THEN 'uuidv7' END;
+    IF prefix IS NULL THEN
+        RAISE EXCEPTION 'the partition key %.% is of type %, not a kid id type or uuid', parent, key_name, keytype
+            USING ERRCODE = 'datatype_mismatch';
+    END IF;
+    IF rel.keyclass IS DISTINCT FROM (SELECT oc.oid FROM pg_catalog.pg_opclass oc JOIN pg_catalog.pg_am am ON am.oid = oc.opcmethod
+                                      WHERE am.amname = 'btree' AND oc.opcintype = keytype AND oc.opcdefault) THEN
+        RAISE EXCEPTION 'the partition key %.% does not use the default operator class of %', parent, key_name, keytype
+            USING ERRCODE = 'feature_not_supported';
+    END IF;
+    -- koid and uid_global bounds depend on a setting fixed at server start:
+    -- recorded at the first maintenance, required at every later one.
+    IF prefix IN ('koid', 'uid_global') THEN
+        IF cfg.koid_epoch_ms IS NULL AND cfg.uid_interval IS NULL THEN
+            UPDATE @extschema@.kid_partition_config c
+            SET koid_epoch_ms = CASE prefix WHEN 'koid' THEN current_setting('kid.koid_epoch_ms')::bigint END,
+                uid_interval = CASE prefix WHEN 'uid_global' THEN current_setting('kid.uid_interval')::integer END
+            WHERE c.parent = kid_partition_maintain.parent
+            RETURNING * INTO cfg;
+        END IF;
+        IF cfg.koid_epoch_ms IS DISTINCT FROM (CASE prefix WHEN 'koid' THEN current_setting('kid.koid_epoch_ms')::bigint END)
+           OR cfg.uid_interval IS DISTINCT FROM (CASE prefix WHEN 'uid_global' THEN current_setting('kid.uid_interval')::integer END) THEN
+            RAISE EXCEPTION 'the partitions of % were made under another %', parent,
+                    CASE prefix WHEN 'koid' THEN 'kid.koid_epoch_ms' ELSE 'kid.uid_interval' END
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                DETAIL = format('Their bounds were made with %s = %s; this server has %s: new bounds would not line up with them.',
+                                CASE prefix WHEN 'koid' THEN 'kid.koid_epoch_ms' ELSE 'kid.uid_interval' END,
+                                coalesce(cfg.koid_epoch_ms, cfg.uid_interval),
+                                current_setting(CASE prefix WHEN 'koid' THEN 'kid.koid_epoch_ms' ELSE 'kid.uid_interval' END)),
+                HINT = 'Start the server with the setting the table was partitioned under.';
+        END IF;
+    END IF;
+    IF prefix = 'uuidv7' THEN
+        to_bytes := 'pg_catalog.uuid_send(%s)';
+        from_bytes := 'pg_catalog.encode(%s, ''hex'')::pg_catalog.uuid';
+        v7_only := format(' AND @extschema@.uuidv7_to_timestamp(%I) IS NOT NULL', key_name);
+    ELSE
+        to_bytes := '(%s)::pg_catalog.bytea';
+        from_bytes := '(%s)::' || keytype::text;
+        v7_only := '';
+    END IF;
+    -- (The search_path is pg_catalog's alone: name the key's operators.)
+    in_range := format('%1$I OPERATOR(%2$s.>=) %3$s AND %1$I OPERATOR(%2$s.<) %4$s', key_name,
+                       CASE prefix WHEN 'uuidv7' THEN 'pg_catalog' ELSE '@extschema@' END, format(from_bytes, '$1'), format(from_bytes, '$2'));
+    below := format('%1$I OPERATOR(%2$s.<) %3$s', key_name,
+                    CASE prefix WHEN 'uuidv7' THEN 'pg_catalog' ELSE '@extschema@' END, format(from_bytes, '$1'));
+    from_next := format(' AND %1$I OPERATOR(%2$s.>=) %3$s', key_name,
+                        CASE prefix WHEN 'uuidv7' THEN 'pg_catalog' ELSE '@extschema@' END, format(from_bytes, '$2'));
+    bounds_sql := format('SELECT ' || to_bytes || ', ' || to_bytes,
+                         format('@extschema@.%s_from_timestamp($1)', prefix), format('@extschema@.%s_from_timestamp($2)', prefix));
+    SELECT string_agg(format('%I', a.attname), ', ' ORDER BY a.attnum) INTO columns
+    FROM pg_catalog.pg_attribute a
+    WHERE a.attrelid = parent AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '';
+    -- A new partition is a table like this one, in its schema, access
+    -- method and tablespace; ATTACH PARTITION adds its indexes, foreign keys
+    -- and row triggers.  Named after the table (cut to leave room), _p and
+    -- its period's suffix, and _1, _2 ... if that name is taken.
+    like_parent := format('CREATE TABLE %%I.%%I (LIKE %s INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED '
+                          'INCLUDING STORAGE INCLUDING COMPRESSION)%s%s', parent,
+                          (SELECT format(' USING %I', am.amname) FROM pg_catalog.pg_am am WHERE am.oid = rel.relam),
+                          (SELECT format(' TABLESPACE %I', ts.spcname) FROM pg_catalog.pg_tablespace ts WHERE ts.oid = rel.reltablespace));
+    citus := pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL;
+    IF citus THEN
+        EXECUTE 'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1)' INTO citus USING parent;
+    END IF;
+    name_base := rel.relname;
+    WHILE octet_length(name_base) > 63 - octet_length('_p00000000_0000_99') LOOP
+        name_base := left(name_base, -1);
+    END LOOP;
+
+    -- Plan: what there is and what is missing; once more under the table
+    -- lock when something is to be done.
+    LOOP
+        default_part := NULL;
+        part_oids := '{}';
+        part_lo := '{}';
+        part_hi := '{}';
+        FOR p, bounds IN
+            SELECT i.inhrelid::regclass,
+                   regexp_match(pg_catalog.pg_get_expr(r.relpartbound, r.oid), '^FOR VALUES FROM \((.*)\) TO \((.*)\)$')
+            FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class r ON r.oid = i.inhrelid
+            WHERE i.inhparent = parent
+        LOOP
+            IF bounds IS NULL THEN
+                default_part := p;
+                CONTINUE;
+            END IF;
+            part_oids := part_oids || p::oid;
+            FOR k IN 1 .. 2 LOOP
+                lo := NULL;
+                IF bounds[k] NOT IN ('MINVALUE', 'MAXVALUE') THEN
+                    EXECUTE format('SELECT ' || to_bytes, '$1::' || keytype::text)
+                        INTO lo USING replace(substr(bounds[k], 2, length(bounds[k]) - 2), '''''', '''');
+                END IF;
+                IF k = 1 THEN part_lo := part_lo || lo; ELSE part_hi := part_hi || lo; END IF;
+            END LOOP;
+        END LOOP;
+        -- Periods from at's through premake ahead that no partition covers.
+        missing := 0;
+        FOR k IN 0 .. cfg.premake LOOP
+            per := @extschema@.kid_partition_period(cfg.every, cfg.time_zone, maint_at, k);
+            CONTINUE WHEN per.lower >= per.upper;
+            EXECUTE bounds_sql INTO lo, hi USING per.lower, per.upper;
+            IF NOT EXISTS (SELECT FROM generate_subscripts(part_oids, 1) j
+                           WHERE (part_lo[j] IS NULL OR part_lo[j] < hi) AND (part_hi[j] IS NULL OR part_hi[j] > lo)) THEN
+                missing := missing + 1;
+            END IF;
+        END LOOP;
+        per := @extschema@.kid_partition_period(cfg.every, cfg.time_zone, maint_at, cfg.premake + 1);
+        EXECUTE bounds_sql INTO horizon, hi USING per.lower, per.upper;
+        -- A row waiting in the default partition for a period kid makes.
+        found_key := NULL;
+        IF default_part IS NOT NULL THEN
+            EXECUTE format('SELECT ' || to_bytes || ' FROM %s WHERE %s%s ORDER BY %I LIMIT 1',
+                           format('%I', key_name), default_part, below, v7_only, key_name)
+                INTO found_key USING horizon;
+        END IF;
+        -- Partitions wholly older than the cutoff.
+        cutoff_key := NULL;
+        IF cfg.retain IS NOT NULL THEN
+            cutoff := ((maint_at AT TIME ZONE cfg.time_zone) - cfg.retain) AT TIME ZONE cfg.time_zone;
+            EXECUTE bounds_sql INTO cutoff_key, hi USING cutoff, cutoff;
+        END IF;
+
+        EXIT WHEN lock_mode IS NOT NULL;
+        -- Retiring, even a partition made in this run for rows older than
+        -- the cutoff, takes ACCESS EXCLUSIVE: taken first, not upgraded to
+        -- later (which could deadlock with a reader of the default partition).
+        lock_mode := CASE WHEN EXISTS (SELECT FROM unnest(part_hi) h WHERE h <= cutoff_key) OR found_key < cutoff_key
+                          THEN 'ACCESS EXCLUSIVE'
+                          WHEN missing > 0 OR found_key IS NOT NULL OR default_part IS NULL THEN 'SHARE ROW EXCLUSIVE'
+                          ELSE 'none' END;
+        EXIT WHEN lock_mode = 'none';
+        EXECUTE format('LOCK TABLE %s IN %s MODE', parent, lock_mode);
+    END LOOP;
+
+    -- Nothing to do: rows that came into the default partition since the
+    -- plan was made wait for the next run (moving them needs the lock).
+    IF lock_mode = 'none' THEN
+        cutoff_key := NULL;
+        horizon := NULL;
+        k := cfg.premake + 1;
+    ELSE
+        k := 0;
+    END IF;
+
+    -- The default partition: it takes the rows no partition covers.
+    IF default_part IS NULL THEN
+        new_name := name_base || '_default';
+        i := 0;
+        WHILE EXISTS (SELECT FROM pg_catalog.pg_class r WHERE r.relnamespace = rel.relnamespace AND r.relname = new_name) LOOP
+            i := i + 1;
+            new_name := name_base || '_default_' || i;
+        END LOOP;
+        EXECUTE format(like_parent, rel.nspname, new_name);
+        default_part := format('%I.%I', rel.nspname, new_name)::regclass;
+        IF (SELECT r.relowner FROM pg_catalog.pg_class r WHERE r.oid = default_part) <> rel.relowner THEN
+            EXECUTE format('ALTER TABLE %s OWNER TO %I', default_part, rel.relowner::regrole);
+        END IF;
+        EXECUTE format('ALTER TABLE %s ATTACH PARTITION %s DEFAULT', parent, default_part);
+        taken := taken + 1;
+        action := 'create default'; partition_name := default_part::text; period := NULL; rows := 0;
+        detail := 'takes the rows no partition covers';
+        RETURN NEXT;
+    END IF;
+
+    -- Make the partitions of the periods from at's through premake
+    -- ahead; then those of the periods whose rows wait in the default
+    -- partition, in the order of their ids, up to the horizon.  A period
+    -- that a partition attached by hand overlaps is left to it.
+    premaking := true;
+    next_key := NULL;
+    LOOP
+        IF premaking AND k > cfg.premake THEN
+            premaking := false;
+            EXIT WHEN horizon IS NULL;
+        END IF;
+        IF premaking THEN
+            per := @extschema@.kid_partition_period(cfg.every, cfg.time_zone, maint_at, k);
+            k := k + 1;
+            CONTINUE WHEN per.lower >= per.upper;
+            EXECUTE bounds_sql INTO lo, hi USING per.lower, per.upper;
+            detail := 'premade';
+        ELSE
+            EXECUTE format('SELECT ' || to_bytes || ' FROM %s WHERE %s%s%s ORDER BY %I LIMIT 1',
+                           format('%I', key_name), default_part, below, CASE WHEN next_key IS NULL THEN '' ELSE from_next END,
+                           v7_only, key_name)
+                INTO found_key USING horizon, next_key;
+            EXIT WHEN found_key IS NULL;
+            EXECUTE format('SELECT @extschema@.%s_to_timestamp(' || from_bytes || ')', prefix, '$1') INTO t USING found_key;
+            per := @extschema@.kid_partition_period(cfg.every, cfg.time_zone, t);
+            EXECUTE bounds_sql INTO lo, hi USING per.lower, per.upper;
+            -- The period whose ids the row is among: for a uid_global of a
+            -- node other than 0 made near the end of a period, the next one
+            -- (ids sort by node before the seconds within a neighbourhood
+            -- window, so every id of the window is >= the bound in it).
+            -- (A few periods at most; bounded, so that a period that does not
+            -- advance is an error, never a loop without end.)
+            i := 0;
+            WHILE (found_key >= hi OR found_key < lo) AND i < 1000 LOOP
+                per := @extschema@.kid_partition_period(cfg.every, cfg.time_zone, t, CASE WHEN found_key >= hi THEN 1 ELSE -1 END * (i + 1));
+                EXECUTE bounds_sql INTO lo, hi USING per.lower, per.upper;
+                i := i + 1;
+            END LOOP;
+            IF found_key >= hi OR found_key < lo OR hi <= next_key THEN
+                RAISE EXCEPTION 'kid found no period for a row of % in its default partition', parent
+                    USING ERRCODE = 'internal_error', DETAIL = format('The row''s time is %s.', t);
+            END IF;
+            next_key := hi;
+            detail := 'for rows of the default partition';
+        END IF;
+        CONTINUE WHEN EXISTS (SELECT FROM generate_subscripts(part_oids, 1) j
+                              WHERE (part_lo[j] IS NULL OR part_lo[j] < hi) AND (part_hi[j] IS NULL OR part_hi[j] > lo));
+        -- The period's rows in the default partition move into the new table
+        -- before it is attached: DELETE from the default partition (its
+        -- DELETE triggers fire), INSERT into the new table.  Not when foreign
+        -- keys reference the table: the DELETE would run their ON DELETE action.
+        EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s WHERE %s)', default_part, in_range) INTO has_rows USING lo, hi;
+        CONTINUE WHEN has_rows AND EXISTS (SELECT FROM pg_catalog.pg_constraint f
+                                           WHERE f.contype = 'f' AND f.confrelid IN (SELECT tree.relid FROM pg_catalog.pg_partition_tree(parent) tree));
+        new_name := name_base || '_p' || per.suffix;
+        i := 0;
+        WHILE EXISTS (SELECT FROM pg_catalog.pg_class r WHERE r.relnamespace = rel.relnamespace AND r.relname = new_name) LOOP
+            i := i + 1;
+            new_name := name_base || '_p' || per.suffix || '_' || i;
+        END LOOP;
+        EXECUTE format(like_parent, rel.nspname, new_name);
+        new_part := format('%I.%I', rel.nspname, new_name)::regclass;
+        rows := 0;
+        IF has_rows THEN
+            EXECUTE format('WITH moved AS (DELETE FROM %s WHERE %s RETURNING %s) INSERT INTO %s (%s) SELECT %s FROM moved',
+                           default_part, in_range, columns, new_part, columns, columns)
+                USING lo, hi;
+            GET DIAGNOSTICS rows = ROW_COUNT;
+        END IF;
+        IF (SELECT r.relowner FROM pg_catalog.pg_class r WHERE r.oid = new_part) <> rel.relowner THEN
+            EXECUTE format('ALTER TABLE %s OWNER TO %I', new_part, rel.relowner::regrole);
+        END IF;
+        -- On a Citus coordinator ATTACH distributes the new table and copies
+        -- its rows into its shards (saying so in NOTICEs): the local copy goes.
+        IF rows > 0 AND citus THEN
+            messages := current_setting('client_min_messages');
+            PERFORM pg_catalog.set_config('client_min_messages', 'warning', true);
+        END IF;
+        EXECUTE format('ALTER TABLE %s ATTACH PARTITION %s FOR VALUES FROM (%s) TO (%s)', parent, new_part,
+                       format(from_bytes, quote_literal(lo) || '::pg_catalog.bytea'),
+                       format(from_bytes, quote_literal(hi) || '::pg_catalog.bytea'));
+        IF rows > 0 AND citus THEN
+            EXECUTE 'SELECT pg_catalog.truncate_local_data_after_distributing_table($1)' USING new_part;
+            PERFORM pg_catalog.set_config('client_min_messages', messages, true);
+        END IF;
+        part_oids := part_oids || new_part::oid;
+        part_lo := part_lo || lo;
+        part_hi := part_hi || hi;
+        taken := taken + 1;
+        action := 'create'; partition_name := new_part::text; period := tstzrange(per.lower, per.upper);
+        RETURN NEXT;
+    END LOOP;
+
+    -- Retire the partitions wholly older than the cutoff, whose every
+    -- id is below the cutoff's bound: dropped, or only detached.
+    IF cutoff_key IS NOT NULL THEN
+        FOR i IN SELECT j FROM generate_subscripts(part_oids, 1) j WHERE part_hi[j] <= cutoff_key ORDER BY part_hi[j] LOOP
+            p := part_oids[i]::regclass;
+            partition_name := p::text;
+            period := NULL;
+            IF part_lo[i] IS NOT NULL THEN
+                EXECUTE format('SELECT tstzrange(@extschema@.%1$s_to_timestamp(%2$s), @extschema@.%1$s_to_timestamp(%3$s))',
+                               prefix, format(from_bytes, '$1'), format(from_bytes, '$2'))
+                    INTO period USING part_lo[i], part_hi[i];
+            END IF;
+            rows := NULL;
+            detail := format('wholly older than %s', cutoff);
+            IF cfg.detach_only THEN
+                EXECUTE format('ALTER TABLE %s DETACH PARTITION %s', parent, p);
+                action := 'detach';
+            ELSE
+                EXECUTE format('DROP TABLE %s', p);
+                action := 'drop';
+            END IF;
+            taken := taken + 1;
+            RETURN NEXT;
+        END LOOP;
+    END IF;
+
+    -- What stays in the default partition: rows beyond the
+    -- horizon, rows of a period a partition attached by hand overlaps, rows
+    -- of a table that foreign keys reference, uuids that are not version 7.
+    EXECUTE format('SELECT count(*) FROM %s', default_part) INTO rows;
+    IF rows > 0 THEN
+        action := 'wait'; partition_name := default_part::text; period := NULL;
+        detail := 'rows left in the default partition';
+        RETURN NEXT;
+    END IF;
+
+    INSERT INTO @extschema@.kid_partition_state AS s (parent, last_run, last_actions)
+    VALUES (parent, pg_catalog.clock_timestamp(), taken)
+    ON CONFLICT ON CONSTRAINT kid_partition_state_pkey DO UPDATE
+        SET last_run = EXCLUDED.last_run, last_actions = EXCLUDED.last_actions, failed_runs = 0;
+END $$;
+
+COMMENT ON FUNCTION kid_partition_maintain(regclass, timestamptz) IS
+'Maintains the time partitions of a table kid_partition_by_time() configured (every table the caller owns when parent is NULL, each apart: a failure is recorded, warned of and returned as a row fail). As at time at: makes the partitions of at''s period through premake periods ahead; moves the rows waiting in the default partition into partitions made for their periods, up to that horizon; drops (or detaches) the partitions wholly older than at - retain. Idempotent. One row per action: create default, create (rows moved), drop, detach, wait (rows left in the default partition), forget (a configured table that is gone), fail.';
+
+CREATE FUNCTION kid_partition_by_time(
+    parent regclass,
+    every interval,
+    premake integer DEFAULT 4,
+    retain interval DEFAULT NULL,
+    detach_only boolean DEFAULT false,
+    time_zone text DEFAULT 'UTC',
+    at timestamptz DEFAULT pg_catalog.now(),
+    OUT parent_table regclass,
+    OUT action text,
+    OUT partition_name text,
+    OUT period tstzrange,
+    OUT rows bigint,
+    OUT detail text)
+RETURNS SETOF record
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF parent IS NULL OR every IS NULL OR premake IS NULL OR detach_only IS NULL OR time_zone IS NULL OR $7 IS NULL THEN
+        RAISE EXCEPTION 'kid_partition_by_time needs a table, a period, premake, detach_only, a time zone and a time'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF NOT isfinite($7) THEN
+        RAISE EXCEPTION 'kid_partition_by_time needs a finite time, not %', $7 USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF premake NOT BETWEEN 0 AND 1000 THEN
+        RAISE EXCEPTION 'premake must be from 0 to 1000 periods, not %', premake USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF retain <= interval '0' THEN
+        RAISE EXCEPTION 'retain must be a positive interval, not %', retain USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    -- The period and the time zone are valid (or this raises).
+    PERFORM @extschema@.kid_partition_period(every, time_zone, $7);
+    INSERT INTO @extschema@.kid_partition_config AS c (parent, every, premake, retain, detach_only, time_zone)
+    VALUES (parent, every, premake, retain, detach_only, time_zone)
+    ON CONFLICT ON CONSTRAINT kid_partition_config_pkey DO UPDATE
+        SET every = EXCLUDED.every, premake = EXCLUDED.premake, retain = EXCLUDED.retain,
+            detach_only = EXCLUDED.detach_only, time_zone = EXCLUDED.time_zone, configured_at = pg_catalog.now();
+    RETURN QUERY SELECT * FROM @extschema@.kid_partition_maintain(parent, $7);
+END $$;
+
+COMMENT ON FUNCTION kid_partition_by_time(regclass, interval, integer, interval, boolean, text, timestamptz) IS
+'Partitions a table PARTITION BY RANGE on a kid id (sno, atproto_tid, koid, uid, uid_global) or uuid (version 7) by time: records it in kid_partition_config (again: changes its configuration) and makes, with bounds from the key type''s *_from_timestamp, the partitions [t, t + every) of at''s period through premake periods ahead, and a default partition. every is a number of months, days or minutes dividing a day, on time_zone''s calendar; retain (NULL: keep all) retires the partitions wholly older than now - retain at each maintenance, dropped or, with detach_only, detached. Returns what kid_partition_maintain() did.';

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# Partition maintenance beside writers, and the configuration across
+# pg_dump/pg_restore (runs alone or from run-all.sh; uses the "main"
+# cluster).  docs/partitioning.md says what is checked here.
+#
+# 1. Eight pgbench clients (four with the simple protocol, four with
+#    prepared statements) insert sno ids of random times over 60 days, and
+#    live ones, and two read, while two maintenance runs side by side move a given time
+#    forward by a day a step: partitions are made ahead, rows move out of
+#    the default partition, partitions older than 10 days are detached
+#    (detach_only, so that no row leaves the database).  Asserts: pgbench
+#    and both runs end without an error (pgbench also counts no failed
+#    transaction: a deadlock would be one), every row inserted is in the table
+#    or a detached partition, once (0 lost), each in the partition of its
+#    time (or in the default one when beyond the last horizon, or in a
+#    detached table of its period).
+# 2. pg_dump -Fc | pg_restore and a plain dump through psql: the
+#    configuration of every table comes back (period, premake, retention,
+#    detach_only, time zone, koid epoch), its state does not, maintenance
+#    of the restored database at the same time has nothing to do, and the
+#    dump has no event trigger of kid's (CREATE EXTENSION makes it).
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
+
+ensure_main_cluster || exit 1
+DB=kid_parts
+main_db $DB || exit 1
+q() { kpsql $PORT -d $DB "$@"; }
+
+# ---------------------------------------------------------------- 1. writers
+q <<'SQL'
+CREATE TABLE events (id sno NOT NULL DEFAULT sno_new(), client integer NOT NULL, made timestamptz, PRIMARY KEY (id))
+    PARTITION BY RANGE (id);
+CREATE INDEX ON events (client);
+SELECT count(*) FROM kid_partition_by_time('events', '1 day', premake => 2, retain => '10 days', detach_only => true,
+                                           at => '2030-01-01 00:00+00');
+SQL
+# One row per transaction: a backfilled row of a random second of 60 days
+# from 2030-01-01 (nine in ten), or a live one.
+cat > "$KID_TMP/insert.sql" <<'SQL'
+\set s random(0, 60 * 86400 - 1)
+\set live random(1, 10)
+INSERT INTO events (id, client, made)
+SELECT CASE WHEN :live = 1 THEN sno_new() ELSE sno_new_with_time(t) END, (:client_id)::integer + (:first)::integer, CASE WHEN :live = 1 THEN NULL ELSE t END
+FROM (SELECT timestamptz '2030-01-01 00:00+00' + :s * interval '1 second' AS t) s;
+SQL
+chmod 644 "$KID_TMP/insert.sql"
+TRANSACTIONS=2500
+main_pgbench $DB -c 4 -j 2 -t $TRANSACTIONS -M simple -D first=0 -f "$KID_TMP/insert.sql" & simple=$!
+main_pgbench $DB -c 4 -j 2 -t $TRANSACTIONS -M prepared -D first=4 -f "$KID_TMP/insert.sql" & prepared=$!
+# Two readers beside them: the rows since a random day, pruned at run time.
+cat > "$KID_TMP/read.sql" <<'SQL'
+\set d random(0, 59)
+SELECT count(*) FROM events WHERE id >= timestamptz '2030-01-01 00:00+00' + :d * interval '1 day';
+SQL
+chmod 644 "$KID_TMP/read.sql"
+main_pgbench $DB -c 2 -j 2 -t $((TRANSACTIONS / 5)) -M prepared -f "$KID_TMP/read.sql" & readers=$!
+# maintainer N: kid_partition_maintain() at 2030-01-01 + a day per step,
+# each step a transaction of its own, until both pgbench runs ended (at
+# most 60 days); its log in $KID_TMP/maintainer.N.
+maintainer() {
+    local k=0
+    while [ $k -lt 60 ] && { kill -0 $simple 2>/dev/null || kill -0 $prepared 2>/dev/null; }; do
+        q -c "SELECT count(*) FROM kid_partition_maintain('events', at => timestamptz '2030-01-01 00:00+00' + $k * interval '1 day')" ||
+            return 1
+        k=$((k + 1))
+    done
+    echo "steps $k"
+}
+maintainer >"$KID_TMP/maintainer.1" 2>&1 & m1=$!
+maintainer >"$KID_TMP/maintainer.2" 2>&1 & m2=$!
+wait $simple; rc_simple=$?
+wait $prepared; rc_prepared=$?
+wait $readers; rc_readers=$?
+wait $m1; rc_m1=$?
+wait $m2; rc_m2=$?
+[ "$rc_simple$rc_prepared$rc_readers" = 000 ] || grep -h -i -e error -e abort "$KID_TMP"/pgbench.*.log | sort | uniq -c | head
+# (pgbench counts a transaction that ended in a deadlock or a serialization
+# failure as failed, and goes on: its exit status says nothing of them.)
+expect_eq "8 clients inserting and 2 reading beside the maintenance: pgbench ended without an error (simple, prepared, readers), every transaction done, none failed" \
+    "$rc_simple $rc_prepared $rc_readers $(cat "$KID_TMP"/pgbench.*.log | sed -n 's/^number of \(transactions actually processed\|failed transactions\): \([0-9/]*\).*/\2/p' | sort | uniq -c | tr -s ' ' | tr '\n' ' ')" \
+    "0 0 0  3 0  1 $((2 * TRANSACTIONS / 5))/$((2 * TRANSACTIONS / 5))  2 $((4 * TRANSACTIONS))/$((4 * TRANSACTIONS)) "
+expect_eq "two maintenance runs side by side: every run ended without an error" "$rc_m1 $rc_m2" "0 0"
+grep -h . "$KID_TMP/maintainer.1" "$KID_TMP/maintainer.2" | grep -v '^[0-9]*$' | head -5
+steps=$(sed -n 's/^steps //p' "$KID_TMP/maintainer.1")
+last_at=$(q -c "SELECT timestamptz '2030-01-01 00:00+00' + (${steps:-1} - 1) * interval '1 day'")
+echo "(maintenance: $steps steps, to $last_at)"
+check "the maintenance moved the time forward by more than 10 days while the clients inserted (retention at work)" \
+    test "${steps:-0}" -gt 10
+# Rows inserted after the last step for a period without a partition wait
+# in the default partition: one more run at the last time moves them.
+q -c "SELECT count(*) FROM kid_partition_maintain('events', at => '$last_at')" >/dev/null
+
+# Every row: in the table or a detached partition, once.
+q <<'SQL' >/dev/null
+CREATE FUNCTION pg_temp.rows_of(t regclass) RETURNS SETOF events LANGUAGE plpgsql AS $$
+BEGIN RETURN QUERY EXECUTE format('SELECT id, client, made FROM %s', t); END $$;
+CREATE TABLE detached AS
+SELECT c.oid::regclass AS part, r.*
+FROM pg_class c, pg_temp.rows_of(c.oid::regclass) r
+WHERE c.relname LIKE 'events\_p%' AND c.relkind = 'r' AND NOT c.relispartition;
+SQL
+expect_eq "every row inserted is in the table or a detached partition, once (0 lost)" \
+    "$(q -c "SELECT format('%s rows, %s distinct', count(*), count(DISTINCT id)) FROM (SELECT id FROM events UNION ALL SELECT id FROM detached) a")" \
+    "$((8 * TRANSACTIONS)) rows, $((8 * TRANSACTIONS)) distinct"
+expect_eq "every client's rows are all there" \
+    "$(q -c "SELECT string_agg(n::text, ' ' ORDER BY client) FROM (SELECT client, count(*) AS n FROM (SELECT client FROM events UNION ALL SELECT client FROM detached) a GROUP BY client) c")" \
+    "$(printf "$TRANSACTIONS %.0s" 1 2 3 4 5 6 7 8 | sed 's/ $//')"
+# Where each row is: the partition whose period holds its time (the daily
+# partition events_pYYYYMMDD), the default partition only beyond the last
+# horizon, a detached table only of its own period.
+misplaced="WITH placed AS (
+               SELECT id, sno_to_timestamp(id) AS t, tableoid::regclass::text AS part FROM events
+               UNION ALL SELECT id, sno_to_timestamp(id), part::text FROM detached)
+           SELECT t, part FROM placed
+           WHERE CASE part WHEN 'events_default' THEN t < (kid_partition_period('1 day', 'UTC', '$last_at', 3)).lower
+                 ELSE regexp_replace(part, '_[0-9]+$', '') <> 'events_p' || to_char(t, 'YYYYMMDD') END"
+expect_eq "every row in the partition of its day, or in the default one beyond the horizon, or detached with its day" \
+    "$(q -c "SELECT count(*) FROM ($misplaced) m")" 0 || q -c "$misplaced LIMIT 5"
+echo "($(q -c "SELECT format('%s rows in %s partitions, %s in the default one; %s rows in %s detached partitions',
+    (SELECT count(*) FROM events WHERE tableoid <> 'events_default'::regclass),
+    (SELECT count(*) - 1 FROM pg_inherits WHERE inhparent = 'events'::regclass),
+    (SELECT count(*) FROM events_default), (SELECT count(*) FROM detached), (SELECT count(DISTINCT part) FROM detached))"))"
+check "rows were moved out of the default partition and partitions detached while the clients inserted" \
+    test "$(q -c "SELECT (SELECT count(DISTINCT part) FROM detached) > 0 AND (SELECT count(*) FROM events WHERE made IS NOT NULL AND made < '$last_at') > 0")" = t
+
+# ---------------------------------------------------------------- 2. dump
+q <<'SQL' >/dev/null
+CREATE SCHEMA app;
+CREATE TABLE app.orders (id uuid PRIMARY KEY DEFAULT uuidv7_new(), total numeric) PARTITION BY RANGE (id);
+CREATE TABLE app.follows (id koid PRIMARY KEY) PARTITION BY RANGE (id);
+SELECT count(*) FROM kid_partition_by_time('app.orders', '1 week', premake => 3, retain => '90 days', time_zone => 'Europe/Paris',
+                                           at => '2030-03-04 12:00+00');
+SELECT count(*) FROM kid_partition_by_time('app.follows', '3 months', premake => 1, at => '2030-03-04 12:00+00');
+INSERT INTO app.orders (id, total) SELECT uuidv7_new_with_time(timestamptz '2030-03-04 00:00+00' + n * interval '1 day'), n FROM generate_series(0, 20) n;
+INSERT INTO app.follows SELECT koid_new_with_time(timestamptz '2030-03-04 00:00+00' + n * interval '1 day') FROM generate_series(0, 20) n;
+SQL
+config="SELECT string_agg(format('%s %s %s %s %s %s %s %s', c.parent, c.every, c.premake, c.retain, c.detach_only, c.time_zone, c.koid_epoch_ms, c.uid_interval), E'\n' ORDER BY c.parent::text) FROM kid_partition_config c"
+layout="SELECT string_agg(format('%s %s', i.inhrelid::regclass, pg_get_expr(r.relpartbound, r.oid)), E'\n' ORDER BY i.inhrelid::regclass::text) FROM pg_inherits i JOIN pg_class r ON r.oid = i.inhrelid WHERE i.inhparent IN ('app.orders'::regclass, 'app.follows'::regclass, 'events'::regclass)"
+rows="SELECT format('%s %s %s', (SELECT count(*) FROM events), (SELECT sum(total) FROM app.orders), (SELECT count(*) FROM app.follows))"
+config_before=$(q -c "$config")
+layout_before=$(q -c "$layout")
+rows_before=$(q -c "$rows")
+echo "$config_before"
+"$PG_BIN/pg_dump" -h "$KID_MAIN_SOCK" -p "$PORT" -U postgres -Fc -f "$KID_TMP/parts.dump" $DB
+"$PG_BIN/pg_dump" -h "$KID_MAIN_SOCK" -p "$PORT" -U postgres -f "$KID_TMP/parts.sql" $DB
+check "the dump writes the configuration's rows, and no event trigger of kid's" \
+    test "$(grep -c 'kid_partition_forget' "$KID_TMP/parts.sql") $(grep -c '^COPY public.kid_partition_config ' "$KID_TMP/parts.sql")" = "0 1"
+for how in custom plain; do
+    kpsql $PORT -d postgres -c "DROP DATABASE IF EXISTS kid_parts_restored" -c "CREATE DATABASE kid_parts_restored" >/dev/null
+    if [ $how = custom ]; then
+        "$PG_BIN/pg_restore" -h "$KID_MAIN_SOCK" -p "$PORT" -U postgres -d kid_parts_restored "$KID_TMP/parts.dump" 2>"$KID_TMP/restore.err"
+    else
+        kpsql $PORT -d kid_parts_restored -f "$KID_TMP/parts.sql" >/dev/null 2>"$KID_TMP/restore.err"
+    fi
+    expect_eq "$how restore: no error" "$(grep -c ERROR "$KID_TMP/restore.err")" 0
+    r() { kpsql $PORT -d kid_parts_restored "$@"; }
+    expect_eq "$how restore: every table's configuration, the same" "$(r -c "$config")" "$config_before"
+    expect_eq "$how restore: the partitions and their bounds, the same" "$(r -c "$layout")" "$layout_before"
+    expect_eq "$how restore: the rows, the same" "$(r -c "$rows")" "$rows_before"
+    expect_eq "$how restore: no state (it describes the runs of the old database)" "$(r -c "SELECT count(*) FROM kid_partition_state")" 0
+    expect_eq "$how restore: maintenance at the time the tables were configured has nothing to do" \
+        "$(r -c "SELECT coalesce(string_agg(format('%s %s', parent_table, action), ', '), 'nothing')
+                 FROM (SELECT * FROM kid_partition_maintain('app.orders', at => '2030-03-04 12:00+00')
+                       UNION ALL SELECT * FROM kid_partition_maintain('app.follows', at => '2030-03-04 12:00+00')) m")" \
+        "nothing"
+    expect_eq "$how restore: the event trigger is kid's own, once" \
+        "$(r -c "SELECT string_agg(evtname, ' ') FROM pg_event_trigger")" "kid_partition_forget"
+    # The restored configuration works: a week later, a week more is made.
+    expect_eq "$how restore: maintenance a week later makes the next week (of Monday 1 April 2030)" \
+        "$(r -c "SELECT string_agg(partition_name, ' ') FROM kid_partition_maintain('app.orders', at => '2030-03-11 12:00+00') WHERE action = 'create'")" \
+        "app.orders_p20300401"
+done
+kpsql $PORT -d postgres -c "DROP DATABASE kid_parts_restored" -c "DROP DATABASE $DB" >/dev/null
+
+kid_finish
