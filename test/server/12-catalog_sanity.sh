@@ -5,7 +5,7 @@
 # server's major (KID_VENDOR, as test/tools/pg18.sh), run by pg_regress in a
 # database where kid is created.  Each suite's must-be-empty queries must
 # stay empty; what kid may add to a suite's listings (queries that list what
-# is legal but unusual) is test/server/catalog_sanity.allowed, one comment
+# is legal but unusual) is test/server/12-catalog_sanity.allowed, one comment
 # per difference saying why.  The differences, as `diff -U2` prints them,
 # must be exactly those: a new difference fails, and so does an allowed one
 # that went away (remove it from the file).
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/../.."
 source test/lib.sh
 
 SUITES="opr_sanity type_sanity misc_sanity oidjoins"
-ALLOWED=test/server/catalog_sanity.allowed
+ALLOWED=test/server/12-catalog_sanity.allowed
 KID_VENDOR=${KID_VENDOR:-$(realpath -m ../shared/vendor)}
 major=$("$PG_CONFIG" --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')
 tarball=$(ls "$KID_VENDOR"/postgresql-"$major".*.tar.bz2 2>/dev/null | tail -1)

@@ -9,7 +9,7 @@
 # then docs/cdc.md's examples (<!-- examples: cdc -->) on this server.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
-source test/server/doc_run.sh || exit 1
+source test/server/lib/doc_run.sh || exit 1
 
 CDC_P=54357
 # PostgreSQL accepts as output plugins only the libraries of
