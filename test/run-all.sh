@@ -66,17 +66,22 @@ for name in "$@"; do
         parts="$parts valgrind unit-sanitize sanitize fuzz"
     elif [ "$name" = server ]; then
         server_sel="$server_sel $SERVER_TESTS"
-    elif grep -qx -- "$name" <<<"$SERVER_TESTS"; then
-        server_sel="$server_sel $name"
-    elif grep -qx -- "$name" <<<"$REGRESS_TESTS"; then
-        regress_sel="$regress_sel $name"
     else
-        [ "$name" = -h ] || [ "$name" = --help ] || echo "unknown test: $name" >&2
-        usage >&2
-        exit 2
+        # A name can be both a server test and a pg_regress test (uuidv7,
+        # new_with_time): both run.
+        known=
+        grep -qx -- "$name" <<<"$SERVER_TESTS" && server_sel="$server_sel $name" known=1
+        grep -qx -- "$name" <<<"$REGRESS_TESTS" && regress_sel="$regress_sel $name" known=1
+        if [ -z "$known" ]; then
+            [ "$name" = -h ] || [ "$name" = --help ] || echo "unknown test: $name" >&2
+            usage >&2
+            exit 2
+        fi
     fi
 done
 want() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
+# "regress" runs every pg_regress test, whatever else is named.
+! want regress || regress_sel=""
 
 source test/lib.sh
 
