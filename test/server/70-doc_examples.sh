@@ -81,7 +81,7 @@ for f in README.md docs/*.md; do
     doc_total=$((doc_total + count))
     # A file without examples has nothing to check (but a failure to read it).
     if [ "$count" -eq 0 ] && [ "$rc" -eq 0 ]; then
-        echo "note: $f: no SQL example"
+        note "$f: no SQL example"
     else
         expect_eq "$f: its $count SQL examples run and print what it shows" "$rc" 0
     fi
