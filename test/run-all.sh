@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test of kid, in one go (the README's "make test" runs this):
+# Every test of kid on one PostgreSQL, in one go (make test runs it on each
+# major: test/run-majors.sh):
 #   1. C++ unit tests of src/core (GoogleTest), and the formatting check
 #   2. pg_regress: every SQL object and error, on a throwaway server
 #   3. the server tests of test/server/, each a program of its own

@@ -232,7 +232,7 @@ SELECT count(*) AS rows FROM kid_database_origin;
 SELECT line, columns, newest FROM kid_adopt_database();
 SELECT how, floors->'not read' AS not_read FROM kid_database_origin ORDER BY position DESC LIMIT 1;
 
--- Ids far ahead of the clock (issue 26's two): a koid of 2036 a database
+-- Ids far ahead of the clock, which no adoption takes silently: a koid of 2036 a database
 -- owner made with koid_new_with_time, an AT Protocol record key of 2041,
 -- and a version 7 uuid of 2040 from some other generator.  Generation is
 -- refused here (a row of another cluster) until an adoption succeeds.

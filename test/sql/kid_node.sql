@@ -34,13 +34,15 @@ SELECT scheme,
 FROM kid_node_info();
 
 -- What holds for every scheme once it generated: something was generated,
--- first <= last (one session, a clock that did not go back), the generators started at or above their floor, and the
--- lease covers more than LEASE_RENEW (5 s) past the last id, written to the
--- file and, on a primary, to the WAL.
+-- first <= last (one session, a clock that did not go back), the generators
+-- started at or above their floor, and the lease covers more than
+-- LEASE_RENEW (5 s) past the last id, written to the file and, on a
+-- primary, to the WAL.  (uuid made nothing here: without a first or last
+-- id the next three are NULL, whatever floor the server's history left it.)
 SELECT scheme,
        generated > 0 AS generated,
        first_made <= last_made AS first_before_last,
-       generator_floor IS NULL OR generator_floor <= first_made AS above_floor,
+       CASE WHEN generated > 0 THEN generator_floor IS NULL OR generator_floor <= first_made END AS above_floor,
        covered_until > last_made + interval '5 seconds' AS renewed_ahead,
        lease_writes > 0 AND lease_records > 0 AS lease_logged
 FROM kid_node_info();
@@ -57,7 +59,7 @@ FROM kid_node_info();
 SELECT tid_new() > :'t'::atproto_tid AS tid_rises,
        (SELECT last_id FROM kid_node_info() WHERE scheme = 'atproto_tid') > :'t' AS last_id_rises;
 
--- One scheme name everywhere (issue 10, item 4): the SQL type names, in
+-- One scheme name everywhere: the SQL type names, in
 -- kid_node_info, kid_generator_stats and the lease lines.
 SELECT (SELECT array_agg(scheme ORDER BY scheme) FROM kid_node_info()) AS node_info,
        (SELECT array_agg(scheme ORDER BY scheme) FROM kid_generator_stats()) AS generator_stats,
