@@ -23,7 +23,9 @@ FROM kid_node_info();
 
 -- After generating, the last id of each counter scheme is the one just made,
 -- and last_made is the end of its time unit (the time the lease must cover).
-SELECT sno_new() AS s, tid_new() AS t, koid_new() AS k, uid_new() AS u \gset
+-- (uuidv7 generates too, so that every scheme has generated below, whatever
+-- tests ran on the server before.)
+SELECT sno_new() AS s, tid_new() AS t, koid_new() AS k, uid_new() AS u, uuidv7_new() AS v \gset
 SELECT scheme,
        CASE scheme
            WHEN 'sno' THEN last_made = sno_to_timestamp(:'s') + interval '3.999 ms' AND last_id IS NULL
@@ -37,12 +39,11 @@ FROM kid_node_info();
 -- first <= last (one session, a clock that did not go back), the generators
 -- started at or above their floor, and the lease covers more than
 -- LEASE_RENEW (5 s) past the last id, written to the file and, on a
--- primary, to the WAL.  (uuid made nothing here: without a first or last
--- id the next three are NULL, whatever floor the server's history left it.)
+-- primary, to the WAL.
 SELECT scheme,
        generated > 0 AS generated,
        first_made <= last_made AS first_before_last,
-       CASE WHEN generated > 0 THEN generator_floor IS NULL OR generator_floor <= first_made END AS above_floor,
+       generator_floor IS NULL OR generator_floor <= first_made AS above_floor,
        covered_until > last_made + interval '5 seconds' AS renewed_ahead,
        lease_writes > 0 AND lease_records > 0 AS lease_logged
 FROM kid_node_info();

@@ -1,6 +1,5 @@
 -- estimated_rows(query): the planner's estimate of the rows query returns
--- (the first rows= of its EXPLAIN).  Not a test (pg_regress runs
--- test/sql/*.sql): the tests of estimates read it with \i.
+-- (the first rows= of its EXPLAIN).
 CREATE FUNCTION estimated_rows(query text) RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE line text;
 BEGIN
