@@ -77,12 +77,27 @@ run_major() {
     checks=$((checks + $(grep -c -E '^(not )?ok [0-9]+ - ' "$log")))
     read -r p f < <(sed -n "s/^# $label: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p" "$log" | tail -1)
     if [ -z "${p:-}" ]; then
-        checks=$((checks + 1))
-        echo "not ok $checks - $label test/run-all.sh ended without its counts"
-        p=0 f=1
+        not_ok "$label test/run-all.sh ended without its counts"
+        p=0 f=0
     fi
     passed=$((passed + p))
     failed=$((failed + f))
+}
+
+# made MAJOR COMMAND: the last line COMMAND prints (the chroot or the
+# pg_config it made, or found made and cached), and how long it took.
+made() {
+    local start=$SECONDS out
+    out=$("${@:2}" | tail -1)
+    echo "(PostgreSQL $1: $out, $((SECONDS - start)) s)" >&2
+    echo "$out"
+}
+
+# not_ok TEXT: a failed check of this script's own.
+not_ok() {
+    checks=$((checks + 1))
+    failed=$((failed + 1))
+    echo "not ok $checks - $1"
 }
 
 # label_major LABEL: test/run-all.sh's output with LABEL in each check line
@@ -110,12 +125,7 @@ for major in $KID_MAJORS; do
         run_major pg15 "$PG15_CONFIG" "$@"
         ;;
     17)
-        root=${KID_PG17_ROOT:-}
-        if [ -z "$root" ]; then
-            start=$SECONDS
-            root=$(test/tools/pg17.sh | tail -1)
-            echo "(PostgreSQL 17: chroot $root, $((SECONDS - start)) s)"
-        fi
+        root=${KID_PG17_ROOT:-$(made 17 test/tools/pg17.sh)}
         config=/usr/lib/postgresql/17/bin/pg_config
         if [ -x "$root$config" ]; then
             if [ $# -eq 0 ]; then
@@ -125,24 +135,15 @@ for major in $KID_MAJORS; do
                 KID_CHROOT=$root run_major pg17 "$config" "$@"
             fi
         else
-            checks=$((checks + 1))
-            echo "not ok $checks - pg17 no PostgreSQL 17 (test/tools/pg17.sh)"
-            failed=$((failed + 1))
+            not_ok "pg17 no PostgreSQL 17 (test/tools/pg17.sh)"
         fi
         ;;
     18)
-        config=${KID_PG18_CONFIG:-}
-        if [ -z "$config" ]; then
-            start=$SECONDS
-            config=$(test/tools/pg18.sh | tail -1)
-            echo "(PostgreSQL 18: $config, $((SECONDS - start)) s)"
-        fi
+        config=${KID_PG18_CONFIG:-$(made 18 test/tools/pg18.sh)}
         if [ -x "$config" ]; then
             if [ $# -eq 0 ]; then run_major pg18 "$config" regress server sanitize; else run_major pg18 "$config" "$@"; fi
         else
-            checks=$((checks + 1))
-            echo "not ok $checks - pg18 no PostgreSQL 18 (test/tools/pg18.sh)"
-            failed=$((failed + 1))
+            not_ok "pg18 no PostgreSQL 18 (test/tools/pg18.sh)"
         fi
         ;;
     *)
