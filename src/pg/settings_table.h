@@ -24,27 +24,23 @@ enum class Kind { integer, real, boolean, string };
 
 /* (Not clang-formatted: it would give every constructor and every argument a line.) */
 // clang-format off
-/* A hook of the setting's kind (a union, so that the table can hold every kind). */
-union CheckHook {
-    GucIntCheckHook integer;
-    GucRealCheckHook real;
-    GucBoolCheckHook boolean;
-    GucStringCheckHook string;
-    constexpr CheckHook(GucIntCheckHook f = nullptr) : integer(f) {}
-    constexpr CheckHook(GucRealCheckHook f) : real(f) {}
-    constexpr CheckHook(GucBoolCheckHook f) : boolean(f) {}
-    constexpr CheckHook(GucStringCheckHook f) : string(f) {}
+/*
+ * A hook of the setting's kind (a union, so that the table can hold every
+ * kind): Hook<GucIntCheckHook, ...> for the check hooks, and for the assign
+ * hooks the same with their types.
+ */
+template <class Int, class Real, class Bool, class String> union Hook {
+    Int integer;
+    Real real;
+    Bool boolean;
+    String string;
+    constexpr Hook(Int f = nullptr) : integer(f) {}
+    constexpr Hook(Real f) : real(f) {}
+    constexpr Hook(Bool f) : boolean(f) {}
+    constexpr Hook(String f) : string(f) {}
 };
-union AssignHook {
-    GucIntAssignHook integer;
-    GucRealAssignHook real;
-    GucBoolAssignHook boolean;
-    GucStringAssignHook string;
-    constexpr AssignHook(GucIntAssignHook f = nullptr) : integer(f) {}
-    constexpr AssignHook(GucRealAssignHook f) : real(f) {}
-    constexpr AssignHook(GucBoolAssignHook f) : boolean(f) {}
-    constexpr AssignHook(GucStringAssignHook f) : string(f) {}
-};
+using CheckHook = Hook<GucIntCheckHook, GucRealCheckHook, GucBoolCheckHook, GucStringCheckHook>;
+using AssignHook = Hook<GucIntAssignHook, GucRealAssignHook, GucBoolAssignHook, GucStringAssignHook>;
 
 struct Setting {
     const char *name;
