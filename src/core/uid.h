@@ -48,6 +48,9 @@ struct UidGlobal {
 };
 
 /* C: the microsecond within the second at which the id's 1.024 ms step starts. */
+/* The last microsecond a uid can hold: the end of megasecond 2^20 - 1 (A's 20 bits), 35198-01-19 07:06:39.999999 UTC. */
+constexpr int64_t UID_MAX_UNIX_US = (INT64_C(0xFFFFF) + 1) * 1000000 * 1000000 - 1;
+
 inline uint32_t uid_step_us(const UidFields &f) noexcept
 {
     return f.step << 10;

@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include "core/no_postgres.h"
+
 namespace kid {
 
 static void put_unix_ms(int64_t unix_ms, unsigned char *out)

@@ -10,8 +10,6 @@
 #ifndef KID_CORE_UUIDV7_H
 #define KID_CORE_UUIDV7_H
 
-#include "core/no_postgres.h"
-
 #include <cstddef>
 #include <cstdint>
 

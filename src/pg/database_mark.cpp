@@ -322,7 +322,30 @@ KID_FUNCTION(kid_raise_floors)
         TimestampTz t = DatumGetTimestampTz(elems[i]);
         if (TIMESTAMP_IS_NOBEGIN(t))
             continue;
+        const SchemeDef &scheme = lease_line_scheme(i);
+        /*
+         * A commit horizon's line holds no id: its floor is what horizons
+         * returned, which a restart carries by itself; raised by hand it
+         * would only push ids ahead after the next restart.
+         */
+        if (i == scheme.horizon_line)
+            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                            errmsg("kid_raise_floors() cannot raise lease line \"%s\"",
+                                   lease_line_name(i)),
+                            errdetail("A commit horizon's line holds no id; give it NULL.")));
         int64 unix_us = finite_unix_us("kid floor", t);
+        /* A floor no id of the scheme can be above, or kid.lease cannot hold: refused, not stored. */
+        if (unix_us > scheme.last_unix_us() || unix_us > LEASE_MARK_MAX - 2 * PROMOTION_MARGIN_US)
+            ereport(ERROR,
+                    (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                     errmsg("kid_raise_floors(): the floor of lease line \"%s\" is past the "
+                            "last time %s ids can hold",
+                            lease_line_name(i), scheme.name),
+                     errdetail("The last is %s.",
+                               timestamptz_to_str(timestamptz_from_unix_us(
+                                   scheme.last_unix_us() < LEASE_MARK_MAX - 2 * PROMOTION_MARGIN_US
+                                       ? scheme.last_unix_us()
+                                       : LEASE_MARK_MAX - 2 * PROMOTION_MARGIN_US)))));
         if (unix_us > 0)
             want[i] = unix_us;
     }

@@ -1,14 +1,19 @@
 /*
  * horizon.cpp - the commit horizon (horizon.h): pending floors per backend,
- * their hand-over to prepared transactions, and the *_safe_horizon()
- * functions.
+ * their hand-over to prepared transactions, and the computation the
+ * *_safe_horizon() functions of each scheme's file call.
  *
  * Keys.  A horizon is computed on a key that orders the ids one scheme
- * makes on this server as the type orders them: for tid the Unix
- * microsecond (one tid per microsecond per server), for koid the koid's
- * integer, for uid (and uid_global) the server-wide state word (1.024 ms
- * step << 14 | sequence), for sno the Unix microsecond, read on the clock.
- * The function then returns the smallest id of its type at that key.
+ * makes on this server as the type orders them: for a scheme with a
+ * server-wide state word, its row's next_key (tid: the Unix microsecond,
+ * one tid per microsecond per server; koid: the koid's integer; uid and
+ * uid_global: the state word, 1.024 ms step << 14 | sequence), for sno and
+ * uuidv7 the Unix microsecond, read on the clock.  Each scheme's function
+ * returns the smallest id of its type at that key.
+ *
+ * Shared memory: the words of KidShared named horizon_*, the pending floors
+ * in each backend's BackendSlot, the prepared transactions' table after
+ * the slots (shared_state.h lays them out).
  *
  * Why no id below H can still appear.  For every scheme, a reader takes
  * B, a bound of every id made from now on, then (after a full barrier)
@@ -61,18 +66,9 @@
  * prepared before the start are the exception: kid does not know their
  * ids, so the functions refuse (55000) until they end.
  */
-/* Core headers that check they come before any PostgreSQL header. */
-#include "core/uuidv7.h"
-
 #include "pg/horizon.h"
-
-#include "core/koid.h"
-#include "core/sno.h"
-#include "core/tid.h"
-#include "core/uid.h"
 #include "pg/lease.h"
 #include "pg/schemes.h"
-#include "pg/settings.h"
 
 extern "C" {
 #include "access/transam.h"
@@ -86,109 +82,21 @@ extern "C" {
 #include "storage/lwlock.h"
 #include "storage/proc.h"
 #include "storage/procarray.h"
-#include "storage/shmem.h"
-#include "utils/uuid.h"
 }
 
 namespace kid::pg {
 namespace {
 
-/* A slot's value while its backend has no id of the scheme in an open transaction. */
-constexpr uint64 NO_FLOOR = PG_UINT64_MAX;
-
-/* A backend's pending floors, on a cache line of its own: only it writes them. */
-struct alignas(PG_CACHE_LINE_SIZE) BackendFloors {
-    pg_atomic_uint64 pending[SCHEME_COUNT];
-};
-
-/* The floors of a prepared transaction, until COMMIT or ROLLBACK PREPARED. */
-struct PreparedFloors {
-    TransactionId xid; /* InvalidTransactionId: a free entry */
-    bool legacy;       /* prepared before this start-up: its ids are unknown */
-    uint64 pending[SCHEME_COUNT];
-};
-
-struct alignas(PG_CACHE_LINE_SIZE) HorizonShared {
-    /*
-     * Written by readers only, read on every id of a clocked scheme: a line
-     * of its own.  force_us is the highest clock reading a reader imposed;
-     * force_offset the highest trusted-time offset of those readings
-     * (src/core/trusted_time.h), which carries them forward at the pace of
-     * real time while the clock reads below them.
-     */
-    pg_atomic_uint64 force_us[SCHEME_COUNT];
-    pg_atomic_uint64 force_offset[SCHEME_COUNT]; /* kid::trusted_offset_word; 0: none */
-    char pad_[PG_CACHE_LINE_SIZE - 2 * SCHEME_COUNT * sizeof(pg_atomic_uint64)];
-    /* The highest key returned per scheme since start-up (0: none). */
-    pg_atomic_uint64 returned[SCHEME_COUNT];
-    LWLock *lock;        /* the prepared table and the legacy check */
-    bool legacy_checked; /* the prepared transactions found at start-up are entered */
-    int nbackends;
-    int nprepared;
-    BackendFloors *backends;  /* nbackends, indexed by proc number */
-    PreparedFloors *prepared; /* nprepared */
-};
-
-HorizonShared *hz;
-shmem_request_hook_type prev_shmem_request;
-shmem_startup_hook_type prev_shmem_startup;
-
 /* This backend: which floors it published in the open transaction. */
 bool published[SCHEME_COUNT];
 
-int prepared_capacity()
-{
-    /* Prepared ones plus those being prepared (at most one per backend). */
-    return max_prepared_xacts > 0 ? max_prepared_xacts + MaxBackends : 0;
-}
-
-Size horizon_size()
-{
-    Size size = sizeof(HorizonShared) + PG_CACHE_LINE_SIZE;
-    size = add_size(size, mul_size(MaxBackends, sizeof(BackendFloors)));
-    size = add_size(size, mul_size(prepared_capacity(), sizeof(PreparedFloors)));
-    return size;
-}
-
-void horizon_shmem_request() noexcept
-{
-    if (prev_shmem_request)
-        prev_shmem_request();
-    RequestAddinShmemSpace(horizon_size());
-    RequestNamedLWLockTranche("kid horizon", 1);
-}
-
-void horizon_shmem_startup() noexcept
-{
-    if (prev_shmem_startup)
-        prev_shmem_startup();
-    LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-    bool found;
-    char *mem = static_cast<char *>(ShmemInitStruct("kid horizon", horizon_size(), &found));
-    /* ShmemInitStruct aligns to MAXALIGN; the layout wants whole cache lines. */
-    char *base = reinterpret_cast<char *>(TYPEALIGN(PG_CACHE_LINE_SIZE, mem));
-    hz = reinterpret_cast<HorizonShared *>(base);
-    if (!found) {
-        for (auto &f : hz->force_us)
-            pg_atomic_init_u64(&f, 0);
-        for (auto &f : hz->force_offset)
-            pg_atomic_init_u64(&f, 0);
-        for (auto &r : hz->returned)
-            pg_atomic_init_u64(&r, 0);
-        hz->lock = &(GetNamedLWLockTranche("kid horizon"))->lock;
-        hz->legacy_checked = false;
-        hz->nbackends = MaxBackends;
-        hz->nprepared = prepared_capacity();
-        hz->backends = reinterpret_cast<BackendFloors *>(base + sizeof(HorizonShared));
-        hz->prepared = reinterpret_cast<PreparedFloors *>(hz->backends + hz->nbackends);
-        for (int i = 0; i < hz->nbackends; i++)
-            for (auto &p : hz->backends[i].pending)
-                pg_atomic_init_u64(&p, NO_FLOOR);
-        for (int i = 0; i < hz->nprepared; i++)
-            hz->prepared[i].xid = InvalidTransactionId;
-    }
-    LWLockRelease(AddinShmemInitLock);
-}
+/*
+ * This backend: the highest time horizon_clocked_time gave its generator
+ * of a clocked scheme while carrying a force forward (0: none).  The
+ * generator is the backend's own (sno's partition, uuidv7's), so the
+ * backend alone decides when the clock has caught up with it.
+ */
+int64 carried_us[SCHEME_COUNT];
 
 int proc_number(PGPROC *proc)
 {
@@ -199,11 +107,15 @@ int proc_number(PGPROC *proc)
 #endif
 }
 
-/* The slot of a process; nullptr for one without (an auxiliary process). */
-BackendFloors *floors_of(PGPROC *proc)
+/*
+ * The slot of a process (BackendSlot: one per PGPROC, after KidShared);
+ * nullptr for one that never generates (an auxiliary process, whose PGPROC
+ * comes after MaxBackends).
+ */
+BackendSlot *floors_of(PGPROC *proc)
 {
     int n = proc ? proc_number(proc) : -1;
-    return n >= 0 && n < hz->nbackends ? &hz->backends[n] : nullptr;
+    return n >= 0 && n < MaxBackends ? &backend_slots(shared)[n] : nullptr;
 }
 
 /*
@@ -212,10 +124,10 @@ BackendFloors *floors_of(PGPROC *proc)
  * (tid_new, koid_new and the uid generators are PARALLEL SAFE) and the
  * worker ends before that transaction does.
  */
-BackendFloors *publishing_floors()
+BackendSlot *publishing_floors()
 {
     PGPROC *proc = IsParallelWorker() && MyProc->lockGroupLeader ? MyProc->lockGroupLeader : MyProc;
-    BackendFloors *floors = floors_of(proc);
+    BackendSlot *floors = floors_of(proc);
     if (!floors)
         elog(ERROR, "kid: process %d has no commit horizon slot", MyProcPid);
     return floors;
@@ -242,15 +154,15 @@ void clear_floors()
 {
     for (auto &p : published)
         p = false;
-    if (IsParallelWorker() || !hz)
+    if (IsParallelWorker() || !shared)
         return;
-    BackendFloors *mine = floors_of(MyProc);
+    BackendSlot *mine = floors_of(MyProc);
     if (!mine)
         return;
     pg_memory_barrier();
     for (auto &p : mine->pending)
-        if (pg_atomic_read_u64(&p) != NO_FLOOR)
-            pg_atomic_write_u64(&p, NO_FLOOR);
+        if (pg_atomic_read_u64(&p) != NO_PENDING_FLOOR)
+            pg_atomic_write_u64(&p, NO_PENDING_FLOOR);
 }
 
 /*
@@ -264,28 +176,30 @@ void clear_floors()
 void enter_prepared()
 {
     TransactionId xid = GetTopTransactionIdIfAny();
-    if (!TransactionIdIsValid(xid) || hz->nprepared == 0)
+    KidShared *s = shared;
+    if (!TransactionIdIsValid(xid) || s->prepared_count == 0)
         return;
-    BackendFloors *mine = floors_of(MyProc);
-    LWLockAcquire(hz->lock, LW_EXCLUSIVE);
+    BackendSlot *mine = floors_of(MyProc);
+    PreparedFloors *table = prepared_floors(s);
+    LWLockAcquire(s->horizon_lock, LW_EXCLUSIVE);
     PreparedFloors *entry = nullptr;
-    for (int i = 0; i < hz->nprepared && !entry; i++)
-        if (!TransactionIdIsValid(hz->prepared[i].xid))
-            entry = &hz->prepared[i];
-    for (int i = 0; i < hz->nprepared && !entry; i++)
-        if (!TransactionIdIsInProgress(hz->prepared[i].xid))
-            entry = &hz->prepared[i];
+    for (int i = 0; i < s->prepared_count && !entry; i++)
+        if (!TransactionIdIsValid(table[i].xid))
+            entry = &table[i];
+    for (int i = 0; i < s->prepared_count && !entry; i++)
+        if (!TransactionIdIsInProgress(table[i].xid))
+            entry = &table[i];
     if (!entry) {
-        LWLockRelease(hz->lock);
+        LWLockRelease(s->horizon_lock);
         ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
                         errmsg("kid's table of prepared transactions is full (%d entries)",
-                               hz->nprepared)));
+                               s->prepared_count)));
     }
     entry->xid = xid;
     entry->legacy = false;
     for (int i = 0; i < SCHEME_COUNT; i++)
-        entry->pending[i] = mine ? pg_atomic_read_u64(&mine->pending[i]) : NO_FLOOR;
-    LWLockRelease(hz->lock);
+        entry->pending[i] = mine ? pg_atomic_read_u64(&mine->pending[i]) : NO_PENDING_FLOOR;
+    LWLockRelease(s->horizon_lock);
 }
 
 void horizon_xact_callback(XactEvent event, void *) noexcept
@@ -313,25 +227,27 @@ void horizon_xact_callback(XactEvent event, void *) noexcept
  */
 void enter_legacy_prepared()
 {
-    if (hz->nprepared == 0 || hz->legacy_checked)
+    KidShared *s = shared;
+    if (s->prepared_count == 0 || s->horizon_legacy_checked)
         return;
     if (SPI_connect() != SPI_OK_CONNECT)
         elog(ERROR, "kid: SPI_connect failed");
     if (SPI_execute("SELECT transaction::text FROM pg_catalog.pg_prepared_xacts", true, 0) !=
         SPI_OK_SELECT)
         elog(ERROR, "kid: could not read pg_prepared_xacts");
-    LWLockAcquire(hz->lock, LW_EXCLUSIVE);
-    if (!hz->legacy_checked) {
+    PreparedFloors *table = prepared_floors(s);
+    LWLockAcquire(s->horizon_lock, LW_EXCLUSIVE);
+    if (!s->horizon_legacy_checked) {
         for (uint64 row = 0; row < SPI_processed; row++) {
             char *text = SPI_getvalue(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, 1);
             TransactionId xid = static_cast<TransactionId>(strtoul(text, nullptr, 10));
             bool known = false;
             PreparedFloors *free_entry = nullptr;
-            for (int i = 0; i < hz->nprepared; i++) {
-                if (hz->prepared[i].xid == xid)
+            for (int i = 0; i < s->prepared_count; i++) {
+                if (table[i].xid == xid)
                     known = true;
-                else if (!free_entry && !TransactionIdIsValid(hz->prepared[i].xid))
-                    free_entry = &hz->prepared[i];
+                else if (!free_entry && !TransactionIdIsValid(table[i].xid))
+                    free_entry = &table[i];
             }
             if (!known && free_entry) {
                 free_entry->xid = xid;
@@ -340,9 +256,9 @@ void enter_legacy_prepared()
                     p = 0;
             }
         }
-        hz->legacy_checked = true;
+        s->horizon_legacy_checked = true;
     }
-    LWLockRelease(hz->lock);
+    LWLockRelease(s->horizon_lock);
     SPI_finish();
 }
 
@@ -354,13 +270,15 @@ void enter_legacy_prepared()
  */
 uint64 prepared_floor(Scheme scheme, const char *function)
 {
-    if (hz->nprepared == 0)
-        return NO_FLOOR;
-    uint64 least = NO_FLOOR;
+    KidShared *s = shared;
+    if (s->prepared_count == 0)
+        return NO_PENDING_FLOOR;
+    uint64 least = NO_PENDING_FLOOR;
     TransactionId legacy = InvalidTransactionId;
-    LWLockAcquire(hz->lock, LW_SHARED);
-    for (int i = 0; i < hz->nprepared; i++) {
-        const PreparedFloors &e = hz->prepared[i];
+    const PreparedFloors *table = prepared_floors(s);
+    LWLockAcquire(s->horizon_lock, LW_SHARED);
+    for (int i = 0; i < s->prepared_count; i++) {
+        const PreparedFloors &e = table[i];
         if (!TransactionIdIsValid(e.xid) || !TransactionIdIsInProgress(e.xid))
             continue;
         if (e.legacy)
@@ -368,7 +286,7 @@ uint64 prepared_floor(Scheme scheme, const char *function)
         else if (e.pending[scheme] < least)
             least = e.pending[scheme];
     }
-    LWLockRelease(hz->lock);
+    LWLockRelease(s->horizon_lock);
     if (TransactionIdIsValid(legacy))
         ereport(ERROR,
                 (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -380,23 +298,6 @@ uint64 prepared_floor(Scheme scheme, const char *function)
                  errhint("Finish it with COMMIT PREPARED or ROLLBACK PREPARED "
                          "(pg_prepared_xacts lists it).")));
     return least;
-}
-
-/* Keys of the counter schemes: the next id the state word can give. */
-uint64 counter_next_key(Scheme scheme, KidShared *s)
-{
-    switch (scheme) {
-    case SCHEME_TID:
-        return pg_atomic_read_u64(&s->counters[COUNTER_TID].state) + 1;
-    case SCHEME_KOID:
-        return kid::koid_from_state(pg_atomic_read_u64(&s->counters[COUNTER_KOID].state),
-                                    static_cast<unsigned>(effective_koid_generator_id())) +
-               1;
-    case SCHEME_UID:
-        return pg_atomic_read_u64(&s->counters[COUNTER_UID].state) + 1;
-    default:
-        elog(ERROR, "kid: scheme %d has no state word", static_cast<int>(scheme));
-    }
 }
 
 /*
@@ -432,14 +333,16 @@ uint64 ids_generation_floor_us(KidShared *s, Scheme scheme)
 
 uint64 raise_returned(Scheme scheme, uint64 key)
 {
-    uint64 prev = pg_atomic_read_u64(&hz->returned[scheme]);
-    while (prev < key && !pg_atomic_compare_exchange_u64(&hz->returned[scheme], &prev, key)) {
+    pg_atomic_uint64 *returned = &shared->horizon_returned[scheme];
+    uint64 prev = pg_atomic_read_u64(returned);
+    while (prev < key && !pg_atomic_compare_exchange_u64(returned, &prev, key)) {
     }
     return prev > key ? prev : key;
 }
 
-/* The horizon's key for `scheme`: see the comment at the top. */
-uint64 compute_horizon(Scheme scheme, const char *function)
+} // namespace
+
+uint64 horizon_compute(Scheme scheme, const char *function)
 {
     const SchemeDef &def = SCHEMES[scheme];
     if (RecoveryInProgress())
@@ -470,23 +373,25 @@ uint64 compute_horizon(Scheme scheme, const char *function)
          */
         lease_cover(s, static_cast<LeaseLine>(def.horizon_line), now);
         /* The offset first: a generator that sees the new force sees its anchor too. */
-        atomic_raise(&hz->force_offset[scheme],
+        HorizonForce *force = &s->horizon_force;
+        atomic_raise(&force->force_offset[scheme],
                      kid::trusted_offset_word(kid::trusted_offset(now, mono)));
-        atomic_raise(&hz->force_us[scheme], static_cast<uint64>(now));
+        atomic_raise(&force->force_us[scheme], static_cast<uint64>(now));
         /*
          * A clock reading, never more: while the clock reads below an
          * earlier reading (it went back), the bound stays there, and the
          * generators carry on above it (horizon_clocked_time).
          */
-        bound = pg_atomic_read_u64(&hz->force_us[scheme]);
+        bound = pg_atomic_read_u64(&force->force_us[scheme]);
         least_ever = horizon_generation_floor_us(s, scheme);
     } else {
-        bound = counter_next_key(scheme, s);
+        bound = def.next_key(s);
     }
     pg_memory_barrier();
     uint64 least = bound;
-    for (int i = 0; i < hz->nbackends; i++) {
-        uint64 p = pg_atomic_read_u64(&hz->backends[i].pending[scheme]);
+    BackendSlot *slots = backend_slots(s);
+    for (int i = 0; i < MaxBackends; i++) {
+        uint64 p = pg_atomic_read_u64(&slots[i].pending[scheme]);
         if (p < least)
             least = p;
     }
@@ -498,14 +403,29 @@ uint64 compute_horizon(Scheme scheme, const char *function)
     return raise_returned(scheme, least);
 }
 
-} // namespace
-
-void horizon_install_hooks()
+int horizon_prepared_capacity()
 {
-    prev_shmem_request = shmem_request_hook;
-    shmem_request_hook = pg_callback(horizon_shmem_request);
-    prev_shmem_startup = shmem_startup_hook;
-    shmem_startup_hook = pg_callback(horizon_shmem_startup);
+    /* Prepared ones plus those being prepared (at most one per backend). */
+    return max_prepared_xacts > 0 ? max_prepared_xacts + MaxBackends : 0;
+}
+
+void horizon_init(KidShared *s)
+{
+    for (auto &f : s->horizon_force.force_us)
+        pg_atomic_init_u64(&f, 0);
+    for (auto &f : s->horizon_force.force_offset)
+        pg_atomic_init_u64(&f, 0);
+    for (auto &r : s->horizon_returned)
+        pg_atomic_init_u64(&r, 0);
+    s->horizon_legacy_checked = false;
+    s->prepared_count = horizon_prepared_capacity();
+    PreparedFloors *table = prepared_floors(s);
+    for (int i = 0; i < s->prepared_count; i++)
+        table[i].xid = InvalidTransactionId;
+}
+
+void horizon_register_callbacks()
+{
     /* In the postmaster: every backend inherits it. */
     RegisterXactCallback(pg_callback(horizon_xact_callback), nullptr);
 }
@@ -514,7 +434,7 @@ void horizon_enter_counter(Scheme scheme, KidShared *s)
 {
     if (published[scheme])
         return;
-    publish(scheme, counter_next_key(scheme, s));
+    publish(scheme, SCHEMES[scheme].next_key(s));
 }
 
 void horizon_generation_began(KidShared *s)
@@ -526,111 +446,65 @@ void horizon_generation_began(KidShared *s)
             horizon_generation_floor_us(s, static_cast<Scheme>(scheme)));
         if (floor <= 0)
             continue;
-        /* As compute_horizon imposes a reading: the offset first, then the force. */
-        atomic_raise(&hz->force_offset[scheme],
+        /* As horizon_compute imposes a reading: the offset first, then the force. */
+        atomic_raise(&s->horizon_force.force_offset[scheme],
                      kid::trusted_offset_word(kid::trusted_offset(floor, monotonic_us())));
-        atomic_raise(&hz->force_us[scheme], static_cast<uint64>(floor));
+        atomic_raise(&s->horizon_force.force_us[scheme], static_cast<uint64>(floor));
     }
 }
 
 int64 horizon_force_us(Scheme scheme)
 {
-    return hz != nullptr ? static_cast<int64>(pg_atomic_read_u64(&hz->force_us[scheme])) : 0;
+    return shared != nullptr
+               ? static_cast<int64>(pg_atomic_read_u64(&shared->horizon_force.force_us[scheme]))
+               : 0;
 }
 
 int64 horizon_clocked_time(Scheme scheme, int64 now_us)
 {
+    HorizonForce *f = &shared->horizon_force;
     /*
      * The pending floor: every id made from now on is at or above the force
      * and the floors generation began with.
      */
     if (!published[scheme]) {
-        uint64 force = pg_atomic_read_u64(&hz->force_us[scheme]);
+        uint64 force = pg_atomic_read_u64(&f->force_us[scheme]);
         uint64 floor = ids_generation_floor_us(shared, scheme);
         publish(scheme, force > floor ? force : floor);
     }
     /* Read after publishing (publish ends with a full barrier): see the top of this file. */
-    int64 force = static_cast<int64>(pg_atomic_read_u64(&hz->force_us[scheme]));
-    if (likely(now_us >= force))
+    int64 force = static_cast<int64>(pg_atomic_read_u64(&f->force_us[scheme]));
+    int64 carried = carried_us[scheme];
+    if (likely(now_us >= force && now_us >= carried))
         return now_us;
     /*
-     * The clock went back below a reading a horizon imposed: carry that
-     * reading forward at the pace of real time (its trusted time), so that
-     * ids go on above it instead of piling into its time unit and waiting
-     * for the clock.  The offset was raised before the force, and this
-     * reads it after: the trusted time is at or above the force.
+     * The clock reads below a reading a horizon imposed (it went back, or
+     * the horizon started above it after a restart), or below what this
+     * backend was given from it: carry the reading forward, so that ids go
+     * on above it instead of piling into its time unit and waiting for the
+     * clock.  At half the pace of real time (the trusted time: the offset
+     * was raised before the force, and this reads it after, so the trusted
+     * time is at or above the force): the clock, at its full pace, catches
+     * up with the carried time after twice the step back, and the
+     * generator goes on with the clock from there without a drop.  (At the
+     * full pace the clock would never catch up; a carry that stopped at the
+     * force would drop back by the step, below the ids just made, and sno
+     * would wait.)
      */
     pg_read_barrier();
     int64 trusted = kid::trusted_time(kid::trusted_offset_of_word(
-                                          pg_atomic_read_u64(&hz->force_offset[scheme])),
+                                          pg_atomic_read_u64(&f->force_offset[scheme])),
                                       monotonic_us());
-    return trusted > force ? trusted : force;
+    int64 half = force + (trusted > force ? (trusted - force) / 2 : 0);
+    if (half > carried)
+        carried = half;
+    if (now_us >= carried) {
+        /* Caught up: the clock again. */
+        carried_us[scheme] = 0;
+        return now_us;
+    }
+    carried_us[scheme] = carried;
+    return carried;
 }
 
 } // namespace kid::pg
-
-/* ------------------------------------------------------------------ SQL */
-
-using kid::pg::compute_horizon;
-
-KID_FUNCTION(sno_safe_horizon)
-{
-    uint64 us = compute_horizon(kid::pg::SCHEME_SNO, "sno_safe_horizon");
-    /*
-     * A floor below sno's first time (a pending floor of 0: no horizon and
-     * no lease yet when the transaction made its first sno) stands for the
-     * smallest sno.  Past its last time the clock is out of range, which
-     * compute_horizon reported already.
-     */
-    int64_t units = 0;
-    if (static_cast<int64_t>(us) >= kid::SNO_MIN_UNIX_US &&
-        !kid::sno_units_from_unix_us(static_cast<int64_t>(us), &units))
-        ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-                        errmsg("the sno horizon is outside the time range of sno")));
-    kid::SnoFields f{};
-    f.units = units;
-    kid::Sno *result = static_cast<kid::Sno *>(palloc(sizeof(kid::Sno)));
-    *result = kid::sno_pack(f);
-    PG_RETURN_POINTER(result);
-}
-
-KID_FUNCTION(tid_safe_horizon)
-{
-    uint64 us = compute_horizon(kid::pg::SCHEME_TID, "tid_safe_horizon");
-    return UInt64GetDatum(kid::tid_pack(static_cast<int64_t>(us), 0));
-}
-
-KID_FUNCTION(koid_safe_horizon)
-{
-    return UInt64GetDatum(compute_horizon(kid::pg::SCHEME_KOID, "koid_safe_horizon"));
-}
-
-KID_FUNCTION(uid_safe_horizon)
-{
-    uint64 word = compute_horizon(kid::pg::SCHEME_UID, "uid_safe_horizon");
-    return UInt64GetDatum(kid::uid_local_pack(kid::uid_fields_from_word(word)));
-}
-
-KID_FUNCTION(uid_global_safe_horizon)
-{
-    uint64 word = compute_horizon(kid::pg::SCHEME_UID, "uid_global_safe_horizon");
-    /*
-     * The node field sits between the high and the low bits of the time
-     * (kid::uid_global_pack): only with this server's own node does the id
-     * order the server's ids by the state word.
-     */
-    kid::UidFields f = kid::uid_fields_from_word(word);
-    f.node = kid::pg::uid_node;
-    kid::UidGlobal *result = static_cast<kid::UidGlobal *>(palloc(sizeof(kid::UidGlobal)));
-    *result = kid::uid_global_pack(f, kid::pg::uid_interval);
-    PG_RETURN_POINTER(result);
-}
-
-KID_FUNCTION(uuidv7_safe_horizon)
-{
-    /* The smallest version 7 uuid of the millisecond, as uuidv7_from_timestamp. */
-    uint64 us = compute_horizon(kid::pg::SCHEME_UUIDV7, "uuidv7_safe_horizon");
-    pg_uuid_t *u = static_cast<pg_uuid_t *>(palloc(sizeof(pg_uuid_t)));
-    kid::uuidv7_bound(static_cast<int64_t>(us / 1000), u->data);
-    PG_RETURN_UUID_P(u);
-}

@@ -29,14 +29,28 @@
 
 namespace kid::pg {
 
-/* From _PG_init while preloading: the horizon's shared memory and its hooks. */
-void horizon_install_hooks();
+/* From _PG_init while preloading: the transaction callback that clears a backend's pending floors. */
+void horizon_register_callbacks();
+
+/* The size of the prepared transactions' table (entries), and its initial state (shared_state.cpp). */
+int horizon_prepared_capacity();
+void horizon_init(KidShared *s);
 
 /*
- * tid, koid, uid (uid_global shares uid's row: one state word): before the first id of the scheme in this transaction,
- * publish its pending floor: the key of the next id the state word `s`
- * could give (horizon.cpp, "Keys").  A read of a backend-local flag on
- * every other call.
+ * The horizon's key for `scheme` (see the top of horizon.cpp): no id of the
+ * scheme that a transaction not yet committed made, nor any made later, is
+ * below it.  ERROR (55000) on a standby, where generation is refused, and
+ * while a transaction prepared before the start is open.  `function` names
+ * the SQL function in messages.  Each scheme's <scheme>_safe_horizon()
+ * returns the smallest id of its type at this key.
+ */
+uint64 horizon_compute(Scheme scheme, const char *function);
+
+/*
+ * A scheme with a server-wide state word (tid, koid, uid and uid_global,
+ * which share uid's): before its first id in this transaction, publish its
+ * pending floor, the key of the next id the word could give (its row's
+ * next_key).  A read of a backend-local flag on every other call.
  */
 void horizon_enter_counter(Scheme scheme, KidShared *s);
 
@@ -45,9 +59,11 @@ void horizon_enter_counter(Scheme scheme, KidShared *s);
  * uuidv7): the same, then the Unix microsecond every id made now must be
  * at or above, given the clock's reading now_us: now_us itself, unless the
  * clock reads below the highest reading a reader imposed (it went back
- * since); then that reading carried forward at the pace of real time, so
- * that the generator carries on above it instead of waiting for the clock.
- * Costs one atomic read per call while the clock is at or above it.
+ * since, or a restart started the horizon above it); then that reading
+ * carried forward at half the pace of real time until the clock catches up
+ * with it, so that the generator carries on above it instead of waiting
+ * for the clock, and goes on with the clock without a drop.  Costs one
+ * atomic read per call while the clock is at or above it.
  */
 int64 horizon_clocked_time(Scheme scheme, int64 now_us);
 

@@ -3,9 +3,13 @@
  *
  * The boundary layer (src/pg/) is the only code that includes PostgreSQL
  * headers.  Its rules, from CONTRIBUTING.md:
- *   - every function PostgreSQL calls is declared with KID_FUNCTION, whose
- *     extern "C" shim catches any C++ exception and turns it into an ERROR
- *     after the catch block has ended;
+ *   - every SQL-callable function is declared with KID_FUNCTION (directly,
+ *     or through the macros that declare a type's functions:
+ *     fixed_bytes_type.h, uint64_type.h, time_bound.h), whose extern "C"
+ *     shim catches any C++ exception and turns it into an ERROR after the
+ *     catch block has ended; every other function PostgreSQL calls (a hook,
+ *     an exit callback, a GUC hook, a WAL redo function, a sort comparator)
+ *     is noexcept and handed over through pg_callback;
  *   - bodies hold only trivially destructible locals, because ereport(ERROR)
  *     longjmps straight through them;
  *   - the id logic itself lives in src/core/, which never throws and never

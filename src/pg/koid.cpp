@@ -19,9 +19,6 @@ extern "C" {
 static const char KOID[] = "koid";
 
 /* Every 64-bit value is a koid. */
-/* SQL-callable functions defined here: koid_lt, koid_le, koid_eq, koid_ne, koid_ge, koid_gt,
- * koid_cmp, koid_smaller, koid_larger, koid_hash, koid_hash_extended, koid_sortsupport, koid_send,
- * koid_recv, koid_to_bytea, koid_from_bytea, koid_to_bigint, koid_from_bigint. */
 KID_UINT64_TYPE(koid, KOID, nullptr)
 
 KID_FUNCTION(koid_in)
@@ -57,10 +54,6 @@ static int koid_cmp_time(Datum id, TimestampTz t)
     return kid::pg::uint64_cmp(DatumGetUInt64(id), kid::koid_pack((unix_us - lo) / 1000, 0, 0));
 }
 
-/* SQL-callable functions defined here: koid_lt_timestamptz, koid_le_timestamptz,
- * koid_eq_timestamptz, koid_ne_timestamptz, koid_ge_timestamptz, koid_gt_timestamptz,
- * koid_cmp_timestamptz, timestamptz_lt_koid, timestamptz_le_koid, timestamptz_eq_koid,
- * timestamptz_ne_koid, timestamptz_ge_koid, timestamptz_gt_koid, timestamptz_cmp_koid. */
 KID_TIME_COMPARISONS(koid, koid_cmp_time)
 
 /*
@@ -74,14 +67,15 @@ KID_TIME_COMPARISONS(koid, koid_cmp_time)
 [[noreturn]] static void report_koid_clock_behind(kid::pg::KidShared *s, uint64 last,
                                                   int64_t now_ms_since_epoch)
 {
-    bool at_floor = last <= pg_atomic_read_u64(&s->koid_floor_word);
+    kid::pg::KoidLeaseState &lease = s->counters[kid::pg::SCHEME_KOID].lease_state.koid;
+    bool at_floor = last <= pg_atomic_read_u64(&lease.floor_word);
     int64 wait_ms = kid::koid_state_ms(last) - now_ms_since_epoch;
-    if (at_floor && s->koid_lease_epoch_ms >= 0 && s->koid_lease_epoch_ms < epoch_ms())
+    if (at_floor && lease.lease_epoch_ms >= 0 && lease.lease_epoch_ms < epoch_ms())
         ereport(ERROR,
                 (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                  errmsg("cannot generate koid ids: kid.koid_epoch_ms moved from %lld to %lld, and "
                         "koids made before could be repeated for another %lld ms",
-                        static_cast<long long>(s->koid_lease_epoch_ms),
+                        static_cast<long long>(lease.lease_epoch_ms),
                         static_cast<long long>(epoch_ms()), static_cast<long long>(wait_ms)),
                  errdetail("A koid holds milliseconds since the epoch: koids made under the old "
                            "epoch hold up to %lld, the clock gives %lld under the new one. "
@@ -90,7 +84,7 @@ KID_TIME_COMPARISONS(koid, koid_cmp_time)
                            static_cast<long long>(now_ms_since_epoch),
                            kid::pg::koid_max_clock_wait_ms),
                  errhint("Wait until then, or set kid.koid_epoch_ms back to %lld.",
-                         static_cast<long long>(s->koid_lease_epoch_ms))));
+                         static_cast<long long>(lease.lease_epoch_ms))));
     /* The floor's time and the clock's, for the operator who must tell which one is wrong. */
     char floor_at[MAXDATELEN + 1], clock_at[MAXDATELEN + 1];
     snprintf(floor_at, sizeof(floor_at), "%s",
@@ -134,7 +128,7 @@ KID_FUNCTION(koid_new)
 {
     kid::pg::KidShared *s = kid::pg::shared_for_generation(KOID);
     kid::pg::horizon_enter_counter(kid::pg::SCHEME_KOID, s);
-    kid::pg::CounterGenerator *gen = &s->counters[kid::pg::COUNTER_KOID];
+    kid::pg::CounterGenerator *gen = &s->counters[kid::pg::SCHEME_KOID];
     unsigned generator = static_cast<unsigned>(kid::pg::effective_koid_generator_id());
     uint64 last = pg_atomic_read_u64(&gen->state);
     uint64_t next = 0;
@@ -144,10 +138,10 @@ KID_FUNCTION(koid_new)
 
     for (;;) {
         bool regressed; /* koid waits for the clock itself: no trusted time */
-        int64_t now_us = kid::pg::counter_clock(kid::pg::COUNTER_KOID, gen, &regressed);
+        int64_t now_us = kid::pg::counter_clock(kid::pg::SCHEME_KOID, gen, &regressed);
         /* A clock below a reading seen before went back: once per call. */
         if (regressed && !counted_regression) {
-            kid::pg::count_stat(kid::pg::COUNTER_KOID, kid::pg::STAT_REGRESSIONS);
+            kid::pg::count_stat(kid::pg::SCHEME_KOID, kid::pg::STAT_REGRESSIONS);
             counted_regression = true;
         }
         int64_t now_ms = now_us / 1000 - epoch_ms();
@@ -170,7 +164,7 @@ KID_FUNCTION(koid_new)
                                 errmsg("more than 4096 koids in one millisecond"),
                                 errhint("Set kid.koid_overflow_error = off to wait for the next "
                                         "millisecond instead.")));
-            kid::pg::count_stat(kid::pg::COUNTER_KOID, kid::pg::STAT_OVERFLOW_WAITS);
+            kid::pg::count_stat(kid::pg::SCHEME_KOID, kid::pg::STAT_OVERFLOW_WAITS);
         } else { /* clock_behind */
             if (!waiting_for_clock) {
                 waiting_for_clock = true;
@@ -179,16 +173,22 @@ KID_FUNCTION(koid_new)
             if (now_us - waited_since_us >
                 static_cast<int64>(kid::pg::koid_max_clock_wait_ms) * 1000)
                 report_koid_clock_behind(s, last, now_ms);
-            kid::pg::count_stat(kid::pg::COUNTER_KOID, kid::pg::STAT_CLOCK_WAITS);
+            kid::pg::count_stat(kid::pg::SCHEME_KOID, kid::pg::STAT_CLOCK_WAITS);
         }
         pg_usleep(100);
         CHECK_FOR_INTERRUPTS();
         last = pg_atomic_read_u64(&gen->state);
     }
-    kid::pg::count_stat(kid::pg::COUNTER_KOID, kid::pg::STAT_GENERATED);
-    kid::pg::lease_cover(s, kid::pg::LEASE_KOID,
+    kid::pg::count_stat(kid::pg::SCHEME_KOID, kid::pg::STAT_GENERATED);
+    kid::pg::lease_cover(s, kid::pg::scheme_lease_line(kid::pg::SCHEME_KOID),
                          kid::koid_ms_end_unix_us(kid::koid_state_ms(next), epoch_ms()));
     return UInt64GetDatum(kid::koid_from_state(next, generator));
+}
+
+/* The commit horizon (horizon.h): the koid whose integer is the horizon's key. */
+KID_FUNCTION(koid_safe_horizon)
+{
+    return UInt64GetDatum(kid::pg::horizon_compute(kid::pg::SCHEME_KOID, "koid_safe_horizon"));
 }
 
 /*
@@ -201,7 +201,7 @@ KID_FUNCTION(koid_new_with_time)
 {
     TimestampTz t = PG_GETARG_TIMESTAMPTZ(0);
     int64_t unix_us = kid::pg::finite_unix_us(KOID, t);
-    uint64 sequence = kid::pg::next_backfill_sequence(KOID, kid::pg::COUNTER_KOID);
+    uint64 sequence = kid::pg::next_backfill_sequence(KOID, kid::pg::SCHEME_KOID);
     uint64_t id;
     if (!kid::koid_with_time(unix_us, epoch_ms(),
                              static_cast<unsigned>(kid::pg::effective_koid_generator_id()),

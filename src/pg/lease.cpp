@@ -1,8 +1,8 @@
 /*
  * lease.cpp - the lease: what it holds at start-up, its renewal, its
  * replay from WAL, the floors after recovery, and the exact marks a clean
- * shutdown writes.  (The file format: lease_file.cpp; the WAL resource
- * manager: lease_wal.cpp.)
+ * shutdown writes.  (The file format: lease_file.cpp; the marks in the
+ * WAL: lease_wal.cpp.)
  *
  * The lease is a small file in the data directory that records, for each
  * lease line, a time that no generated id has reached.  It is written ahead
@@ -114,7 +114,7 @@ void lease_replay(const LeaseWalReplay &rec)
 {
     KidShared *s = shared;
     if (s == nullptr)
-        return; /* cannot happen: the resource manager exists only when preloaded */
+        return; /* cannot happen: kid's redo is installed only when preloaded */
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
     bool rose = false;
     for (int i = 0; i < LEASE_LINES; i++) {
@@ -345,7 +345,16 @@ static bool line_name_ok(const char *name)
 static void check_scheme_table()
 {
     int rows[LEASE_LINES] = {0};
+    for (int i = 0; i < SCHEME_COUNT; i++)
+        if (SCHEMES[i].scheme != i)
+            elog(FATAL, "kid: row %d of the scheme table is scheme %d's", i,
+                 static_cast<int>(SCHEMES[i].scheme));
     for (const SchemeDef &scheme : SCHEMES) {
+        if ((scheme.next_key == nullptr) != scheme.per_backend)
+            elog(FATAL,
+                 "kid: scheme %s must have a horizon key exactly when it has a server-wide "
+                 "generator",
+                 scheme.name);
         if (scheme.lines < 1 || scheme.lines > SCHEME_LINES_MAX)
             elog(FATAL, "kid: scheme %s has %d lease lines", scheme.name, scheme.lines);
         for (int line = scheme.first_line; line < scheme.first_line + scheme.lines; line++)

@@ -3,7 +3,7 @@
  * lease line, kept in kid.lease and logged in the WAL.  Renewal, replay,
  * the floors after start-up and recovery, and the exact marks at a clean
  * shutdown are in lease.cpp; the file format in lease_file.cpp; the WAL
- * resource manager in lease_wal.cpp.
+ * message that carries the marks, and its redo, in lease_wal.cpp.
  */
 #ifndef KID_PG_LEASE_H
 #define KID_PG_LEASE_H
@@ -94,13 +94,20 @@ inline void lease_cover(KidShared *s, LeaseLine line, int64_t unix_us)
         lease_extend(s, line, unix_us);
 }
 
-/* Redo of a lease record (lease_wal.cpp calls it in the startup process). */
+/* Redo of the marks in the WAL (lease_wal.cpp calls it in the startup process). */
 void lease_replay(const LeaseWalReplay &rec);
 
-/* WAL-log the marks and flush the record (lease_wal.cpp); returns false during recovery. */
+/*
+ * WAL-log the marks in a logical message and flush it (lease_wal.cpp);
+ * returns false during recovery.
+ */
 bool lease_wal_log(const int64 marks[LEASE_LINES]);
 
-/* Register the WAL resource manager (lease_wal.cpp); from _PG_init while preloading. */
+/*
+ * Install the redo of the marks (lease_wal.cpp): the wrapper of the logical
+ * message redo, and the custom resource manager of older kids' records
+ * unless kid.wal_rmgr_id is 0.  From _PG_init while preloading.
+ */
 void lease_wal_register();
 
 } // namespace kid::pg

@@ -276,11 +276,20 @@ static bool lease_check(LeaseFile *lf, const char **why)
     for (int line = 0; line < LEASE_LINES; line++) {
         if (lf->has_line[line])
             continue;
-        lf->own[line] = top_own;
-        lf->replayed[line] = top_replayed;
+        /*
+         * A commit horizon's line holds no id: a kid without the line read
+         * no horizon kid.lease must remember, and its start must not move
+         * with another line's floor (one scheme's floor never moves
+         * another's).
+         */
+        bool horizon = line == lease_line_scheme(line).horizon_line;
+        lf->own[line] = horizon ? 0 : top_own;
+        lf->replayed[line] = horizon ? 0 : top_replayed;
         ereport(LOG, (errmsg("kid: \"%s\" has no line \"%s\" (written before kid had it); the "
-                             "line starts at the file's highest marks",
-                             LEASE_FILE, lease_line_name(line))));
+                             "line starts %s",
+                             LEASE_FILE, lease_line_name(line),
+                             horizon ? "empty (a commit horizon's line holds no id)"
+                                     : "at the file's highest marks")));
     }
     return true;
 }
@@ -429,6 +438,16 @@ static void append(char *buf, int *len, const char *fmt, ...)
 
 bool lease_write(const LeaseFile &lf, int elevel)
 {
+    /* Never a file the next start would refuse as damaged. */
+    for (int line = 0; line < LEASE_LINES; line++)
+        if (lf.own[line] < 0 || lf.own[line] > LEASE_MARK_MAX || lf.replayed[line] < 0 ||
+            lf.replayed[line] > LEASE_MARK_MAX) {
+            ereport(elevel, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                             errmsg("kid: a mark of lease line \"%s\" is out of range",
+                                    lease_line_name(line)),
+                             errdetail("kid.lease holds marks from 0 to 2^62 microseconds.")));
+            return false;
+        }
     char buf[LEASE_FILE_MAX];
     int len = 0;
     append(buf, &len, "kid lease %d %d %d", LEASE_FILE_VERSION, lf.margin_pending ? 1 : 0,

@@ -1,7 +1,7 @@
 /*
  * module.cpp - the module's start: PG_MODULE_MAGIC and _PG_init, which
  * defines the settings and, while kid is preloaded, installs the
- * shared-memory hooks and registers the WAL resource manager.
+ * shared-memory hooks and the redo of the lease in the WAL.
  *
  * _PG_init is a PostgreSQL callback found by name, so it has C linkage;
  * like every callback its body is noexcept (CONTRIBUTING.md, "Callbacks").
@@ -34,7 +34,7 @@ static void kid_init() noexcept
     if (!kid::pg::define_settings())
         return; /* loaded lazily, or a failed lazy load retried: no shared memory */
     kid::pg::install_shmem_hooks();
-    kid::pg::horizon_install_hooks();
+    kid::pg::horizon_register_callbacks();
     kid::pg::lease_wal_register();
 }
 

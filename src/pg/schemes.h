@@ -65,8 +65,12 @@ constexpr int LEASE_WORDS_MAX = 4;
  */
 constexpr int64 LEASE_MARK_MAX = INT64CONST(1) << 62;
 
-/* The server-wide generators, one shared state word each (KidShared::counters). */
-enum CounterScheme { COUNTER_TID, COUNTER_KOID, COUNTER_UID, COUNTER_SCHEMES };
+/*
+ * The generated schemes: the one name by which code refers to a scheme, its
+ * row of SCHEMES, its server-wide generator (KidShared::counters, for the
+ * schemes that have one) and its statistics.
+ */
+enum Scheme { SCHEME_SNO, SCHEME_TID, SCHEME_KOID, SCHEME_UID, SCHEME_UUIDV7, SCHEME_COUNT };
 
 struct KidShared;
 
@@ -133,6 +137,7 @@ struct LeaseSetting {
 };
 
 struct SchemeDef {
+    Scheme scheme;        /* its index in SCHEMES (lease_start checks) */
     const char *name;     /* the SQL type name */
     LeaseLine first_line; /* its generators' lease lines: first_line .. first_line + lines - 1 */
     int lines;
@@ -170,11 +175,23 @@ struct SchemeDef {
      * ids still to come and imposes it on them (horizon.cpp).
      */
     bool per_backend;
+    /*
+     * A scheme with a server-wide state word (not per_backend): the commit
+     * horizon's key of the next id the word can give, a key that orders the
+     * scheme's ids as its type does (horizon.cpp).  nullptr otherwise.
+     */
+    uint64 (*next_key)(KidShared *s);
+    /* The last Unix microsecond its ids can hold, under the settings in force (a floor's bound). */
+    int64 (*last_unix_us)();
 };
 
-enum Scheme { SCHEME_SNO, SCHEME_TID, SCHEME_KOID, SCHEME_UID, SCHEME_UUIDV7, SCHEME_COUNT };
-
 extern const SchemeDef SCHEMES[SCHEME_COUNT];
+
+/* The lease line of a scheme with one generator line (all but sno, whose tick chooses). */
+inline LeaseLine scheme_lease_line(Scheme scheme)
+{
+    return SCHEMES[scheme].first_line;
+}
 
 /* The row of SCHEMES a lease line belongs to. */
 const SchemeDef &lease_line_scheme(int line);

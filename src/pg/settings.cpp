@@ -49,6 +49,21 @@ static bool check_fixed_int(int *newval, void **, GucSource source) noexcept
     return keeps_fixed_value(Variable, *newval, nullptr, source);
 }
 
+/*
+ * kid.wal_rmgr_id: 0 (no custom resource manager) or a custom resource
+ * manager id; the range 0..255 lets 0 through, this refuses 1..127.
+ */
+static bool check_wal_rmgr_id(int *newval, void **, GucSource source) noexcept
+{
+    if (*newval != 0 && (*newval < RM_MIN_CUSTOM_ID || *newval > RM_MAX_CUSTOM_ID)) {
+        GUC_check_errdetail("kid.wal_rmgr_id must be 0 or a custom resource manager id from %d "
+                            "to %d.",
+                            RM_MIN_CUSTOM_ID, RM_MAX_CUSTOM_ID);
+        return false;
+    }
+    return keeps_fixed_value(&wal_rmgr_id, *newval, nullptr, source);
+}
+
 /* kid.koid_epoch_ms: a whole number of milliseconds (a fraction would be dropped silently). */
 static bool check_koid_epoch(double *newval, void **, GucSource source) noexcept
 {
@@ -158,12 +173,16 @@ constexpr Setting settings[] = {
                    "derives it from kid.node_id.",
                    nullptr, &uid_node_setting, "", PGC_POSTMASTER, pg_callback(check_uid_node),
                    pg_callback(assign_uid_node), "empty or exactly 8 hexadecimal digits"),
-    int_setting("kid.wal_rmgr_id", "The id of kid's custom WAL resource manager (lease records).",
-                "Must be the same on a primary and every server that replays its WAL, and must "
-                "not be used by another extension. 128 is PostgreSQL's id for extensions in "
-                "development.",
-                &wal_rmgr_id, RM_EXPERIMENTAL_ID, RM_MIN_CUSTOM_ID, RM_MAX_CUSTOM_ID,
-                PGC_POSTMASTER, 0, pg_callback(check_fixed_int<&wal_rmgr_id>), nullptr),
+    int_setting("kid.wal_rmgr_id",
+                "The id of the custom WAL resource manager that replays older kids' lease "
+                "records; 0 registers none.",
+                "kid writes its lease in core logical messages; before, it wrote records of a "
+                "custom resource manager, which replay only while it is registered under the "
+                "id they were written with. Set 0 once no WAL to be replayed holds such records, "
+                "to free the id (128 is PostgreSQL's id for extensions in development).",
+                &wal_rmgr_id, RM_EXPERIMENTAL_ID, 0, RM_MAX_CUSTOM_ID, PGC_POSTMASTER, 0,
+                pg_callback(check_wal_rmgr_id), nullptr,
+                "0 or a custom resource manager id from 128 to 255"),
 };
 constexpr int SETTING_COUNT = sizeof(settings) / sizeof(settings[0]);
 
@@ -221,7 +240,9 @@ static void describe_valid(const Setting &s, char *buf, size_t size)
 {
     switch (s.kind) {
     case Kind::integer:
-        if (s.flags & GUC_UNIT_MS)
+        if (s.valid != nullptr)
+            snprintf(buf, size, "%s", s.valid);
+        else if (s.flags & GUC_UNIT_MS)
             snprintf(buf, size, "a time from %.0f to %.0f ms", s.min, s.max);
         else
             snprintf(buf, size, "an integer from %.0f to %.0f", s.min, s.max);

@@ -55,16 +55,17 @@ struct Setting {
     CheckHook check;
     AssignHook assign;
     GucShowHook show;
-    const char *valid; /* what a valid value is, for messages (real and string) */
+    const char *valid; /* what a valid value is, for messages (real, string; an integer's range otherwise) */
 };
 
 /* The rows of the table, built from DefineCustom<Kind>Variable's arguments in its order. */
 constexpr Setting int_setting(const char *name, const char *short_desc, const char *long_desc,
                               int *variable, int boot, int min, int max, GucContext context,
-                              int flags, GucIntCheckHook check, GucIntAssignHook assign)
+                              int flags, GucIntCheckHook check, GucIntAssignHook assign,
+                              const char *valid = nullptr)
 {
     return {name, short_desc, long_desc, Kind::integer, variable, double(boot), double(min),
-            double(max), nullptr, context, flags, check, assign, nullptr, nullptr};
+            double(max), nullptr, context, flags, check, assign, nullptr, valid};
 }
 
 constexpr Setting real_setting(const char *name, const char *short_desc, const char *long_desc,

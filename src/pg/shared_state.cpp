@@ -10,9 +10,10 @@
  * The hooks are PostgreSQL callbacks (CONTRIBUTING.md, "Callbacks").
  */
 #include "pg/database_mark.h"
+#include "pg/horizon.h"
+#include "pg/id_partitions.h"
 #include "pg/lease.h"
 #include "pg/shared_state.h"
-#include "pg/sno_slots.h"
 
 extern "C" {
 #include "access/twophase.h"
@@ -27,27 +28,30 @@ extern "C" {
 namespace kid::pg {
 
 KidShared *shared = nullptr;
-BackendStats *my_backend_stats = nullptr;
-bool my_backend_stats_shared = false;
-int64_t my_clock_high_us[COUNTER_SCHEMES] = {0, 0, 0};
+BackendSlot *my_backend_slot = nullptr;
+bool my_backend_slot_shared = false;
+int64_t my_clock_high_us[SCHEME_COUNT] = {0, 0, 0, 0, 0};
 
 static shmem_request_hook_type prev_shmem_request_hook = nullptr;
 static shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
 
 /*
- * One statistics slot per PGPROC, as ProcGlobal counts them (InitProcGlobal:
- * backends, auxiliary processes, prepared transactions).  MaxBackends is
- * set when the shmem request hook runs.
+ * One slot per PGPROC, as ProcGlobal counts them (InitProcGlobal: backends,
+ * auxiliary processes, prepared transactions).  MaxBackends is set when the
+ * shmem request hook runs.
  */
-static int backend_stats_slots()
+static int backend_slot_count()
 {
     return MaxBackends + NUM_AUXILIARY_PROCS + max_prepared_xacts;
 }
 
+/* KidShared, the per-backend slots, the horizon's prepared table: one piece of shared memory. */
 static Size shared_size()
 {
     static_assert(sizeof(KidShared) % PG_CACHE_LINE_SIZE == 0, "the slots after it start a line");
-    return add_size(sizeof(KidShared), mul_size(backend_stats_slots() + 1, sizeof(BackendStats)));
+    Size size = add_size(sizeof(KidShared),
+                         mul_size(backend_slot_count() + 1, sizeof(BackendSlot)));
+    return add_size(size, mul_size(horizon_prepared_capacity(), sizeof(PreparedFloors)));
 }
 
 static void shmem_request() noexcept
@@ -55,10 +59,10 @@ static void shmem_request() noexcept
     if (prev_shmem_request_hook)
         prev_shmem_request_hook();
     RequestAddinShmemSpace(shared_size());
-    RequestNamedLWLockTranche("kid", 2);
+    RequestNamedLWLockTranche("kid", 3);
 }
 
-/* The server-wide generators at zero: the lease raises them above its floors. */
+/* The server-wide generators at zero (the lease raises them above its floors), the slots empty. */
 static void counters_init(KidShared *s)
 {
     for (auto &c : s->counters) {
@@ -70,26 +74,29 @@ static void counters_init(KidShared *s)
             start = static_cast<uint32>(random());
         pg_atomic_init_u64(&c.backfill_sequence, start);
     }
-    s->backend_stats_count = backend_stats_slots();
-    BackendStats *slots = backend_stats(s);
-    for (int i = 0; i <= s->backend_stats_count; i++)
+    s->backend_slot_count = backend_slot_count();
+    BackendSlot *slots = backend_slots(s);
+    for (int i = 0; i <= s->backend_slot_count; i++) {
         for (auto &scheme : slots[i].counts)
             for (auto &count : scheme)
                 pg_atomic_init_u64(&count, 0);
+        for (auto &p : slots[i].pending)
+            pg_atomic_init_u64(&p, NO_PENDING_FLOOR);
+    }
 }
 
-BackendStats *backend_stats_slot()
+BackendSlot *backend_slot()
 {
     /* Only generators count, and they have checked that shared memory is there. */
-    int n = shared->backend_stats_count;
+    int n = shared->backend_slot_count;
     long proc = MyProc != nullptr ? static_cast<long>(MyProc - ProcGlobal->allProcs) : -1;
     if (proc < 0 || proc >= n) {
         /* Not expected (a generating process has a PGPROC); counted all the same. */
-        my_backend_stats_shared = true;
+        my_backend_slot_shared = true;
         proc = n;
     }
-    my_backend_stats = &backend_stats(shared)[proc];
-    return my_backend_stats;
+    my_backend_slot = &backend_slots(shared)[proc];
+    return my_backend_slot;
 }
 
 static void shmem_startup() noexcept
@@ -103,10 +110,12 @@ static void shmem_startup() noexcept
     if (!found) {
         memset(static_cast<void *>(shared), 0, shared_size());
         LWLockPadded *locks = GetNamedLWLockTranche("kid");
-        shared->slot_lock = &locks[0].lock;
+        shared->partition_lock = &locks[0].lock;
         shared->lease_lock = &locks[1].lock;
-        sno_slots_init(shared);
+        shared->horizon_lock = &locks[2].lock;
+        id_partitions_init(shared);
         counters_init(shared);
+        horizon_init(shared);
         /* Reads kid.lease and raises every generator above it. */
         lease_start(shared);
     }
@@ -230,7 +239,7 @@ KidShared *shared_for_generation(const char *type_name)
     return s;
 }
 
-uint64 next_backfill_sequence(const char *type_name, CounterScheme scheme)
+uint64 next_backfill_sequence(const char *type_name, Scheme scheme)
 {
     KidShared *s = shared_for_generation(type_name);
     return pg_atomic_fetch_add_u64(&s->counters[scheme].backfill_sequence, 1);

@@ -1,7 +1,8 @@
 /*
- * shared_state.h - kid's shared memory: the struct every backend sees (sno
- * slots, server-wide generators, lease marks and floors), the hooks that
- * create it, and admission: whether this server may generate now.
+ * shared_state.h - kid's shared memory: the struct every backend sees (id
+ * partitions, server-wide generators, lease marks and floors, the commit
+ * horizon's words), the per-backend slots after it, the hooks that create
+ * them, and admission: whether this server may generate now.
  */
 #ifndef KID_PG_SHARED_STATE_H
 #define KID_PG_SHARED_STATE_H
@@ -21,7 +22,8 @@ extern "C" {
 
 namespace kid::pg {
 
-constexpr int SNO_SLOTS = 256;
+/* The id partitions of this server (IdPartition): the partition field of sno and uuidv7 ids. */
+constexpr int ID_PARTITIONS = 256;
 
 /*
  * Cache lines.  On a many-core machine a line that several cores write
@@ -48,16 +50,49 @@ enum CounterStat {
 };
 
 /*
- * One backend's counts, per counter scheme, in the slot of its PGPROC (see
- * count_stat): only the process that holds the PGPROC writes them, with
- * plain stores, and kid_generator_stats sums the slots.  A slot outlives
- * its process: the next process on the same PGPROC continues its counts
- * (PGPROCs are handed over under ProcStructLock, which orders the last
- * owner's stores before the next owner's loads), so nothing has to be
- * folded into a total at exit and the sums never go back.
+ * One PGPROC's slot: what the process holding it writes for itself, on
+ * lines of its own.  Only that process writes it.
+ *  - counts: its statistics of the schemes with a server-wide generator
+ *    (see count_stat), plain stores that kid_generator_stats sums.  A slot
+ *    outlives its process: the next process on the same PGPROC continues
+ *    its counts (PGPROCs are handed over under ProcStructLock, which orders
+ *    the last owner's stores before the next owner's loads), so nothing has
+ *    to be folded into a total at exit and the sums never go back.
+ *  - pending: the commit horizon's pending floor of each scheme in its open
+ *    transaction (NO_PENDING_FLOOR when none; horizon.cpp).
  */
-struct KID_LINE BackendStats {
-    pg_atomic_uint64 counts[COUNTER_SCHEMES][COUNTER_STATS];
+struct KID_LINE BackendSlot {
+    pg_atomic_uint64 counts[SCHEME_COUNT][COUNTER_STATS];
+    /* Read by every horizon call: not on the lines the owner writes per id. */
+    KID_LINE pg_atomic_uint64 pending[SCHEME_COUNT];
+};
+
+/* A pending floor's value while the backend has no id of the scheme in an open transaction. */
+constexpr uint64 NO_PENDING_FLOOR = PG_UINT64_MAX;
+
+/*
+ * What the lease settings of koid and uid keep (schemes.cpp, their
+ * LeaseSetting), in their generator.
+ * koid: when kid.koid_epoch_ms differs from the epoch of the lease's koid
+ * marks, the epoch they were written under (else -1), for the error
+ * message; and the koid state word the floors set, to tell "no koid was
+ * made above the floor" from "the last koid was made at".
+ * uid: the first Unix microsecond at which a uid_global may be made under
+ * the kid.uid_interval in force (0: any).  Set when the interval differs
+ * from the one the lease's (or a replayed record's) uid mark was written
+ * under: see kid::uid_interval_change_guard_us.  guard_interval is the
+ * interval of the ids the guard protects (for the error message),
+ * replayed_interval that of the last replayed record (0: none).  Written
+ * under lease_lock or before anything runs.
+ */
+struct KoidLeaseState {
+    int64 lease_epoch_ms;
+    pg_atomic_uint64 floor_word;
+};
+struct UidLeaseState {
+    pg_atomic_uint64 global_guard_us;
+    int32 guard_interval;
+    int32 replayed_interval;
 };
 
 /*
@@ -81,6 +116,11 @@ struct KID_LINE CounterGenerator {
     pg_atomic_uint64 state;
     KID_LINE pg_atomic_uint64 clock_high_us;
     pg_atomic_uint64 trusted_offset; /* kid::trusted_offset_word; 0: no anchor yet */
+    /* The scheme's own lease state, read-mostly beside clock_high_us (uid_global reads it per id). */
+    union {
+        KoidLeaseState koid;
+        UidLeaseState uid;
+    } lease_state;
     /*
      * The next value <scheme>_new_with_time() takes (fetch-and-add, from any
      * backend), for the field of a backfill id below its time.  It starts
@@ -125,29 +165,29 @@ inline void trust_anchor(CounterGenerator *g, int64_t unix_us)
                  kid::trusted_offset_word(kid::trusted_offset(unix_us, monotonic_us())));
 }
 
-/* This backend's statistics slot (count_stat); nullptr until its first count. */
-extern BackendStats *my_backend_stats;
-/* Whether my_backend_stats is the shared slot of processes without a PGPROC slot (atomic adds). */
-extern bool my_backend_stats_shared;
-BackendStats *backend_stats_slot();
+/* This backend's slot (count_stat, the horizon's pending floors); nullptr until first used. */
+extern BackendSlot *my_backend_slot;
+/* Whether my_backend_slot is the shared slot of processes without a PGPROC slot (atomic adds). */
+extern bool my_backend_slot_shared;
+BackendSlot *backend_slot();
 
 /*
- * Count one event of a counter scheme for kid_generator_stats: a plain
- * store to this backend's own line, no locked instruction, nothing another
- * core has to give up.
+ * Count one event of a server-wide generator for kid_generator_stats: a
+ * plain store to this backend's own line, no locked instruction, nothing
+ * another core has to give up.
  */
-inline void count_stat(CounterScheme c, CounterStat k)
+inline void count_stat(Scheme scheme, CounterStat k)
 {
-    BackendStats *b = likely(my_backend_stats != nullptr) ? my_backend_stats : backend_stats_slot();
-    pg_atomic_uint64 *w = &b->counts[c][k];
-    if (unlikely(my_backend_stats_shared))
+    BackendSlot *b = likely(my_backend_slot != nullptr) ? my_backend_slot : backend_slot();
+    pg_atomic_uint64 *w = &b->counts[scheme][k];
+    if (unlikely(my_backend_slot_shared))
         pg_atomic_fetch_add_u64(w, 1);
     else
         pg_atomic_write_u64(w, pg_atomic_read_u64(w) + 1);
 }
 
-/* The highest clock reading this backend saw, per counter scheme (regressions it saw itself). */
-extern int64_t my_clock_high_us[COUNTER_SCHEMES];
+/* The highest clock reading this backend saw, per scheme (regressions it saw itself). */
+extern int64_t my_clock_high_us[SCHEME_COUNT];
 
 /*
  * Read the clock for a counter generator: sets *regressed when the reading
@@ -157,7 +197,7 @@ extern int64_t my_clock_high_us[COUNTER_SCHEMES];
  * CLOCK_MONOTONIC reading here, at most once per CLOCK_HIGH_STEP_US across
  * the server).  On most calls: one clock reading, no shared write.
  */
-inline int64_t counter_clock(CounterScheme c, CounterGenerator *g, bool *regressed)
+inline int64_t counter_clock(Scheme c, CounterGenerator *g, bool *regressed)
 {
     uint64 high = pg_atomic_read_u64(&g->clock_high_us);
     /* The vDSO clock read is ordered after this load (rdtsc_ordered); keep the compiler from moving it. */
@@ -194,40 +234,71 @@ inline int64_t counter_trusted(CounterGenerator *g)
 }
 
 /*
- * One sno partition, on lines of its own: its owner writes the generator on
- * every id, and backends forked one after another take neighbouring slots.
+ * What uuidv7_new() of a partition's owner leaves there (src/pg/uuidv7.cpp):
+ * the Unix millisecond of its last id, -1 before any, and the ids it made.
+ * The owner keeps its generator in process memory and writes these when its
+ * millisecond changes, not per id; the next owner starts above last_ms.
  */
-struct KID_LINE SnoSlot {
+struct Uuidv7PartitionState {
+    int64 last_ms;
+    uint64 generated;
+    uint64 regressions;
+    uint64 ahead_waits;
+};
+
+/*
+ * One id partition: the partition field of the sno and uuidv7 ids of the
+ * backend that holds it (id_partitions.h), handed from owner to owner with
+ * the state that keeps a later owner above an earlier one's ids.  On lines
+ * of its own: its owner writes sno's generator on every id, and backends
+ * forked one after another take neighbouring partitions.
+ */
+struct KID_LINE IdPartition {
     int32 owner_pid; /* 0 when free */
     /*
      * The next sequence sno_new_with_time() hands out on this partition.
-     * Like gen it survives from one owner to the next, so a later session
+     * Like sno it survives from one owner to the next, so a later session
      * on the same partition continues where the last one stopped instead of
      * repeating its backfill ids; it starts at a random value at server
      * start (pg_strong_random), so a restart most likely does not restart
      * the same range.  Only the owner touches it.
      */
-    uint16 backfill_sequence;
+    uint16 sno_backfill_sequence;
     uint16 pad_;
-    SnoGenerator gen; /* survives from one owner to the next */
-    /*
-     * uuidv7_new() of the owner (src/pg/uuidv7.cpp): the Unix millisecond
-     * of its last id, -1 before any, and the ids it made.  The owner keeps
-     * its generator in process memory and writes these when its millisecond
-     * changes, not per id; the next owner starts above uuidv7_last_ms.
-     */
-    int64 uuidv7_last_ms;
-    uint64 uuidv7_generated;
-    uint64 uuidv7_regressions;
-    uint64 uuidv7_ahead_waits;
+    SnoGenerator sno; /* survives from one owner to the next */
+    Uuidv7PartitionState uuidv7;
+};
+
+/*
+ * The commit horizon's words (horizon.cpp): written by readers only, read
+ * on every id of a per-backend scheme, so on a line of their own.
+ * force_us is the highest clock reading a reader imposed per scheme;
+ * force_offset the highest trusted-time offset of those readings
+ * (src/core/trusted_time.h), which carries them forward at the pace of real
+ * time while the clock reads below them.
+ */
+struct KID_LINE HorizonForce {
+    pg_atomic_uint64 force_us[SCHEME_COUNT];
+    pg_atomic_uint64 force_offset[SCHEME_COUNT]; /* kid::trusted_offset_word; 0: none */
+};
+
+/* The floors of a prepared transaction, until COMMIT or ROLLBACK PREPARED (horizon.cpp). */
+struct PreparedFloors {
+    TransactionId xid; /* InvalidTransactionId: a free entry */
+    bool legacy;       /* prepared before this start-up: its ids are unknown */
+    uint64 pending[SCHEME_COUNT];
 };
 
 /* No two of what different cores write on every id share a line. */
-static_assert(sizeof(SnoSlot) % PG_CACHE_LINE_SIZE == 0, "an sno slot ends a line");
+static_assert(sizeof(IdPartition) % PG_CACHE_LINE_SIZE == 0, "an id partition ends a line");
 static_assert(offsetof(CounterGenerator, clock_high_us) >= PG_CACHE_LINE_SIZE,
               "a counter scheme's state word is alone on its line");
 static_assert(sizeof(CounterGenerator) % PG_CACHE_LINE_SIZE == 0, "a counter scheme ends a line");
-static_assert(sizeof(BackendStats) % PG_CACHE_LINE_SIZE == 0, "a backend's counts end a line");
+static_assert(sizeof(BackendSlot) % PG_CACHE_LINE_SIZE == 0, "a backend's slot ends a line");
+static_assert(offsetof(BackendSlot, pending) % PG_CACHE_LINE_SIZE == 0 &&
+                  offsetof(BackendSlot, pending) >= sizeof(BackendSlot::counts),
+              "the pending floors are on a line the counts are not on");
+static_assert(sizeof(HorizonForce) == PG_CACHE_LINE_SIZE, "the horizon's force is one line");
 
 /* What the last replayed lease record said about the server that wrote it. */
 struct ReplayedWriter {
@@ -238,8 +309,9 @@ struct ReplayedWriter {
 };
 
 struct KidShared {
-    LWLock *slot_lock;  /* claiming and releasing sno slots */
-    LWLock *lease_lock; /* serialises lease file writes and replay */
+    LWLock *partition_lock; /* claiming and releasing id partitions */
+    LWLock *lease_lock;     /* serialises lease file writes and replay */
+    LWLock *horizon_lock;   /* the horizon's prepared table and its legacy check */
     /*
      * Ids up to (not including) lease_us[line] are covered by the lease file
      * (and, on a primary, by a flushed WAL record).  After a clean restart it
@@ -285,43 +357,37 @@ struct KidShared {
     pg_atomic_uint64 lease_writes;     /* lease file writes */
     pg_atomic_uint64 lease_records;    /* WAL records written */
     pg_atomic_uint64 replayed_records; /* WAL records replayed */
-    /* The server-wide generators: tid, koid, uid (shared by uid and uid_global). */
-    CounterGenerator counters[COUNTER_SCHEMES];
     /*
-     * The schemes' lease state, kept by their LeaseSetting (schemes.cpp).
-     * koid: when kid.koid_epoch_ms differs from the epoch of the lease's
-     * koid marks, the epoch they were written under (else -1), for the
-     * error message; and the koid state word the floors set, to tell "no
-     * koid was made above the floor" from "the last koid was made at".
+     * The server-wide generators of the schemes that have one (tid, koid,
+     * uid, which uid_global shares), indexed by scheme; the per-backend
+     * schemes' entries are unused.
      */
-    int64 koid_lease_epoch_ms;
-    pg_atomic_uint64 koid_floor_word;
+    CounterGenerator counters[SCHEME_COUNT];
+    IdPartition partitions[ID_PARTITIONS];
+    HorizonForce horizon_force;
+    /* The highest key a horizon returned per scheme since start-up (0: none; horizon.cpp). */
+    pg_atomic_uint64 horizon_returned[SCHEME_COUNT];
+    bool horizon_legacy_checked; /* the prepared transactions found at start-up are entered */
     /*
-     * uid_global: the first Unix microsecond at which a uid_global may be
-     * made under the kid.uid_interval in force (0: any).  Set when the
-     * interval differs from the one the lease's (or a replayed record's)
-     * uid mark was written under: see kid::uid_interval_change_guard_us.
-     * uid_guard_interval is the interval of the ids the guard protects (for
-     * the error message), uid_replayed_interval that of the last replayed
-     * record (0: none).  Written under lease_lock or before anything runs.
+     * After the struct, in the same shared memory (backend_slots(),
+     * prepared_floors()): one BackendSlot per PGPROC (backend_slot_count of
+     * them, then one more that processes without a PGPROC slot share, with
+     * atomic adds), then prepared_count PreparedFloors.
      */
-    pg_atomic_uint64 uid_global_guard_us;
-    int32 uid_guard_interval;
-    int32 uid_replayed_interval;
-    SnoSlot slots[SNO_SLOTS];
-    /*
-     * kid_generator_stats' counts of the counter schemes: one slot per
-     * PGPROC (backend_stats_count of them, then one more that processes
-     * without a PGPROC slot share, with atomic adds), right after
-     * KidShared in the same shared memory: see backend_stats().
-     */
-    int backend_stats_count;
+    int backend_slot_count;
+    int prepared_count;
 };
 
-/* The statistics slots, after the struct (its size is a multiple of the line size). */
-inline BackendStats *backend_stats(KidShared *s)
+/* The per-backend slots, after the struct (its size is a multiple of the line size). */
+inline BackendSlot *backend_slots(KidShared *s)
 {
-    return reinterpret_cast<BackendStats *>(s + 1);
+    return reinterpret_cast<BackendSlot *>(s + 1);
+}
+
+/* The prepared transactions' floors, after the per-backend slots. */
+inline PreparedFloors *prepared_floors(KidShared *s)
+{
+    return reinterpret_cast<PreparedFloors *>(backend_slots(s) + s->backend_slot_count + 1);
 }
 
 /* NULL unless kid was in shared_preload_libraries. */
@@ -344,7 +410,7 @@ KidShared *shared_for_generation(const char *type_name);
  * backfill_sequence, fetch-and-add), for <scheme>_new_with_time(): the
  * same checks as shared_for_generation.
  */
-uint64 next_backfill_sequence(const char *type_name, CounterScheme scheme);
+uint64 next_backfill_sequence(const char *type_name, Scheme scheme);
 
 /* Why generation is refused here (this database included), or nullptr when it is allowed (for kid_node_info). */
 const char *generation_refusal();

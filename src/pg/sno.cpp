@@ -6,7 +6,7 @@
 #include "pg/horizon.h"
 #include "core/radix.h"
 #include "pg/lease.h"
-#include "pg/sno_slots.h"
+#include "pg/id_partitions.h"
 #include "core/sno.h"
 #include "pg/time_bound.h"
 
@@ -33,9 +33,6 @@ static inline Datum sno_datum(const Sno &id)
 }
 
 /* Every 10-byte string is a valid sno: the 39-bit time cannot overflow its range. */
-/* SQL-callable functions defined here: sno_lt, sno_le, sno_eq, sno_ne, sno_ge, sno_gt, sno_cmp,
- * sno_smaller, sno_larger, sno_hash, sno_hash_extended, sno_sortsupport, sno_send, sno_recv,
- * sno_to_bytea, sno_from_bytea. */
 KID_FIXED_BYTES_TYPE(sno, kid::SNO_SIZE, SNO, nullptr)
 
 KID_FUNCTION(sno_in)
@@ -107,7 +104,8 @@ KID_FUNCTION(sno_new)
     /* The id's unit is now hi[tick]: the lease must cover the whole unit. */
     int64_t unit_end_us = kid::sno_unit_end_us(g->hi[g->tick]);
     kid::pg::lease_cover(kid::pg::shared,
-                         g->tick ? kid::pg::LEASE_SNO_TICK1 : kid::pg::LEASE_SNO_TICK0,
+                         static_cast<kid::pg::LeaseLine>(
+                             kid::pg::SCHEMES[kid::pg::SCHEME_SNO].first_line + g->tick),
                          unit_end_us);
     return sno_datum(id);
 }
@@ -129,14 +127,35 @@ KID_FUNCTION(sno_new_with_time)
     int64_t units = units_arg(fcinfo, 0);
     uint8_t meta = meta_arg(fcinfo, 1);
     kid::pg::sno_backend_generator();
-    kid::pg::SnoSlot *slot = &kid::pg::shared->slots[kid::pg::sno_backend_slot()];
+    int partition = kid::pg::backend_partition();
+    kid::pg::IdPartition *p = &kid::pg::shared->partitions[partition];
 
     kid::SnoFields f;
     f.units = units;
     f.tick = 0;
     f.meta = meta;
-    f.partition = static_cast<uint16_t>(kid::pg::node_id << 8 | kid::pg::sno_backend_slot());
-    f.sequence = slot->backfill_sequence++;
+    f.partition = static_cast<uint16_t>(kid::pg::node_id << 8 | partition);
+    f.sequence = p->sno_backfill_sequence++;
+    return sno_datum(kid::sno_pack(f));
+}
+
+/*
+ * The commit horizon (horizon.h): the smallest sno of the horizon's 4 ms
+ * unit.  A key below sno's first time (a pending floor of 0: no horizon and
+ * no lease yet when the transaction made its first sno) stands for the
+ * smallest sno.  Past its last time the clock is out of range, which
+ * horizon_compute reported already.
+ */
+KID_FUNCTION(sno_safe_horizon)
+{
+    uint64 us = kid::pg::horizon_compute(kid::pg::SCHEME_SNO, "sno_safe_horizon");
+    int64_t units = 0;
+    if (static_cast<int64_t>(us) >= kid::SNO_MIN_UNIX_US &&
+        !kid::sno_units_from_unix_us(static_cast<int64_t>(us), &units))
+        ereport(ERROR, (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                        errmsg("the sno horizon is outside the time range of sno")));
+    kid::SnoFields f{};
+    f.units = units;
     return sno_datum(kid::sno_pack(f));
 }
 
@@ -168,10 +187,6 @@ static int sno_cmp_time(Datum id_datum, TimestampTz t)
     return block < bound ? -1 : 1;
 }
 
-/* SQL-callable functions defined here: sno_lt_timestamptz, sno_le_timestamptz, sno_eq_timestamptz,
- * sno_ne_timestamptz, sno_ge_timestamptz, sno_gt_timestamptz, sno_cmp_timestamptz,
- * timestamptz_lt_sno, timestamptz_le_sno, timestamptz_eq_sno, timestamptz_ne_sno,
- * timestamptz_ge_sno, timestamptz_gt_sno, timestamptz_cmp_sno. */
 KID_TIME_COMPARISONS(sno, sno_cmp_time)
 
 KID_FUNCTION(sno_to_timestamp)

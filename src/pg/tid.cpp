@@ -19,11 +19,6 @@ extern "C" {
 static const char TID[] = "atproto_tid";
 
 /* Every 64-bit value is valid tid syntax (bit 63 included), so binary input needs no check. */
-/* SQL-callable functions defined here: atproto_tid_lt, atproto_tid_le, atproto_tid_eq,
- * atproto_tid_ne, atproto_tid_ge, atproto_tid_gt, atproto_tid_cmp, atproto_tid_smaller,
- * atproto_tid_larger, atproto_tid_hash, atproto_tid_hash_extended, atproto_tid_sortsupport,
- * atproto_tid_send, atproto_tid_recv, atproto_tid_to_bytea, atproto_tid_from_bytea,
- * atproto_tid_to_bigint, atproto_tid_from_bigint. */
 KID_UINT64_TYPE(atproto_tid, TID, nullptr)
 
 KID_FUNCTION(atproto_tid_in)
@@ -53,11 +48,6 @@ static int tid_cmp_time(Datum id, TimestampTz t)
     return kid::pg::uint64_cmp(DatumGetUInt64(id), kid::tid_pack(unix_us, 0));
 }
 
-/* SQL-callable functions defined here: atproto_tid_lt_timestamptz, atproto_tid_le_timestamptz,
- * atproto_tid_eq_timestamptz, atproto_tid_ne_timestamptz, atproto_tid_ge_timestamptz,
- * atproto_tid_gt_timestamptz, atproto_tid_cmp_timestamptz, timestamptz_lt_atproto_tid,
- * timestamptz_le_atproto_tid, timestamptz_eq_atproto_tid, timestamptz_ne_atproto_tid,
- * timestamptz_ge_atproto_tid, timestamptz_gt_atproto_tid, timestamptz_cmp_atproto_tid. */
 KID_TIME_COMPARISONS(atproto_tid, tid_cmp_time)
 
 /*
@@ -73,11 +63,11 @@ KID_FUNCTION(tid_new)
 {
     kid::pg::KidShared *s = kid::pg::shared_for_generation(TID);
     kid::pg::horizon_enter_counter(kid::pg::SCHEME_TID, s);
-    kid::pg::CounterGenerator *gen = &s->counters[kid::pg::COUNTER_TID];
+    kid::pg::CounterGenerator *gen = &s->counters[kid::pg::SCHEME_TID];
     uint64 next;
     bool regressed;
     for (;;) {
-        int64_t now = kid::pg::counter_clock(kid::pg::COUNTER_TID, gen, &regressed);
+        int64_t now = kid::pg::counter_clock(kid::pg::SCHEME_TID, gen, &regressed);
         /* First as if the clock were the limit: the common case needs no other clock. */
         int64_t trusted = now;
         uint64 last = pg_atomic_read_u64(&gen->state);
@@ -102,14 +92,15 @@ KID_FUNCTION(tid_new)
         }
         if (step != kid::TidStep::wait)
             break;
-        kid::pg::count_stat(kid::pg::COUNTER_TID, kid::pg::STAT_AHEAD_WAITS);
+        kid::pg::count_stat(kid::pg::SCHEME_TID, kid::pg::STAT_AHEAD_WAITS);
         pg_usleep(50);
         CHECK_FOR_INTERRUPTS();
     }
-    kid::pg::count_stat(kid::pg::COUNTER_TID, kid::pg::STAT_GENERATED);
+    kid::pg::count_stat(kid::pg::SCHEME_TID, kid::pg::STAT_GENERATED);
     if (regressed)
-        kid::pg::count_stat(kid::pg::COUNTER_TID, kid::pg::STAT_REGRESSIONS);
-    kid::pg::lease_cover(s, kid::pg::LEASE_TID, static_cast<int64_t>(next));
+        kid::pg::count_stat(kid::pg::SCHEME_TID, kid::pg::STAT_REGRESSIONS);
+    kid::pg::lease_cover(s, kid::pg::scheme_lease_line(kid::pg::SCHEME_TID),
+                         static_cast<int64_t>(next));
     return UInt64GetDatum(
         kid::tid_pack(static_cast<int64_t>(next), static_cast<unsigned>(kid::pg::node_id)));
 }
@@ -125,11 +116,18 @@ KID_FUNCTION(tid_new_with_time)
 {
     TimestampTz t = PG_GETARG_TIMESTAMPTZ(0);
     int64_t unix_us = kid::pg::finite_unix_us(TID, t);
-    uint64 sequence = kid::pg::next_backfill_sequence(TID, kid::pg::COUNTER_TID);
+    uint64 sequence = kid::pg::next_backfill_sequence(TID, kid::pg::SCHEME_TID);
     uint64_t id;
     if (!kid::tid_with_time(unix_us, static_cast<unsigned>(kid::pg::node_id), sequence, &id))
         kid::pg::report_time_out_of_range(TID, t);
     return UInt64GetDatum(id);
+}
+
+/* The commit horizon (horizon.h): the smallest tid of its microsecond. */
+KID_FUNCTION(tid_safe_horizon)
+{
+    uint64 us = kid::pg::horizon_compute(kid::pg::SCHEME_TID, "tid_safe_horizon");
+    return UInt64GetDatum(kid::tid_pack(static_cast<int64_t>(us), 0));
 }
 
 KID_FUNCTION(tid_from_timestamp)

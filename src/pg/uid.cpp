@@ -28,14 +28,7 @@ static const char *uid_global_bytes_invalid(const uint8_t *bytes)
     return kid::uid_global_invalid(*reinterpret_cast<const UidGlobal *>(bytes));
 }
 
-/* SQL-callable functions defined here: uid_lt, uid_le, uid_eq, uid_ne, uid_ge, uid_gt, uid_cmp,
- * uid_smaller, uid_larger, uid_hash, uid_hash_extended, uid_sortsupport, uid_send, uid_recv,
- * uid_to_bytea, uid_from_bytea, uid_to_bigint, uid_from_bigint. */
 KID_UINT64_TYPE(uid, UID, kid::uid_local_invalid)
-/* SQL-callable functions defined here: uid_global_lt, uid_global_le, uid_global_eq, uid_global_ne,
- * uid_global_ge, uid_global_gt, uid_global_cmp, uid_global_smaller, uid_global_larger,
- * uid_global_hash, uid_global_hash_extended, uid_global_sortsupport, uid_global_send,
- * uid_global_recv, uid_global_to_bytea, uid_global_from_bytea. */
 KID_FIXED_BYTES_TYPE(uid_global, kid::UID_GLOBAL_SIZE, UID_GLOBAL, uid_global_bytes_invalid)
 
 static inline const UidGlobal *global_arg(FunctionCallInfo fcinfo, int n)
@@ -139,15 +132,14 @@ static uint32_t node_arg(FunctionCallInfo fcinfo, int n)
 
 /*
  * Range-scan comparisons: t stands for the smallest id of its 1.024 ms step.
- * Times before 1970 compare below every id, times past A's 20 bits (the
- * last microsecond of megasecond 2^20 - 1, 35198-01-19 07:06:39.999999 UTC) above.
+ * Times before 1970 compare below every id, times past A's 20 bits
+ * (kid::UID_MAX_UNIX_US) above.
  */
-static constexpr int64_t UID_MAX_UNIX_US = (INT64_C(0xFFFFF) + 1) * 1000000 * 1000000 - 1;
 
 static UidFields bound_fields(int64_t unix_us)
 {
     UidFields f;
-    /* Cannot fail: time_in_range kept unix_us within 0..UID_MAX_UNIX_US. */
+    /* Cannot fail: time_in_range kept unix_us within 0..kid::UID_MAX_UNIX_US. */
     if (!kid::uid_fields_from_unix_us(unix_us, &f))
         f = UidFields{0xFFFFF, 999999, 976, 0, 0};
     return f;
@@ -156,7 +148,7 @@ static UidFields bound_fields(int64_t unix_us)
 static int uid_cmp_time(Datum id, TimestampTz t)
 {
     int64_t unix_us;
-    int where = kid::pg::time_in_range(t, 0, UID_MAX_UNIX_US, &unix_us);
+    int where = kid::pg::time_in_range(t, 0, kid::UID_MAX_UNIX_US, &unix_us);
     if (where != 0)
         return -where;
     UidFields f = bound_fields(unix_us);
@@ -180,7 +172,7 @@ static struct {
 static int uid_global_cmp_time(Datum id, TimestampTz t)
 {
     int64_t unix_us;
-    int where = kid::pg::time_in_range(t, 0, UID_MAX_UNIX_US, &unix_us);
+    int where = kid::pg::time_in_range(t, 0, kid::UID_MAX_UNIX_US, &unix_us);
     if (where != 0)
         return -where;
     if (!last_global_bound.valid || last_global_bound.t != t ||
@@ -195,16 +187,7 @@ static int uid_global_cmp_time(Datum id, TimestampTz t)
     return (r > 0) - (r < 0);
 }
 
-/* SQL-callable functions defined here: uid_lt_timestamptz, uid_le_timestamptz, uid_eq_timestamptz,
- * uid_ne_timestamptz, uid_ge_timestamptz, uid_gt_timestamptz, uid_cmp_timestamptz,
- * timestamptz_lt_uid, timestamptz_le_uid, timestamptz_eq_uid, timestamptz_ne_uid,
- * timestamptz_ge_uid, timestamptz_gt_uid, timestamptz_cmp_uid. */
 KID_TIME_COMPARISONS(uid, uid_cmp_time)
-/* SQL-callable functions defined here: uid_global_lt_timestamptz, uid_global_le_timestamptz,
- * uid_global_eq_timestamptz, uid_global_ne_timestamptz, uid_global_ge_timestamptz,
- * uid_global_gt_timestamptz, uid_global_cmp_timestamptz, timestamptz_lt_uid_global,
- * timestamptz_le_uid_global, timestamptz_eq_uid_global, timestamptz_ne_uid_global,
- * timestamptz_ge_uid_global, timestamptz_gt_uid_global, timestamptz_cmp_uid_global. */
 KID_TIME_COMPARISONS(uid_global, uid_global_cmp_time)
 
 /*
@@ -219,11 +202,11 @@ static UidFields next_uid_fields(const char *type_name)
 {
     kid::pg::KidShared *s = kid::pg::shared_for_generation(type_name);
     kid::pg::horizon_enter_counter(kid::pg::SCHEME_UID, s);
-    kid::pg::CounterGenerator *gen = &s->counters[kid::pg::COUNTER_UID];
+    kid::pg::CounterGenerator *gen = &s->counters[kid::pg::SCHEME_UID];
     uint64_t next = 0;
     bool regressed;
     for (;;) {
-        int64_t now = kid::pg::counter_clock(kid::pg::COUNTER_UID, gen, &regressed);
+        int64_t now = kid::pg::counter_clock(kid::pg::SCHEME_UID, gen, &regressed);
         /* First as if the clock were the limit: the common case needs no other clock. */
         int64_t trusted = now;
         uint64 last = pg_atomic_read_u64(&gen->state);
@@ -240,15 +223,16 @@ static UidFields next_uid_fields(const char *type_name)
         }
         if (step != kid::UidStep::wait)
             break;
-        kid::pg::count_stat(kid::pg::COUNTER_UID, kid::pg::STAT_OVERFLOW_WAITS);
+        kid::pg::count_stat(kid::pg::SCHEME_UID, kid::pg::STAT_OVERFLOW_WAITS);
         pg_usleep(100);
         CHECK_FOR_INTERRUPTS();
     }
-    kid::pg::count_stat(kid::pg::COUNTER_UID, kid::pg::STAT_GENERATED);
+    kid::pg::count_stat(kid::pg::SCHEME_UID, kid::pg::STAT_GENERATED);
     if (regressed)
-        kid::pg::count_stat(kid::pg::COUNTER_UID, kid::pg::STAT_REGRESSIONS);
+        kid::pg::count_stat(kid::pg::SCHEME_UID, kid::pg::STAT_REGRESSIONS);
     UidFields f = kid::uid_fields_from_word(next);
-    kid::pg::lease_cover(s, kid::pg::LEASE_UID, kid::uid_step_end_us(f));
+    kid::pg::lease_cover(s, kid::pg::scheme_lease_line(kid::pg::SCHEME_UID),
+                         kid::uid_step_end_us(f));
     return f;
 }
 
@@ -266,17 +250,18 @@ KID_FUNCTION(uid_new)
  */
 static void check_uid_interval_guard(kid::pg::KidShared *s)
 {
-    int64 guard = static_cast<int64>(pg_atomic_read_u64(&s->uid_global_guard_us));
+    kid::pg::UidLeaseState &lease = s->counters[kid::pg::SCHEME_UID].lease_state.uid;
+    int64 guard = static_cast<int64>(pg_atomic_read_u64(&lease.global_guard_us));
     if (likely(guard == 0))
         return;
     int64 word_us = kid::uid_unix_us(
-        kid::uid_fields_from_word(pg_atomic_read_u64(&s->counters[kid::pg::COUNTER_UID].state)));
+        kid::uid_fields_from_word(pg_atomic_read_u64(&s->counters[kid::pg::SCHEME_UID].state)));
     int64 now = kid::pg::now_unix_us();
     /* The next id is above both the clock's step and the state word. */
     if (now >= guard || word_us >= guard)
         return;
     pg_read_barrier(); /* pairs with raise_uid_guard: the interval is written before the guard */
-    int old_interval = s->uid_guard_interval;
+    int old_interval = lease.guard_interval;
     ereport(
         ERROR,
         (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -303,6 +288,26 @@ KID_FUNCTION(uid_global_new)
     return global_datum(kid::uid_global_pack(f, kid::pg::uid_interval));
 }
 
+/* The commit horizon (horizon.h): the smallest uid of the horizon's key (the state word). */
+KID_FUNCTION(uid_safe_horizon)
+{
+    uint64 word = kid::pg::horizon_compute(kid::pg::SCHEME_UID, "uid_safe_horizon");
+    return UInt64GetDatum(kid::uid_local_pack(kid::uid_fields_from_word(word)));
+}
+
+/*
+ * The same as a uid_global of this server: the node field sits between the
+ * high and the low bits of the time (kid::uid_global_pack), so only with
+ * this server's own node does the id order the server's ids by the word.
+ */
+KID_FUNCTION(uid_global_safe_horizon)
+{
+    uint64 word = kid::pg::horizon_compute(kid::pg::SCHEME_UID, "uid_global_safe_horizon");
+    UidFields f = kid::uid_fields_from_word(word);
+    f.node = kid::pg::uid_node;
+    return global_datum(kid::uid_global_pack(f, kid::pg::uid_interval));
+}
+
 /*
  * The fields of a uid or uid_global for a caller-given time, for
  * backfills (kid::uid_fields_with_time): the time's step, and a sequence
@@ -313,7 +318,7 @@ static UidFields fields_with_time(FunctionCallInfo fcinfo, const char *type_name
 {
     TimestampTz t = PG_GETARG_TIMESTAMPTZ(0);
     int64_t unix_us = kid::pg::finite_unix_us(type_name, t);
-    uint64 sequence = kid::pg::next_backfill_sequence(type_name, kid::pg::COUNTER_UID);
+    uint64 sequence = kid::pg::next_backfill_sequence(type_name, kid::pg::SCHEME_UID);
     UidFields f;
     if (!kid::uid_fields_with_time(unix_us, sequence, &f))
         kid::pg::report_time_out_of_range(type_name, t);

@@ -1,8 +1,10 @@
 /*
- * uuidv7.cpp - kid's time order on PostgreSQL's uuid type: comparisons of
- * uuid with timestamptz for the uuid btree and BRIN families, decoding of a
- * version 7 uuid's time and the range-scan bound.  Why the comparison reads
- * the first 48 bits of every uuid, version 7 or not: src/sql/uuidv7.sql.
+ * uuidv7.cpp - version 7 uuids for PostgreSQL's uuid type: uuidv7_new()
+ * (one generator per backend, on its id partition) and its backfills and
+ * commit horizon; kid's time order on uuid: comparisons of uuid with
+ * timestamptz for the uuid btree and BRIN families, decoding of a version 7
+ * uuid's time and the range-scan bound.  Why the comparison reads the first
+ * 48 bits of every uuid, version 7 or not: src/sql/uuidv7.sql.
  */
 #include "core/trusted_time.h"
 #include "core/uuidv7.h"
@@ -10,7 +12,7 @@
 #include "pg/database_mark.h"
 #include "pg/lease.h"
 #include "pg/shared_state.h"
-#include "pg/sno_slots.h"
+#include "pg/id_partitions.h"
 #include "pg/time_bound.h"
 
 extern "C" {
@@ -31,10 +33,6 @@ static int uuid_cmp_time(Datum id, TimestampTz t)
     return kid::uuid_cmp_unix_ms(DatumGetUUIDP(id)->data, unix_us / 1000);
 }
 
-/* SQL-callable functions defined here: uuid_lt_timestamptz, uuid_le_timestamptz,
- * uuid_eq_timestamptz, uuid_ne_timestamptz, uuid_ge_timestamptz, uuid_gt_timestamptz,
- * uuid_cmp_timestamptz, timestamptz_lt_uuid, timestamptz_le_uuid, timestamptz_eq_uuid,
- * timestamptz_ne_uuid, timestamptz_ge_uuid, timestamptz_gt_uuid, timestamptz_cmp_uuid. */
 KID_TIME_COMPARISONS(uuid, uuid_cmp_time)
 
 KID_FUNCTION(uuidv7_to_timestamp)
@@ -60,15 +58,16 @@ KID_FUNCTION(uuidv7_from_timestamp)
 
 /*
  * This backend's version 7 generator (kid::Uuidv7Generator, layout in
- * src/core/uuidv7.h), on the sno slot the backend holds: the slot number is
- * the id's partition, unique among the live backends of the server, and
- * the slot keeps the millisecond of its last id for the next owner.  All
- * per-id work is in process memory; shared memory is read per id (the
- * floor epoch, the lease mark) and written once per millisecond (the
- * slot's last millisecond and statistics), never per id.
+ * src/core/uuidv7.h), on the id partition the backend holds
+ * (id_partitions.h): its number is the id's partition, unique among the
+ * live backends of the server, and the partition keeps the millisecond of
+ * its last id for the next owner.  All per-id work is in process memory;
+ * shared memory is read per id (the floor epoch, the lease mark, the
+ * horizon's force) and written once per millisecond (the partition's last
+ * millisecond and statistics), never per id.
  */
 static kid::Uuidv7Generator my_gen = {-1, 0, 0, 0, 0};
-static int my_slot = -1;
+static int my_partition = -1;
 static uint32 my_floor_epoch = 1;
 /* The highest (clock - CLOCK_MONOTONIC) this backend saw, or its floor's: its trusted time. */
 static int64_t my_trusted_offset = INT64_MIN;
@@ -96,12 +95,12 @@ static void uuidv7_claim()
     kid::pg::KidShared *s = kid::pg::shared_for_generation(UUID_TYPE);
     uint32 epoch = pg_atomic_read_u32(&s->floor_epoch);
     pg_read_barrier();
-    /* The slot: sno's, claimed on first use (one of 256 per server). */
+    /* The partition: sno's, claimed on first use (one of 256 per server). */
     kid::pg::sno_backend_generator();
-    int slot = kid::pg::sno_backend_slot();
+    int partition = kid::pg::backend_partition();
     int64_t floor_us = static_cast<int64_t>(
-        pg_atomic_read_u64(&s->floor_us[kid::pg::LEASE_UUIDV7]));
-    if (my_slot < 0) {
+        pg_atomic_read_u64(&s->floor_us[kid::pg::scheme_lease_line(kid::pg::SCHEME_UUIDV7)]));
+    if (my_partition < 0) {
         uint64 key[2];
         if (!pg_strong_random(key, sizeof(key)))
             ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
@@ -112,12 +111,13 @@ static void uuidv7_claim()
         my_gen.last_ms = -1;
         my_gen.counter = 0;
         /* The last owner's millisecond: ours start above it. */
-        LWLockAcquire(s->slot_lock, LW_SHARED);
-        int64_t previous = s->slots[slot].uuidv7_last_ms;
-        my_generated = s->slots[slot].uuidv7_generated;
-        my_regressions = s->slots[slot].uuidv7_regressions;
-        my_ahead_waits = s->slots[slot].uuidv7_ahead_waits;
-        LWLockRelease(s->slot_lock);
+        LWLockAcquire(s->partition_lock, LW_SHARED);
+        const kid::pg::Uuidv7PartitionState &last = s->partitions[partition].uuidv7;
+        int64_t previous = last.last_ms;
+        my_generated = last.generated;
+        my_regressions = last.regressions;
+        my_ahead_waits = last.ahead_waits;
+        LWLockRelease(s->partition_lock);
         if (previous >= 0) {
             uuidv7_raise_to(previous);
             /*
@@ -127,30 +127,30 @@ static void uuidv7_claim()
              */
             uuidv7_trust(previous * 1000 + 999);
         }
-        my_slot = slot;
+        my_partition = partition;
     }
     if (floor_us > 0) {
         uuidv7_raise_to(floor_us / 1000);
         /* Past the floor at the pace of real time, not faster (as tid). */
         uuidv7_trust(floor_us);
     }
-    s->slots[my_slot].uuidv7_last_ms = my_gen.last_ms;
+    s->partitions[my_partition].uuidv7.last_ms = my_gen.last_ms;
     my_floor_epoch = RecoveryInProgress() ? 1 : epoch;
 }
 
 /* Once per millisecond: what the slot keeps for the next owner and for kid_generator_stats(). */
 static void uuidv7_publish()
 {
-    kid::pg::SnoSlot *slot = &kid::pg::shared->slots[my_slot];
-    slot->uuidv7_last_ms = my_gen.last_ms;
-    slot->uuidv7_generated = my_generated;
-    slot->uuidv7_regressions = my_regressions;
-    slot->uuidv7_ahead_waits = my_ahead_waits;
+    kid::pg::Uuidv7PartitionState &st = kid::pg::shared->partitions[my_partition].uuidv7;
+    st.last_ms = my_gen.last_ms;
+    st.generated = my_generated;
+    st.regressions = my_regressions;
+    st.ahead_waits = my_ahead_waits;
 }
 
 KID_FUNCTION(uuidv7_new)
 {
-    if (unlikely(my_slot < 0 || !kid::pg::database_mark_ok ||
+    if (unlikely(my_partition < 0 || !kid::pg::database_mark_ok ||
                  my_floor_epoch != pg_atomic_read_u32(&kid::pg::shared->floor_epoch)))
         uuidv7_claim();
     int64_t unix_ms;
@@ -193,10 +193,20 @@ KID_FUNCTION(uuidv7_new)
         CHECK_FOR_INTERRUPTS();
     }
     /* The lease covers the id's whole millisecond. */
-    kid::pg::lease_cover(kid::pg::shared, kid::pg::LEASE_UUIDV7, unix_ms * 1000 + 999);
+    kid::pg::lease_cover(kid::pg::shared, kid::pg::scheme_lease_line(kid::pg::SCHEME_UUIDV7),
+                         unix_ms * 1000 + 999);
     pg_uuid_t *u = static_cast<pg_uuid_t *>(palloc(sizeof(pg_uuid_t)));
     kid::uuidv7_pack(unix_ms, counter, static_cast<uint32_t>(kid::pg::node_id),
-                     static_cast<uint32_t>(my_slot), kid::uuidv7_random(&my_gen), u->data);
+                     static_cast<uint32_t>(my_partition), kid::uuidv7_random(&my_gen), u->data);
+    PG_RETURN_UUID_P(u);
+}
+
+/* The commit horizon (horizon.h): the smallest version 7 uuid of its millisecond. */
+KID_FUNCTION(uuidv7_safe_horizon)
+{
+    uint64 us = kid::pg::horizon_compute(kid::pg::SCHEME_UUIDV7, "uuidv7_safe_horizon");
+    pg_uuid_t *u = static_cast<pg_uuid_t *>(palloc(sizeof(pg_uuid_t)));
+    kid::uuidv7_bound(static_cast<int64_t>(us / 1000), u->data);
     PG_RETURN_UUID_P(u);
 }
 

@@ -66,7 +66,7 @@ AS 'MODULE_PATHNAME', 'kid_raise_floors'
 LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
 
 COMMENT ON FUNCTION kid_raise_floors(timestamptz[]) IS
-'Superuser only: raise this server''s generator floors to the given times, one per lease line in the order kid_lease() lists them (NULL leaves a line), durably (kid.lease and the WAL); never lowers one, nor raises a line whose generators already made an id in a later time unit. Returns each line''s floor before and after. kid_adopt_database() calls it.';
+'Superuser only: raise this server''s generator floors to the given times, one per lease line in the order kid_lease() lists them (NULL leaves a line; a commit horizon''s line takes NULL only), durably (kid.lease and the WAL); never lowers one, nor raises a line whose generators already made an id in a later time unit; a time past the last one the line''s ids can hold is refused (22008). Returns each line''s floor before and after. kid_adopt_database() calls it.';
 
 -- Every place of this database where a kid id can be stored, and what
 -- kid_adopt_database() makes of each.  An id is found through any nesting
@@ -79,8 +79,17 @@ COMMENT ON FUNCTION kid_raise_floors(timestamptz[]) IS
 -- 'unnest' (an array, or a multirange's ranges), 'field:NAME' (a composite
 -- type's field), 'bounds' (a range's two bounds).  PostgreSQL refuses a
 -- type that holds itself, so the walk ends.
+--
+-- How far ahead of the clock an id is taken without a decision (max_ahead;
+-- NULL, the default, is the rule per scheme): a koid no further than
+-- koid_new() waits for its clock, since a koid floor beyond that makes
+-- koid_new() fail in every database of the server (kid.koid_max_clock_wait_ms
+-- as sessions get it: its reset value; a SET in the adopting session, which
+-- waits for no other session, changes nothing); an id of the other schemes
+-- up to a day (tid, uid and uuidv7 ids then carry that time, and sno changes
+-- timeline, which kid_adopt_database() names in a WARNING).
 CREATE FUNCTION kid_adoption_columns(
-    max_ahead interval DEFAULT '1 day',
+    max_ahead interval DEFAULT NULL,
     exclude text[] DEFAULT '{}',
     scan boolean DEFAULT true,
     OUT relation regclass,
@@ -138,7 +147,10 @@ DECLARE
         WHERE c.relkind IN ('r', 'p', 'm', 'f', 'v')
         ORDER BY n.nspname, c.relname, a.attnum, h.steps::text COLLATE "C"
     $places$;
+    clock timestamptz;
     bound timestamptz;
+    koid_bound timestamptz;
+    koid_wait_ms bigint;
     excluded text[] := '{}';
     entry text;
     parts text[];
@@ -159,16 +171,24 @@ BEGIN
             USING ERRCODE = 'insufficient_privilege',
                   DETAIL = 'kid_adoption_columns() reads every table of the database: only a superuser may.';
     END IF;
-    IF max_ahead IS NULL OR exclude IS NULL OR scan IS NULL THEN
-        RAISE EXCEPTION 'max_ahead, exclude and scan must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+    IF exclude IS NULL OR scan IS NULL THEN
+        RAISE EXCEPTION 'exclude and scan must not be NULL' USING ERRCODE = 'null_value_not_allowed';
     END IF;
     IF max_ahead < interval '0' THEN
         RAISE EXCEPTION 'max_ahead must not be negative: %', max_ahead
             USING ERRCODE = 'invalid_parameter_value',
                   DETAIL = 'It is how far ahead of this server''s clock a stored id is taken without being named.';
     END IF;
-    -- One reading of the clock for every column.
-    bound := clock_timestamp() + max_ahead;
+    -- kid.koid_max_clock_wait_ms as sessions get it (kid_lease() loads
+    -- kid's library, which defines it, where kid is not preloaded).
+    PERFORM FROM @extschema@.kid_lease();
+    koid_wait_ms := (SELECT s.reset_val::bigint FROM pg_settings s WHERE s.name = 'kid.koid_max_clock_wait_ms');
+    -- One reading of the clock for every column.  A koid of the clock's own
+    -- millisecond plus the wait is not ahead (koid >= t compares t's
+    -- millisecond): koid_new() waits for it and succeeds.
+    clock := clock_timestamp();
+    bound := clock + coalesce(max_ahead, interval '1 day');
+    koid_bound := CASE WHEN max_ahead IS NULL THEN clock + (koid_wait_ms + 1) * interval '1 ms' ELSE bound END;
     -- Each exclusion names a column as column_name shows it,
     -- schema.table.column (pg_temp for this session's temporary tables);
     -- a partitioned table's column stands for its partitions'.  One that
@@ -266,7 +286,7 @@ BEGIN
                 -- The largest id up to the bound (a btree index answers it
                 -- from the bound down), as its type's text.
                 EXECUTE format('SELECT @extschema@.max(%1$s)::text FROM %2$s WHERE %1$s OPERATOR(@extschema@.<) $1', val, source)
-                    INTO top USING bound;
+                    INTO top USING CASE c.kid WHEN '@extschema@.koid'::regtype THEN koid_bound ELSE bound END;
                 IF c.kid = '@extschema@.sno'::regtype THEN
                     -- sno has two timelines: the newest id's, and the newest
                     -- id on the other one (a backward scan to the first).
@@ -291,7 +311,8 @@ BEGIN
                     floors := jsonb_build_object(line, newest);
                 END IF;
                 EXECUTE format('SELECT max(@extschema@.%3$I(%1$s)), count(*) FROM %2$s WHERE %1$s OPERATOR(@extschema@.>=) $1',
-                               val, source, decoder) INTO ahead, ahead_count USING bound;
+                               val, source, decoder) INTO ahead, ahead_count
+                    USING CASE c.kid WHEN '@extschema@.koid'::regtype THEN koid_bound ELSE bound END;
             END IF;
         END IF;
         RETURN NEXT;
@@ -299,11 +320,11 @@ BEGIN
 END $$;
 
 COMMENT ON FUNCTION kid_adoption_columns(interval, text[], boolean) IS
-'Superuser only: every place of this database where kid_adopt_database() looks for ids (columns of sno, atproto_tid, koid, uid, uid_global and uuid, through domains, arrays, composite, range and multirange types: one row per path to an id), whether it reads it (status: read, not read, excluded, no rows) and why, and with scan, what it finds: the newest id time up to max_ahead ahead of the clock (newest, and per lease line in floors), and the ids beyond (the newest, ahead, and how many). The dry run of an adoption, column by column; exclude as kid_adopt_database() takes it.';
+'Superuser only: every place of this database where kid_adopt_database() looks for ids (columns of sno, atproto_tid, koid, uid, uid_global and uuid, through domains, arrays, composite, range and multirange types: one row per path to an id), whether it reads it (status: read, not read, excluded, no rows) and why, and with scan, what it finds: the newest id time up to max_ahead ahead of the clock (newest, and per lease line in floors), and the ids beyond (the newest, ahead, and how many). max_ahead NULL (the default): 1 day, and for koid kid.koid_max_clock_wait_ms. The dry run of an adoption, column by column; exclude as kid_adopt_database() takes it.';
 
 CREATE FUNCTION kid_adopt_database(
     floor timestamptz DEFAULT NULL,
-    max_ahead interval DEFAULT '1 day',
+    max_ahead interval DEFAULT NULL,
     exclude text[] DEFAULT '{}',
     ignore_ahead boolean DEFAULT false,
     dry_run boolean DEFAULT false,
@@ -316,28 +337,38 @@ RETURNS SETOF record
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     lines text[];
+    -- The lines ids are made on, as kid_adoption_columns() names them in
+    -- floors; the others (the commit horizons' lines) hold no ids and are
+    -- left (NULL), floor given or not.
+    id_lines CONSTANT text[] := ARRAY['sno tick 0', 'sno tick 1', 'atproto_tid', 'koid', 'uid', 'uuid'];
     taken timestamptz[];
+    wanted timestamptz[];
     counts integer[];
     blocker record;
     c record;
     place text;
     ids text;
+    beyond text;
     k text;
     t text;
     i integer;
     stopped text[] := '{}';
+    unread text[] := '{}';
     excluded jsonb := '[]';
     not_read jsonb := '{}';
     ignored jsonb := '{}';
     raised record;
+    took timestamptz;
+    ahead_by interval;
+    koid_wait_ms bigint;
 BEGIN
     IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
         RAISE EXCEPTION 'permission denied to adopt database "%"', current_database()
             USING ERRCODE = 'insufficient_privilege',
                   DETAIL = 'kid_adopt_database() raises the floors of the whole server: only a superuser may.';
     END IF;
-    IF max_ahead IS NULL OR exclude IS NULL OR ignore_ahead IS NULL OR dry_run IS NULL THEN
-        RAISE EXCEPTION 'max_ahead, exclude, ignore_ahead and dry_run must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+    IF exclude IS NULL OR ignore_ahead IS NULL OR dry_run IS NULL THEN
+        RAISE EXCEPTION 'exclude, ignore_ahead and dry_run must not be NULL' USING ERRCODE = 'null_value_not_allowed';
     END IF;
     -- Each table is locked against writes, then read with a new snapshot:
     -- a snapshot taken earlier, for the whole transaction, could miss rows
@@ -361,6 +392,8 @@ BEGIN
         -- Not preloaded: kid_raise_floors() says so (and what to do).
         PERFORM @extschema@.kid_raise_floors('{}');
     END IF;
+    -- As kid_adoption_columns() reads it: the wait of sessions that do not SET it.
+    koid_wait_ms := (SELECT s.reset_val::bigint FROM pg_settings s WHERE s.name = 'kid.koid_max_clock_wait_ms');
     IF NOT dry_run THEN
         -- One adoption at a time; the row it inserts comes after every row read.
         LOCK TABLE @extschema@.kid_database_origin IN SHARE ROW EXCLUSIVE MODE;
@@ -403,11 +436,19 @@ BEGIN
             excluded := excluded || to_jsonb(place);
             RAISE NOTICE 'kid_adopt_database() does not read % (excluded)', place;
         ELSIF c.status = 'not read' THEN
+            -- Fail closed: ids it cannot see may be above everything it
+            -- reads.  Only the DBA knows: exclude the column (no ids of this
+            -- database's past), or give their newest time as floor.
             not_read := not_read || jsonb_build_object(place, c.why);
-            RAISE WARNING 'kid_adopt_database() cannot read %: %', place, c.why
-                USING HINT = CASE WHEN c.relkind = 'f'
-                    THEN format('If its rows hold ids this server''s generators must stay above (ids this database made before it moved), take the newest one''s time with floor => ''...''; if not, say so with exclude => ARRAY[%L].', c.column_name)
-                    ELSE format('Its rows end with that session. If it holds ids from another cluster that are to be copied into a table here, run kid_adopt_database() again once they are; if not, say so with exclude => ARRAY[%L].', c.column_name) END;
+            IF floor IS NOT NULL THEN
+                RAISE NOTICE 'kid_adopt_database() cannot read %: %; floor % stands for its ids', place, c.why, floor;
+            ELSE
+                unread := unread || format('%s: not read (%s)', place, c.why);
+                RAISE WARNING 'kid_adopt_database() cannot read %: %', place, c.why
+                    USING HINT = CASE WHEN c.relkind = 'f'
+                        THEN format('If its rows hold ids this server''s generators must stay above (ids this database made before it moved), give the newest one''s time as floor => ''...''; if not, say so with exclude => ARRAY[%L].', c.column_name)
+                        ELSE format('Its rows end with that session: adopt once it has ended (after copying into a table here any ids of another cluster it holds), or say it holds none with exclude => ARRAY[%L].', c.column_name) END;
+            END IF;
         ELSIF c.status = 'no rows' THEN
             IF c.relkind = 'm' THEN
                 RAISE NOTICE 'kid_adopt_database() does not read %: %, it holds no rows', place, c.why;
@@ -426,35 +467,50 @@ BEGIN
             IF c.ahead IS NOT NULL THEN
                 ids := format('%s %s', c.ahead_count, CASE WHEN c.type = 'uuid'::regtype THEN 'version 7 uuid' ELSE c.typname || ' id' END)
                        || CASE c.ahead_count WHEN 1 THEN '' ELSE 's' END;
+                beyond := CASE WHEN max_ahead IS NULL AND c.typname = 'koid'
+                               THEN format('more than kid.koid_max_clock_wait_ms (%s ms)', koid_wait_ms)
+                               ELSE format('more than %s', coalesce(max_ahead, interval '1 day')) END;
                 IF floor >= c.ahead THEN
-                    RAISE NOTICE '% holds % more than % ahead of this server''s clock, the newest at %: taken, floor is at or above it',
-                                 place, ids, max_ahead, c.ahead;
+                    RAISE NOTICE '% holds % % ahead of this server''s clock, the newest at %: taken, floor is at or above it',
+                                 place, ids, beyond, c.ahead;
                 ELSIF ignore_ahead THEN
                     ignored := ignored || jsonb_build_object(place, c.ahead);
-                    RAISE NOTICE '% holds % more than % ahead of this server''s clock, the newest at %: not taken (ignore_ahead)',
-                                 place, ids, max_ahead, c.ahead;
+                    RAISE NOTICE '% holds % % ahead of this server''s clock, the newest at %: not taken (ignore_ahead)',
+                                 place, ids, beyond, c.ahead;
                 ELSE
-                    stopped := stopped || format('%s: %s, the newest at %s', place, ids, c.ahead);
-                    RAISE WARNING '% holds % more than % ahead of this server''s clock, the newest at %',
-                                  place, ids, max_ahead, c.ahead
-                        USING HINT = format('Taken, they would raise this server''s floor to their time. If kid''s generators did not make them (record keys, ids of another system), exclude => ARRAY[%L]; to take the column''s other ids only, ignore_ahead => true; to take them, floor => %L.',
-                                            c.column_name, c.ahead);
+                    stopped := stopped || format('%s: %s %s ahead, the newest at %s', place, ids, beyond, c.ahead);
+                    RAISE WARNING '% holds % % ahead of this server''s clock, the newest at %', place, ids, beyond, c.ahead
+                        USING HINT = CASE WHEN c.typname = 'koid'
+                            THEN 'Taken, they would make koid_new() fail with ERROR 55000 in every database of this server until the clock is within kid.koid_max_clock_wait_ms of them. '
+                            ELSE 'Taken, they would raise this server''s floor to their time. ' END
+                          || format('If kid''s generators did not make them (record keys, ids of another system), exclude => ARRAY[%L]; to take the column''s other ids only, ignore_ahead => true; to take them, a max_ahead that reaches them, or floor => %L.',
+                                    c.column_name, c.ahead);
                 END IF;
             END IF;
         END IF;
     END LOOP;
-    -- Fail closed: an id ahead is neither taken nor left silently.
-    IF cardinality(stopped) > 0 AND NOT dry_run THEN
-        RAISE EXCEPTION 'cannot adopt database "%": % hold ids more than % ahead of this server''s clock', current_database(),
-                        CASE cardinality(stopped) WHEN 1 THEN '1 column' ELSE cardinality(stopped) || ' columns' END, max_ahead
+    -- Fail closed: an id ahead is neither taken nor left silently, and a
+    -- place it cannot read is not taken as holding nothing.
+    IF cardinality(stopped) + cardinality(unread) > 0 AND NOT dry_run THEN
+        RAISE EXCEPTION 'cannot adopt database "%": %', current_database(),
+                        array_to_string(ARRAY[CASE cardinality(stopped) WHEN 0 THEN NULL WHEN 1 THEN '1 column holds'
+                                                   ELSE cardinality(stopped) || ' columns hold' END || ' ids too far ahead of this server''s clock',
+                                              CASE cardinality(unread) WHEN 0 THEN NULL WHEN 1 THEN 'it cannot read 1 column'
+                                                   ELSE 'it cannot read ' || cardinality(unread) || ' columns' END], ', and ')
             USING ERRCODE = 'object_not_in_prerequisite_state',
-                  DETAIL = array_to_string(stopped, E'\n'),
-                  HINT = 'Taking them would raise this server''s floors to their times (every tid_new() a tid of that time, koid_new() failing until then). Per column, exclude it, skip its ids ahead (ignore_ahead => true) or take them (floor => a time at or above them); kid_adopt_database(dry_run => true) shows the floors, kid_adoption_columns() every column.';
+                  DETAIL = array_to_string(stopped || unread, E'\n'),
+                  HINT = CASE WHEN cardinality(stopped) > 0
+                              THEN 'Taking ids ahead would raise this server''s floors to their times (every tid_new() a tid of that time, koid_new() failing until then): per column, exclude it, skip its ids ahead (ignore_ahead => true) or take them (a wider max_ahead, or floor => a time at or above them). ' ELSE '' END
+                      || CASE WHEN cardinality(unread) > 0
+                              THEN 'For a column it cannot read, give the newest time of its ids as floor, or exclude it if it holds none of this database''s ids. ' ELSE '' END
+                      || 'kid_adopt_database(dry_run => true) shows the floors, kid_adoption_columns() every column.';
     END IF;
+    -- Per line, the time it is raised to: the newest id taken, or floor if later.
+    wanted := ARRAY(SELECT CASE WHEN u.line = ANY (id_lines) THEN greatest(u.newest, floor) END
+                    FROM ROWS FROM (unnest(lines), unnest(taken)) WITH ORDINALITY AS u(line, newest, ord) ORDER BY u.ord);
     FOR raised IN
         SELECT f.line, f.floor_before, f.floor_after
-        FROM @extschema@.kid_raise_floors(CASE WHEN dry_run THEN array_fill(NULL::timestamptz, ARRAY[cardinality(lines)])
-            ELSE ARRAY(SELECT greatest(u.newest, floor) FROM unnest(taken) WITH ORDINALITY AS u(newest, ord) ORDER BY u.ord) END) f
+        FROM @extschema@.kid_raise_floors(CASE WHEN dry_run THEN array_fill(NULL::timestamptz, ARRAY[cardinality(lines)]) ELSE wanted END) f
     LOOP
         i := array_position(lines, raised.line);
         line := raised.line;
@@ -462,7 +518,32 @@ BEGIN
         newest := taken[i];
         floor_before := raised.floor_before;
         -- A dry run raises nothing: the floor it would ask for.
-        floor_after := CASE WHEN dry_run THEN greatest(raised.floor_after, taken[i], floor) ELSE raised.floor_after END;
+        floor_after := CASE WHEN dry_run THEN greatest(raised.floor_after, wanted[i]) ELSE raised.floor_after END;
+        -- A floor this adoption raises ahead of the clock: what it does to
+        -- the line's generators.  Ahead means, for koid, any lead (a
+        -- koid cannot be ahead of its clock: koid_new() waits, or fails
+        -- beyond kid.koid_max_clock_wait_ms); for the others, more than the
+        -- 10 s by which kid.lease leads the clock, which a crash restart
+        -- gives anyway (sno changes timeline, tid, uid and uuidv7 ids
+        -- carry the lease's time).
+        took := CASE WHEN dry_run THEN wanted[i] ELSE floor_after END;
+        ahead_by := took - clock_timestamp();
+        IF took > coalesce(floor_before, '-infinity') AND ahead_by > (CASE line WHEN 'koid' THEN interval '0' ELSE interval '10 s' END) THEN
+            RAISE WARNING 'kid_adopt_database() % the % floor to %, ahead of this server''s clock',
+                          CASE WHEN dry_run THEN 'would raise' ELSE 'raised' END, line, took
+                USING DETAIL = CASE
+                    WHEN line = 'koid' AND ahead_by > koid_wait_ms * interval '1 ms'
+                        THEN format('koid_new() fails with ERROR 55000, in every database of this server, until the clock is within kid.koid_max_clock_wait_ms (%s ms) of it.',
+                                    koid_wait_ms)
+                    WHEN line = 'koid'
+                        THEN format('koid_new() waits for the clock to pass it (kid.koid_max_clock_wait_ms is %s ms).', koid_wait_ms)
+                    WHEN line LIKE 'sno tick _'
+                        THEN format('sno_new() makes its ids on its other timeline (tick %s) until the clock passes it, and waits while both timelines'' floors are ahead of the clock.',
+                                    1 - right(line, 1)::integer)
+                    WHEN line = 'atproto_tid' THEN 'tid_new() makes tids of that time, ahead of the clock, until the clock passes it.'
+                    WHEN line = 'uid' THEN 'uid_new() and uid_global_new() make ids of that time, ahead of the clock, until the clock passes it.'
+                    WHEN line = 'uuid' THEN 'uuidv7_new() makes uuids of that time, ahead of the clock, until the clock passes it.' END;
+        END IF;
         RETURN NEXT;
     END LOOP;
     IF NOT dry_run THEN
@@ -478,4 +559,4 @@ BEGIN
 END $$;
 
 COMMENT ON FUNCTION kid_adopt_database(timestamptz, interval, text[], boolean, boolean) IS
-'Superuser only: adopt a database that pg_upgrade, pg_dump/pg_restore or another copy brought from another cluster. Reads every place kid_adoption_columns() lists as read (locking each table against writes), raises this server''s floors to the newest id time found per lease line (and to floor, if given) durably, and records an adopted row in kid_database_origin, after which generation is allowed in this database. Ids more than max_ahead ahead of the clock stop it (ERROR 55000) unless floor is at or above them, their column is excluded, or ignore_ahead skips them; a column it cannot read (a foreign table, another session''s temporary table) gets a WARNING. dry_run raises and records nothing. One row per lease line: columns read, the newest stored time, the floor before and after.';
+'Superuser only: adopt a database that pg_upgrade, pg_dump/pg_restore or another copy brought from another cluster. Reads every place kid_adoption_columns() lists as read (locking each table against writes), raises this server''s floors to the newest id time found per lease line (and to floor, if given) durably, and records an adopted row in kid_database_origin, after which generation is allowed in this database. Stops (ERROR 55000, nothing raised or recorded) on ids too far ahead of the clock (max_ahead; by default a day, and for koid kid.koid_max_clock_wait_ms) unless floor is at or above them, a wider max_ahead reaches them, their column is excluded, or ignore_ahead skips them; and on a column it cannot read (a foreign table, another session''s temporary table) unless it is excluded or floor stands for its ids. A WARNING names each floor it raises ahead of the clock and what that does to its generators. dry_run raises and records nothing. One row per lease line: columns read, the newest stored time, the floor before and after.';

@@ -69,9 +69,11 @@ check "bad setting: kid.uid_interval = 4 stops the server" refused "kid.uid_inte
 check "bad setting: kid.uid_node = xyz stops the server" refused "kid.uid_node = 'xyz'" 'invalid value for parameter "kid.uid_node": "xyz"' \
     "kid.uid_node must be empty or exactly 8 hexadecimal digits."
 check "bad setting: kid.wal_rmgr_id = 5 stops the server" refused "kid.wal_rmgr_id = 5" '"kid.wal_rmgr_id": "5"' \
-    "kid.wal_rmgr_id must be an integer from 128 to 255."
+    "kid.wal_rmgr_id must be 0 or a custom resource manager id from 128 to 255."
+check "bad setting: kid.wal_rmgr_id = 127 stops the server" refused "kid.wal_rmgr_id = 127" '"kid.wal_rmgr_id": "127"' \
+    "kid.wal_rmgr_id must be 0 or a custom resource manager id from 128 to 255."
 check "bad setting: kid.wal_rmgr_id = 256 stops the server" refused "kid.wal_rmgr_id = 256" '"kid.wal_rmgr_id": "256"' \
-    "kid.wal_rmgr_id must be an integer from 128 to 255."
+    "kid.wal_rmgr_id must be 0 or a custom resource manager id from 128 to 255."
 check "bad setting: kid.standby_generation = maybe stops the server" refused "kid.standby_generation = maybe" '"kid.standby_generation": "maybe"' \
     "kid.standby_generation must be a boolean."
 check "bad setting: kid.koid_max_clock_wait_ms = 2h stops the server" refused "kid.koid_max_clock_wait_ms = '2h'" '"kid.koid_max_clock_wait_ms": "2h"' \
@@ -85,6 +87,8 @@ check "good setting: kid.koid_generator_id = 1023 starts" start_with "kid.koid_g
 check "good setting: kid.uid_interval = 10 starts" start_with "kid.uid_interval = 10"
 check "good setting: kid.uid_interval = 5 starts" start_with "kid.uid_interval = 5"
 check "good setting: kid.wal_rmgr_id = 255 starts" start_with "kid.wal_rmgr_id = 255"
+check "good setting: kid.wal_rmgr_id = 128 starts" start_with "kid.wal_rmgr_id = 128"
+check "good setting: kid.wal_rmgr_id = 0 starts" start_with "kid.wal_rmgr_id = 0"
 check "good setting: kid.koid_epoch_ms = 0 starts" start_with "kid.koid_epoch_ms = 0"
 check "good setting: kid.koid_max_clock_wait_ms = 1min starts" start_with "kid.koid_max_clock_wait_ms = '1min'"
 check "good setting: kid.koid_max_clock_wait_ms = 1h starts" start_with "kid.koid_max_clock_wait_ms = '1h'"

@@ -20,6 +20,9 @@
 #     uuidv7's horizon lines): after a crash and after a clean stop, a start
 #     with the clock an hour back: both horizons are at or above the ones
 #     read before, the first ids above them, made without a wait.
+#  6. After a crash whose horizon line is below sno's timeline floor, sno
+#     and uuidv7 carry the horizon forward and catch up with the clock
+#     without a wait.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
@@ -127,5 +130,54 @@ faketime_set "$FT_FILE" -3600
 faketime_cluster_start hzlease || exit 1
 hz_after_restart "a crash"
 cluster_stop hzlease
+
+# 6. After a restart the horizon starts at its line's floor, which may be
+#    below the floor of sno's timeline (the horizon read a second before the
+#    first sno: its line is covered 10 s ahead of the reading, tick 0's 10 s
+#    ahead of the sno).  Below the horizon's floor sno and uuidv7 carry it
+#    forward; when the clock catches up they go on with it without a drop,
+#    and so without a wait, through the whole catch-up (ids every ms until
+#    they are back at the clock).
+HZ_C=54413
+cluster_init hzcarry $HZ_C || exit 1
+cluster_start hzcarry || exit 1
+hzc() { kpsql $HZ_C -d postgres "$@"; }
+hzc -c "CREATE EXTENSION kid" -c "SELECT sno_safe_horizon(), uuidv7_safe_horizon()" -c "SELECT pg_sleep(1)" \
+    -c "SELECT sno_new(), uuidv7_new()" >/dev/null
+read -r hz_sno hz_uuid < <(hzc -F ' ' -c "SELECT sno_safe_horizon(), uuidv7_safe_horizon()")
+check "a crash (the postmaster killed by SIGKILL)" crash_postmaster hzcarry
+cluster_start hzcarry >/dev/null 2>&1 || exit 1
+hz_carry=$(hzc <<SQL 2>&1
+CREATE TEMP TABLE waits AS SELECT scheme, overflow_waits + clock_waits + ahead_waits AS w FROM kid_generator_stats();
+DO \$\$
+DECLARE
+    s sno;
+    u uuid;
+    started timestamptz := clock_timestamp();
+    calls int := 0;
+    below int := 0;
+    ahead boolean := false;
+BEGIN
+    LOOP
+        s := sno_new();
+        u := uuidv7_new();
+        calls := calls + 1;
+        below := below + CASE WHEN s < '$hz_sno' OR u < '$hz_uuid' THEN 1 ELSE 0 END;
+        ahead := ahead OR sno_to_timestamp(s) > clock_timestamp() + interval '1 s';
+        EXIT WHEN (ahead AND sno_to_timestamp(s) <= clock_timestamp() AND uuidv7_to_timestamp(u) <= clock_timestamp())
+               OR clock_timestamp() > started + interval '60 s';
+        PERFORM pg_sleep(0.001);
+    END LOOP;
+    RAISE NOTICE 'carried ahead of the clock: %, back at the clock: %, ids below the horizons read before: %',
+        ahead, sno_to_timestamp(s) <= clock_timestamp(), below;
+END \$\$;
+SELECT 'waits: ' || string_agg(k.scheme || ' ' || (k.overflow_waits + k.clock_waits + k.ahead_waits - w.w), ', ' ORDER BY k.scheme)
+FROM kid_generator_stats() k JOIN waits w USING (scheme) WHERE k.scheme IN ('sno', 'uuid');
+SQL
+)
+expect_eq "after the crash, sno and uuidv7 carried the horizon's floor forward ahead of the clock, then were back at the clock, none below the horizons read before" \
+    "$(grep -o 'carried ahead of the clock: .*' <<<"$hz_carry")" "carried ahead of the clock: t, back at the clock: t, ids below the horizons read before: 0"
+expect_eq "... and neither waited, through the catch-up" "$(grep '^waits: ' <<<"$hz_carry")" "waits: sno 0, uuid 0"
+cluster_stop hzcarry
 
 kid_finish

@@ -231,10 +231,12 @@ chown postgres: "$LF_FILE"
 cluster_start lf || exit 1
 expect_eq "version 3: read, rewritten as version 4 (logged)" \
     "$(lf_shape "$LF_FILE"), $(grep -c 'of format version 3; rewriting it as version 4' "$KID_TMP/lf/server.log")" "4 $lf_lines, 1"
-# (The lines version 3 has not, uuid and the horizons', start at its highest own mark.)
+# (The lines version 3 has not start at its highest own mark, uuid's; the
+# commit horizons' lines, which hold no id, start empty.)
 expect_eq "version 3: its marks are the startup floors" \
     "$(lfq -c "SELECT string_agg((extract(epoch FROM coalesce(startup_floor, 'epoch')) * 1000000)::bigint::text, ' ' ORDER BY ord) FROM kid_lease() WITH ORDINALITY AS l(line, covered_until, startup_floor, ord)")" \
-    "$(awk -v n="$lf_count" '{m = 0; for (i = 4; i <= 8; i++) if ($i + 0 > m) m = $i + 0; printf "%s %s %s %s %s", $4, $5, $6, $7, $8; for (k = 6; k <= n; k++) printf " %.0f", m}' <<<"$v3")"
+    "$(awk -v names="$lf_lines" '{m = 0; for (i = 4; i <= 8; i++) if ($i + 0 > m) m = $i + 0; printf "%s %s %s %s %s", $4, $5, $6, $7, $8
+        n = split(names, L, " "); for (k = 6; k <= n; k++) printf " %.0f", (L[k] ~ /_horizon$/ ? 0 : m)}' <<<"$v3")"
 lf_now=$(cat "$LF_FILE")
 expect_eq "version 3: rewritten with the same marks, flags and setting words, each on its line" \
     "$(lf_v3 <<<"${lf_now% *}")" "$v3"
@@ -263,6 +265,22 @@ chown postgres: "$LF_FILE"
 cluster_start lf || exit 1
 expect_eq "a line missing, the others' replayed marks an hour ahead: its first tid is above the highest replayed mark" \
     "$(lfq -c "SELECT tid_to_timestamp(tid_new()) > to_timestamp($lf_replayed / 1e6) AND clock_timestamp() < to_timestamp($lf_replayed / 1e6) - interval '50 minutes'")" t
+cluster_stop lf fast
+
+# The commit horizons' lines missing (a file of a kid without them), the
+# tid line a day ahead: they start empty, not at another scheme's mark, so
+# sno's and uuidv7's ids stay at the clock.
+lf_day=$(( ($(date +%s) + 86400) * 1000000 ))
+lf_no_hz=$(sed -e 's/ sno_horizon [0-9]* [0-9]* / /' -e 's/ uuid_horizon [0-9]* [0-9]*$//' <<<"$good_body" | lf_set atproto_tid 1 "$lf_day")
+put "$(with_crc "$lf_no_hz")"$'\n'
+chown postgres: "$LF_FILE"
+lf_offset=$(log_size "$KID_TMP/lf/server.log")
+cluster_start lf || exit 1
+expect_eq "the horizons' lines missing: they start empty (logged), not at the tid line's mark a day ahead" \
+    "$(lfq -c "SELECT string_agg(line || ' ' || coalesce(startup_floor::text, 'empty'), ', ' ORDER BY line) FROM kid_lease() WHERE line LIKE '% horizon'") $(tail -c +$((lf_offset + 1)) "$KID_TMP/lf/server.log" | grep -c 'has no line "[a-z]* horizon" (written before kid had it); the line starts empty')" \
+    "sno horizon empty, uuid horizon empty 2"
+expect_eq "... and the first sno and uuidv7 ids are at the clock, not a day ahead" \
+    "$(lfq -c "SELECT sno_to_timestamp(sno_new()) < clock_timestamp() + interval '1 minute' AND uuidv7_to_timestamp(uuidv7_new()) < clock_timestamp() + interval '1 minute'")" t
 cluster_stop lf fast
 
 # A missing file is the one state that starts without floors.

@@ -11,14 +11,18 @@
 # major with the true clock: 15 -> 15 on the 15 pass of make test, 17 -> 17
 # on the 17 pass, 15 -> 18 on the 18 pass.
 #   - pg_upgrade: generation in the upgraded database is refused (55000, the
-#     hint names kid_adopt_database()), in a read-only transaction too; after
-#     kid_adopt_database() the floors are the newest stored times, every new
+#     hint names kid_adopt_database()), in a read-only transaction too;
+#     kid_adopt_database() stops (55000) on the koids an hour ahead (taken,
+#     koid_new() would fail for an hour: more than kid.koid_max_clock_wait_ms);
+#     with max_ahead => '2 hours' the floors are the newest stored times, a
+#     WARNING names each line raised ahead of the clock, every new
 #     atproto_tid, uid and uid_global sorts above every old one, sno goes on
 #     on its other timeline (tick 1) with no duplicate, koid refuses while its
 #     clock is behind the floor (55000).  A second database still on 0.1.0's
 #     SQL is updated after pg_upgrade (ALTER EXTENSION kid UPDATE, what
-#     pg_upgrade's update_extensions.sql runs): the update adopts it, and its
-#     new tids sort above its old ones at once.
+#     pg_upgrade's update_extensions.sql runs) with the server's
+#     kid.koid_max_clock_wait_ms an hour: the update adopts it, says so in a
+#     WARNING with its rows, and its new tids sort above its old ones at once.
 #     A third database on 0.1.0 also holds ids far ahead of the clock (a
 #     koid of 2036, an AT Protocol record key of 2041): its update goes on
 #     but does not adopt it (a WARNING, an 'updated' row, generation
@@ -173,17 +177,29 @@ refused() {
     expect_eq "$label: refused in a read-only transaction too" "$(grep -c 'ERROR:  cannot generate atproto_tid ids' <<<"$out")" 1
 }
 
-# adopted SERVER_QUERY_FUNCTION DB LABEL: kid_adopt_database() finds the
-# newest old times and raises the floors; then new ids sort above the old.
+# adopted SERVER_QUERY_FUNCTION DB LABEL: kid_adopt_database() stops on the
+# koids an hour ahead; told to take them, it finds the newest old times and
+# raises the floors (a WARNING per line raised ahead of the clock); then new
+# ids sort above the old.
 adopted() {
-    local q=$1 db=$2 label=$3
-    expect_eq "$label: kid_adopt_database() finds the newest stored time per lease line" \
-        "$($q -d "$db" -c "CREATE TEMP TABLE a AS SELECT * FROM kid_adopt_database()" \
+    local q=$1 db=$2 label=$3 out
+    out=$($q -d "$db" -v VERBOSITY=verbose -c "SELECT * FROM kid_adopt_database()" 2>&1)
+    expect_eq "$label: kid_adopt_database() stops (55000) on the koids an hour ahead, more than kid.koid_max_clock_wait_ms" \
+        "$(grep -c -e '^WARNING:  01000: public.t_koid.id holds 1000 koid ids more than kid.koid_max_clock_wait_ms (1000 ms) ahead of this server.s clock' \
+            -e '^ERROR:  55000: cannot adopt database "'"$db"'": 1 column holds ids too far ahead of this server.s clock$' <<<"$out")" 2
+    expect_eq "$label: with max_ahead => '2 hours', kid_adopt_database() finds the newest stored time per lease line" \
+        "$($q -d "$db" -c "CREATE TEMP TABLE a AS SELECT * FROM kid_adopt_database(max_ahead => '2 hours')" 2>"$KID_TMP/adopt-$label.err" \
             -c "SELECT concat_ws(' ', (SELECT newest FROM a WHERE line = 'sno tick 0'), (SELECT newest FROM a WHERE line = 'atproto_tid'),
                 (SELECT newest FROM a WHERE line = 'koid'), (SELECT newest FROM a WHERE line = 'uid'))
-                || ' ' || (SELECT string_agg(line || ':' || columns, ',' ORDER BY line) FROM a)
+                || ' ' || (SELECT string_agg(line || ':' || columns, ',' ORDER BY line) FROM a WHERE columns > 0)
                 || ' ' || (SELECT bool_and(floor_after = newest) FROM a WHERE newest IS NOT NULL)")" \
         "$OLD_NEWEST atproto_tid:2,koid:1,sno tick 0:1,sno tick 1:1,uid:3,uuid:1 true"
+    expect_eq "$label: ... a WARNING for each line it raised an hour ahead (sno tick 0, atproto_tid, koid, uid, uuid), koid_new()'s failing" \
+        "$(grep -c -e '^WARNING:  kid_adopt_database() raised the sno tick 0 floor to ' -e '^WARNING:  kid_adopt_database() raised the atproto_tid floor to ' \
+            -e '^WARNING:  kid_adopt_database() raised the koid floor to ' -e '^WARNING:  kid_adopt_database() raised the uid floor to ' \
+            -e '^WARNING:  kid_adopt_database() raised the uuid floor to ' \
+            -e '^DETAIL:  koid_new() fails with ERROR 55000, in every database of this server, until the clock is within kid.koid_max_clock_wait_ms (1000 ms) of it.$' \
+            "$KID_TMP/adopt-$label.err")" 6
     expect_eq "$label: the adoption is recorded" \
         "$($q -d "$db" -c "SELECT string_agg(how || ':' || (system_identifier = $4), ' ' ORDER BY position) FROM kid_database_origin")" "$5"
     local uuid_top
@@ -218,9 +234,15 @@ adopted nq app "pg_upgrade" "$NEW_SYSID" "created:false adopted:true"
 expect_eq "pg_upgrade: kid_adopt_database() gave uuid_ops and uuid_minmax_ops their members again" "$(uuid_members nq app)" 20
 expect_eq "pg_upgrade: after adoption id >= t on a uuid is an index condition (1000 more ids since)" "$(uuid_scan nq app)" "1 1051"
 
-# The database still on 0.1.0: no mark yet; the update adopts it.
+# The database still on 0.1.0: no mark yet; the update adopts it.  Its
+# koids are an hour ahead: the update takes them when koid_new() waits that
+# long in the server's sessions (kid.koid_max_clock_wait_ms).
 expect_eq "pg_upgrade, 0.1.0 database: version before the update" "$(nq -d app010 -c "SELECT extversion FROM pg_extension WHERE extname = 'kid'")" 0.1.0
-nq -d app010 -c "ALTER EXTENSION kid UPDATE"
+nq -d postgres -c "ALTER SYSTEM SET kid.koid_max_clock_wait_ms = '1h'" && need "reload" reload_conf $NPORT
+update_out=$(nq -d app010 -c "ALTER EXTENSION kid UPDATE" 2>&1)
+nq -d postgres -c "ALTER SYSTEM RESET kid.koid_max_clock_wait_ms" && need "reload" reload_conf $NPORT
+expect_eq "pg_upgrade, 0.1.0 database: the update says it adopted the database, with its rows (a WARNING)" \
+    "$(grep -c -e '^WARNING:  updating kid from 0.1.0 adopted database "app010"$' -e '^koid: 1 column, newest ' -e '^atproto_tid: 2 columns, newest ' <<<"$update_out")" 3
 expect_eq "pg_upgrade, 0.1.0 database: the update added kid's uuid members" "$(uuid_members nq app010)" 20
 expect_eq "pg_upgrade, 0.1.0 database: ALTER EXTENSION kid UPDATE adopted it" \
     "$(nq -d app010 -c "SELECT string_agg(how || ':' || (system_identifier = $NEW_SYSID), ' ' ORDER BY position) FROM kid_database_origin")" "adopted:true"
@@ -236,7 +258,7 @@ ahead_out=$(nq -d app010_ahead -c "ALTER EXTENSION kid UPDATE" 2>&1)
 check "pg_upgrade, 0.1.0 database with ids far ahead: ALTER EXTENSION kid UPDATE succeeds" \
     test "$(nq -d app010_ahead -c "SELECT extversion FROM pg_extension WHERE extname = 'kid'")" = 0.2.0
 expect_eq "pg_upgrade, ids far ahead: the update names both columns and says the database was not adopted" \
-    "$(grep -c -e '^WARNING:  public.t_koid.id holds 1 koid id more than 1 day ahead of this server.s clock, the newest at 2036-01-01 00:00:00' \
+    "$(grep -c -e '^WARNING:  public.t_koid.id holds 1001 koid ids more than kid.koid_max_clock_wait_ms (1000 ms) ahead of this server.s clock, the newest at 2036-01-01 00:00:00' \
         -e '^WARNING:  public.records.rkey holds 1 atproto_tid id more than 1 day ahead of this server.s clock, the newest at 2041-05-10 11:56:53.685247' \
         -e '^WARNING:  updating kid from 0.1.0 did not adopt database "app010_ahead": cannot adopt database "app010_ahead": 2 columns hold ids' \
         <<<"$ahead_out")" 3

@@ -4,8 +4,10 @@
 # that need a second one are here (test/sql/database_origin.sql has the
 # rest: every way an id is stored, ids ahead of the clock, the arguments):
 #   - another session's temporary table: kid cannot read it; the adoption
-#     names it (a WARNING, status 'not read', recorded in floors), and does
-#     not take its ids;
+#     names it (a WARNING, status 'not read') and stops (55000): ids it
+#     cannot see may be above every id it reads.  Excluded by name, it is
+#     adopted without its ids (recorded as excluded); once that session has
+#     ended, adopted as any other;
 #   - a table another transaction is creating, and a column another
 #     transaction is adding: the adoption cannot see them before they
 #     commit, so it refuses (55006) while they are open, and reads them
@@ -13,7 +15,15 @@
 #   - a write in progress on a table with ids: the adoption waits for it
 #     (it locks each table it reads in SHARE mode) and takes the id it
 #     committed; a write that comes after the table was read waits for the
-#     adoption to commit.
+#     adoption to commit;
+#   - a koid an hour ahead of the clock, stored by a database owner who is
+#     no superuser: taken, it would make koid_new() fail for an hour in
+#     every database of the server, so the adoption stops (55000) and
+#     raises nothing; it takes it when sessions' kid.koid_max_clock_wait_ms
+#     covers it (a WARNING: koid_new() waits), or when max_ahead reaches it
+#     (a WARNING: koid_new() fails, and it does, in another database); a
+#     floor 5 s ahead is named for koid alone (the others' lines lead the
+#     clock by up to 10 s after any crash).
 # The ids are of 2020 (far below what the generators reach), one month per
 # case, so that the newest time found says which were read.  Where the
 # adoption must refuse at once, lock_timeout turns a wait (a wrong answer
@@ -88,15 +98,31 @@ need "a session with a temporary table" session_run s1 \
 expect_eq "another session's temporary table: listed as not read" \
     "$(aq -c "SELECT status || ': ' || why FROM kid_adoption_columns() WHERE column_name LIKE 'pg\_temp\_%.held.id'")" \
     "not read: temporary table of another session"
-out=$(aq -c "SET TIME ZONE UTC" -c "CREATE TEMP TABLE a AS SELECT * FROM kid_adopt_database()" \
-    -c "SELECT newest FROM a WHERE line = 'koid'" 2>&1)
-expect_eq "another session's temporary table: the adoption names it in a WARNING and does not take its ids" \
-    "$(grep -c -e '^WARNING:  kid_adopt_database() cannot read pg_temp_[0-9]*\.held\.id: temporary table of another session$' \
-        -e '^2020-01-01 00:00:00+00$' <<<"$out")" 2
-expect_eq "another session's temporary table: the adoption records it as not read" \
-    "$(aq -c "SELECT how || ' ' || (SELECT count(*) FROM jsonb_object_keys(floors->'not read') k WHERE k LIKE 'pg\_temp\_%.held.id')
-        FROM kid_database_origin ORDER BY position DESC LIMIT 1")" "adopted 1"
+held=$(aq -c "SELECT column_name FROM kid_adoption_columns(scan => false) WHERE column_name LIKE 'pg\_temp\_%.held.id'")
+out=$(aq -v VERBOSITY=verbose -c "SELECT * FROM kid_adopt_database()" 2>&1)
+expect_eq "another session's temporary table: the adoption names it in a WARNING and stops (55000)" \
+    "$(grep -c -e '^WARNING:  01000: kid_adopt_database() cannot read pg_temp_[0-9]*\.held\.id: temporary table of another session$' \
+        -e '^ERROR:  55000: cannot adopt database "app": it cannot read 1 column$' \
+        -e '^DETAIL:  pg_temp_[0-9]*\.held\.id: not read (temporary table of another session)$' <<<"$out")" 3
+expect_eq "... and records nothing" "$(aq -c "SELECT count(*) FROM kid_database_origin WHERE how = 'adopted'")" 0
+out=$(aq -c "SET TIME ZONE UTC" -c "SET client_min_messages = warning" \
+    -c "CREATE TEMP TABLE a AS SELECT * FROM kid_adopt_database(exclude => ARRAY['$held'])" -c "SELECT newest FROM a WHERE line = 'koid'" 2>&1)
+expect_eq "another session's temporary table, excluded by name: adopted without its ids" "$out" "2020-01-01 00:00:00+00"
+expect_eq "... and recorded as excluded" \
+    "$(aq -c "SELECT how || ' ' || (floors->'excluded' ? '$held') FROM kid_database_origin ORDER BY position DESC LIMIT 1")" "adopted true"
 session_close s1
+# Its backend drops the table on its way out, after psql has gone.
+temp_table_gone() {
+    local i
+    for i in $(seq 600); do
+        [ "$(aq -c "SELECT count(*) FROM pg_class WHERE relname = 'held'")" = 0 ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+need "the session's temporary table is gone with it" temp_table_gone
+expect_eq "once that session has ended, the adoption needs no word on it" \
+    "$(aq -c "SET TIME ZONE UTC" -c "SELECT newest FROM kid_adopt_database() WHERE line = 'koid'" 2>&1)" "2020-01-01 00:00:00+00"
 
 # 2. A table another transaction is creating.
 session_open s2
@@ -104,7 +130,7 @@ need "a transaction creating a table" session_run s2 \
     "BEGIN; CREATE TABLE imported (id koid); INSERT INTO imported VALUES (koid_new_with_time('2020-07-01 00:00+00'));"
 refused "a table being created by another transaction: the adoption refuses (55006), naming the process" \
     'Process [0-9]* is creating relation [0-9]*, which this transaction cannot see before it commits\.'
-expect_eq "... and records nothing" "$(aq -c "SELECT count(*) FROM kid_database_origin WHERE how = 'adopted'")" 1
+expect_eq "... and records nothing" "$(aq -c "SELECT count(*) FROM kid_database_origin WHERE how = 'adopted'")" 2
 need "the transaction commits" session_run s2 "COMMIT;"
 expect_eq "once it committed, the adoption reads the table" "$(koid_newest)" "2020-07-01 00:00:00+00"
 
@@ -134,6 +160,47 @@ need "the adoption commits" session_run s2 "COMMIT;"
 wait $insert_pid
 expect_eq "... and is written once it committed" "$(aq -c "SELECT count(*) FROM imported")" 3
 session_close s2
+
+# 6. A koid an hour ahead of the clock, in a database
+# whose owner is no superuser; the server's other databases generate koids.
+kpsql $AD_PORT -d postgres -c "CREATE ROLE alice LOGIN" -c "CREATE DATABASE owned OWNER alice" -c "CREATE DATABASE other" &&
+    kpsql $AD_PORT -d owned -c "CREATE EXTENSION kid" && kpsql $AD_PORT -d other -c "CREATE EXTENSION kid" || exit 1
+oq() { kpsql $AD_PORT -d owned "$@"; }
+need "alice stores a koid an hour ahead in her own table" \
+    kpsql $AD_PORT -d owned -U alice -c "CREATE TABLE mine (k koid)" -c "INSERT INTO mine VALUES (koid_new_with_time(now() + interval '1 hour'))"
+out=$(oq -v VERBOSITY=verbose -c "SELECT * FROM kid_adopt_database()" 2>&1)
+expect_eq "a koid an hour ahead: named (more than kid.koid_max_clock_wait_ms ahead) and the adoption stops (55000)" \
+    "$(grep -c -e '^WARNING:  01000: public\.mine\.k holds 1 koid id more than kid\.koid_max_clock_wait_ms (1000 ms) ahead of this server.s clock, the newest at ' \
+        -e '^ERROR:  55000: cannot adopt database "owned": 1 column holds ids too far ahead of this server.s clock$' <<<"$out")" 2
+expect_eq "... nothing recorded" "$(oq -c "SELECT count(*) FROM kid_database_origin WHERE how = 'adopted'")" 0
+expect_eq "... nothing raised: koid_new() works in another database" \
+    "$(kpsql $AD_PORT -d other -c "SET kid.koid_max_clock_wait_ms = 0" -c "SELECT koid_new() IS NOT NULL")" t
+# What is ahead, for the WARNING on a floor the adoption raises: for koid,
+# any lead (koid_new() waits or fails); for the others, more than the 10 s
+# by which kid.lease leads the clock (a crash restart gives that anyway).
+# A floor 5 s ahead, in a dry run: the koid line's alone is named.
+out=$(oq -c "SELECT count(*) FROM kid_adopt_database(floor => now() + interval '5 s', dry_run => true)" 2>&1)
+expect_eq "a floor 5 s ahead (dry run): a WARNING for the koid line, none for the others" \
+    "$(grep '^WARNING:  kid_adopt_database() would raise the ' <<<"$out" | sed 's/ floor to .*//')" \
+    "WARNING:  kid_adopt_database() would raise the koid"
+# Sessions that wait an hour for their clock (the server's setting; a SET
+# in the adopting session would not count): taken, koid_new() waits.
+kpsql $AD_PORT -d postgres -c "ALTER SYSTEM SET kid.koid_max_clock_wait_ms = '1h'" && need "reload" reload_conf $AD_PORT
+out=$(oq -c "SET TIME ZONE UTC" -c "SELECT line, koid_to_timestamp(max(k)) = floor_after FROM kid_adopt_database(), mine WHERE line = 'koid' GROUP BY 1, floor_after" 2>&1)
+expect_eq "... with the server's kid.koid_max_clock_wait_ms an hour, taken: the koid floor is its time, and a WARNING says koid_new() waits" \
+    "$(grep -c -e '^WARNING:  kid_adopt_database() raised the koid floor to .*, ahead of this server.s clock$' \
+        -e '^DETAIL:  koid_new() waits for the clock to pass it (kid\.koid_max_clock_wait_ms is 3600000 ms)\.$' -e '^koid|t$' <<<"$out")" 3
+kpsql $AD_PORT -d postgres -c "ALTER SYSTEM RESET kid.koid_max_clock_wait_ms" && need "reload" reload_conf $AD_PORT
+# A koid two hours ahead, taken by a decision (max_ahead): the WARNING says
+# koid_new() fails, and it does, in another database.
+oq -c "INSERT INTO mine VALUES (koid_new_with_time(now() + interval '2 hours'))"
+out=$(oq -c "SET TIME ZONE UTC" -c "SELECT line, koid_to_timestamp(max(k)) = floor_after FROM kid_adopt_database(max_ahead => '3 hours'), mine WHERE line = 'koid' GROUP BY 1, floor_after" 2>&1)
+expect_eq "a koid two hours ahead, max_ahead => '3 hours': taken, and a WARNING says koid_new() fails in every database" \
+    "$(grep -c -e '^WARNING:  kid_adopt_database() raised the koid floor to .*, ahead of this server.s clock$' \
+        -e '^DETAIL:  koid_new() fails with ERROR 55000, in every database of this server, until the clock is within kid\.koid_max_clock_wait_ms (1000 ms) of it\.$' \
+        -e '^koid|t$' <<<"$out")" 3
+expect_eq "... and koid_new() fails with 55000 in another database" \
+    "$(kpsql $AD_PORT -d other -v VERBOSITY=verbose -c "SELECT koid_new()" 2>&1 | grep -c '^ERROR:  55000: the system clock is behind the koid floor by ')" 1
 
 cluster_stop adopt
 kid_finish

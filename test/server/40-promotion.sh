@@ -6,12 +6,14 @@
 # ahead and it generates every scheme, extending its lease (file and WAL
 # record) far past what the backup copied.  The standby, on the true clock:
 #   - refuses generation (25006), decodes and queries the replicated ids;
-#   - shows the replayed marks (kid_node_info, kid.lease, pg_walinspect,
-#     pg_waldump), equal to the primary's;
+#   - shows the replayed marks (kid_node_info, kid.lease), equal to the
+#     primary's lease and to the last of kid's logical messages in the WAL
+#     (pg_walinspect; pg_waldump lists them);
 #   - with kid.standby_generation = on but the primary's node id, refuses
 #     generation (55000): the guard against a shared node id.
-# A second standby without kid in shared_preload_libraries stops at the
-# first kid record: every server replaying kid's WAL must preload kid.
+# A second standby without kid in shared_preload_libraries replays kid's
+# messages like any other logical message: it follows the primary to the
+# end and decodes (test/server/44-replay_without_kid.sh does more of this).
 # The primary stops (immediate) and the standby is promoted.  Its clock is a
 # minute behind the old primary's ids, yet it repeats none of them:
 #   tid, uid  continue above the replayed mark + the promotion margin, so every
@@ -60,7 +62,7 @@ cluster_start promo_s
 # A third standby, promoted and crashed before it generates anything.
 standby_init promo_s2 $PR_P 54363
 cluster_start promo_s2
-# A second standby without kid preloaded cannot replay kid's records.
+# A second standby without kid preloaded.
 standby_init promo_np $PR_P 54362 "shared_preload_libraries = ''"
 cluster_start promo_np
 
@@ -71,25 +73,27 @@ check "promotion: primary generates every scheme 60 s ahead" pr_gen $PR_P 1 sno 
 pr_lsn1=$(ppq -c "SELECT pg_current_wal_lsn()")
 check "promotion: standby replayed the primary's WAL" wait_replayed $PR_S "$pr_lsn1"
 check "promotion: the third standby replayed the primary's WAL" wait_replayed 54363 "$pr_lsn1"
-pr_np_stopped() {
-    for _ in $(seq 150); do
-        grep -q 'resource manager with ID 128 not registered' "$KID_TMP/promo_np/server.log" && return 0
-        sleep 0.2
-    done
-    return 1
-}
-check "promotion: a standby without kid preloaded stops at the first kid record (rmgr 128 not registered)" pr_np_stopped
-cluster_stop promo_np immediate
+check "promotion: a standby without kid preloaded replays the primary's WAL, kid's messages too" wait_replayed 54362 "$pr_lsn1"
+expect_eq "promotion: the standby without kid decodes the replicated ids" \
+    "$(kpsql 54362 -d postgres -c "SELECT count(*) FROM pr_tid WHERE round = 1 AND tid_to_timestamp(id) > now() + interval '50 seconds'")" 2000
+cluster_stop promo_np
 
-expect_eq "promotion: pg_walinspect shows kid LEASE records with their marks" \
-    "$(ppq -c "SELECT count(*) > 0 FROM pg_get_wal_records_info('$pr_lsn0', '$pr_lsn1') WHERE resource_manager = 'kid' AND record_type = 'LEASE' AND description LIKE 'node 0; sno tick 0 until %, node field 0; sno tick 1 until %, node field 0; atproto_tid until %, node field 0; koid until %, node field 0, setting 0; uid until %, node field %, setting 8; uuid until %, node field 0; written at 20%'")" t
-# The record: PostgreSQL's 24-byte record header, a 5-byte data block header,
-# kid's 24-byte header and 40 bytes per lease line (as many as kid_lease() lists).
+# kid's messages: LogicalMessage records, prefix "kid", database 0, the
+# lease payload: layout 2, its 24-byte header and 40 bytes per lease line
+# (as many as kid_lease() lists); the record adds PostgreSQL's 24-byte
+# header, a 5-byte data block header, the 24-byte message header and the
+# 4-byte prefix.
 pr_lines=$(ppq -c "SELECT count(*) FROM kid_lease()")
-expect_eq "promotion: every kid LEASE record is 53 + 40 bytes per lease line (version 2 layout, $pr_lines lines)" \
-    "$(ppq -c "SELECT string_agg(DISTINCT record_length::text, ',') FROM pg_get_wal_records_info('$pr_lsn0', '$pr_lsn1') WHERE resource_manager = 'kid'")" $((53 + 40 * pr_lines))
-expect_eq "promotion: pg_waldump lists the records under the custom resource manager id" \
-    "$(as_postgres "$PG_BIN/pg_waldump" -p "$KID_TMP/promo_p/data/pg_wal" -s "$pr_lsn0" -e "$pr_lsn1" 2>/dev/null | grep -c '^rmgr: custom128 ' | awk '{print ($1 > 0)}')" 1
+pr_payload=$((24 + 40 * pr_lines))
+pr_msgs="FROM pg_get_wal_records_info('$pr_lsn0', '$pr_lsn1') WHERE resource_manager = 'LogicalMessage' AND description LIKE 'non-transactional, prefix \"kid\"; payload ($pr_payload bytes): 02 00 00 00 $(printf '%02x' "$pr_lines") 00 00 00 %'"
+expect_eq "promotion: pg_walinspect shows kid's lease messages, $((57 + pr_payload)) bytes each ($pr_lines lines)" \
+    "$(ppq -c "SELECT count(*) > 0, string_agg(DISTINCT record_type || ' ' || record_length, ',') $pr_msgs")" "t|MESSAGE $((57 + pr_payload))"
+# The atproto_tid entry of the last message: its name, then its mark (int64, little-endian).
+pr_last_tid_mark=$(ppq -c "WITH m AS (SELECT decode(replace(split_part(description, ': ', 2), ' ', ''), 'hex') AS b $pr_msgs ORDER BY start_lsn DESC LIMIT 1),
+    e AS (SELECT substr(b, position('\\x617470726f746f5f74696400'::bytea in b) + 16, 8) AS mark FROM m)
+    SELECT sum(get_byte(mark, i)::numeric * 256 ^ i)::bigint FROM e, generate_series(0, 7) i")
+expect_eq "promotion: pg_waldump lists them (LogicalMessage, prefix \"kid\")" \
+    "$(as_postgres "$PG_BIN/pg_waldump" -p "$KID_TMP/promo_p/data/pg_wal" -s "$pr_lsn0" -e "$pr_lsn1" 2>/dev/null | grep -c "^rmgr: LogicalMessage .*desc: MESSAGE non-transactional, prefix \"kid\"; payload ($pr_payload bytes)" | awk '{print ($1 > 0)}')" 1
 
 # What the standby replayed equals what the primary wrote.
 pr_marks="SELECT string_agg(scheme || '=' || (extract(epoch FROM %s) * 1000000)::bigint, ' ' ORDER BY scheme) FROM kid_node_info()"
@@ -99,6 +103,7 @@ expect_eq "promotion: the standby's replayed marks equal the primary's lease mar
 expect_eq "promotion: the standby names the primary's node id and counts the replayed records" \
     "$(spq -c "SELECT bool_and(replayed_node_id = 0 AND replayed_records > 0 AND generation LIKE 'in recovery%') FROM kid_node_info()")" t
 pr_counters_us=$(ppq -c "SELECT (extract(epoch FROM covered_until) * 1000000)::bigint FROM kid_node_info() WHERE scheme = 'atproto_tid'")
+expect_eq "promotion: the last of kid's messages holds the primary's atproto_tid mark" "$pr_last_tid_mark" "$pr_counters_us"
 expect_eq "promotion: the standby's kid.lease holds the replayed atproto_tid mark" \
     "$(awk '{for (i = 6; i < NF; i++) if ($i == "atproto_tid") print $1, $2, $3, $(i + 2)}' "$KID_TMP/promo_s/data/kid.lease")" "kid lease 4 $pr_counters_us"
 

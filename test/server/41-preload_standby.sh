@@ -6,6 +6,9 @@
 #    what to add to postgresql.conf.
 # 2. A streaming standby of the "main" cluster: decoding and queries work;
 #    sno_new() fails with SQLSTATE 25006.
+# 3. A streaming standby of "main" without kid preloaded replays kid's
+#    lease messages with the rest of the WAL and decodes; sno_new() fails
+#    with 55000 (not preloaded), as on any server without preloading.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
@@ -33,6 +36,8 @@ ensure_main_cluster || exit 1
 main_db kid_standby || exit 1
 standby_init standby $PORT 54341
 cluster_start standby
+standby_init standby_np $PORT 54342 "shared_preload_libraries = ''"
+cluster_start standby_np
 kpsql $PORT -d kid_standby -c "CREATE TABLE standby_check AS SELECT sno_new() AS id FROM generate_series(1, 100)"
 need "standby: replayed the table" wait_replayed 54341 "$(kpsql $PORT -d postgres -c "SELECT pg_current_wal_lsn()")"
 expect_eq "standby: is in recovery" "$(kpsql 54341 -d kid_standby -c 'SELECT pg_is_in_recovery()')" t
@@ -44,6 +49,15 @@ expect_eq "standby: kid_node_info says generation is refused in recovery" \
     "in recovery (a standby), and kid.standby_generation is off"
 expect_eq "standby: sno_new() is refused with 25006" "$(grep -c 'ERROR:  25006: cannot generate sno ids during recovery' <<<"$out")" 1
 cluster_stop standby
+
+# Without kid preloaded: the same WAL, kid's messages included.
+check "standby without kid preloaded: replayed the WAL that made the table" \
+    wait_replayed 54342 "$(kpsql $PORT -d postgres -c "SELECT pg_current_wal_lsn()")"
+expect_eq "standby without kid preloaded: decodes and queries replicated ids" \
+    "$(kpsql 54342 -d kid_standby -c "SELECT count(*) FROM standby_check WHERE id >= now() - interval '1 hour' AND sno_to_timestamp(id) <= now()")" 100
+out=$(kpsql 54342 -d kid_standby -v VERBOSITY=verbose -c "SELECT sno_new()" 2>&1)
+expect_eq "standby without kid preloaded: sno_new() is refused with 55000 (not preloaded)" "$(grep -c 'ERROR:  55000' <<<"$out")" 1
+cluster_stop standby_np
 kpsql $PORT -d postgres -c "DROP DATABASE kid_standby"
 
 kid_finish

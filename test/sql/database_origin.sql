@@ -74,6 +74,12 @@ SELECT * FROM kid_raise_floors(ARRAY[NULL, NULL, now(), NULL, NULL]);
 RESET ROLE;
 -- One time per lease line, or nothing is raised.
 SELECT * FROM kid_raise_floors(ARRAY[now()]);
+-- A floor past the last time its scheme's ids can hold (or kid.lease can
+-- hold) is refused, not stored: the next start would find it damaged.
+SELECT * FROM kid_raise_floors(ARRAY[NULL, NULL, NULL, '200000-01-01 00:00+00', NULL, NULL, NULL, NULL]::timestamptz[]);
+SELECT * FROM kid_raise_floors(ARRAY['2080-01-01 00:00+00', NULL, NULL, NULL, NULL, NULL, NULL, NULL]::timestamptz[]);
+-- A commit horizon's line holds no id: it takes NULL only.
+SELECT * FROM kid_raise_floors(ARRAY[NULL, NULL, NULL, NULL, NULL, NULL, now(), NULL]::timestamptz[]);
 
 -- The adoption: per lease line the columns read, the newest stored time
 -- (the largest id's); the floors stay, since this server's generators are
@@ -228,9 +234,17 @@ SELECT line, columns, newest, floor_after IS NOT DISTINCT FROM greatest(floor_be
 FROM kid_adopt_database(dry_run => true);
 -- A dry run records nothing.
 SELECT count(*) AS rows FROM kid_database_origin;
--- The adoption itself: the same lines; an unpopulated view does not stop it.
+-- The adoption itself stops (55000) on the foreign table: ids it cannot
+-- see might be above every id it reads.  Nothing is recorded.
 SELECT line, columns, newest FROM kid_adopt_database();
-SELECT how, floors->'not read' AS not_read FROM kid_database_origin ORDER BY position DESC LIMIT 1;
+SELECT count(*) AS adopted FROM kid_database_origin WHERE how = 'adopted';
+-- The DBA's word on it: exclude its column (none of this database's ids
+-- are there), or give the newest time of its ids as floor (a time of the
+-- past here).  The same lines; an unpopulated view does not stop it.
+SELECT line, columns, newest FROM kid_adopt_database(exclude => ARRAY['public.remote.id']);
+SELECT how, floors->'excluded' AS excluded, floors->'not read' AS not_read FROM kid_database_origin ORDER BY position DESC LIMIT 1;
+SELECT line, columns, newest FROM kid_adopt_database(floor => '2020-06-01 00:00:00+00');
+SELECT how, floors->'not read' AS not_read, floors->>'by hand' AS by_hand FROM kid_database_origin ORDER BY position DESC LIMIT 1;
 
 -- Ids far ahead of the clock, which no adoption takes silently: a koid of 2036 a database
 -- owner made with koid_new_with_time, an AT Protocol record key of 2041,
@@ -248,9 +262,13 @@ SELECT how FROM kid_database_origin ORDER BY position DESC LIMIT 1;
 \set VERBOSITY terse
 SELECT tid_new();
 \set VERBOSITY default
--- A floor at or above them takes them: the dry run shows every line at it,
--- and raises nothing.
-SELECT line, floor_after FROM kid_adopt_database(floor => '2042-01-01 00:00:00+00', dry_run => true);
+-- A floor at or above them takes them: the dry run shows every line of ids
+-- at it, with a WARNING for each (a floor 16 years ahead: what it does to
+-- each line's generator), leaves the commit horizons' lines (no ids), and
+-- raises nothing.
+CREATE TEMP TABLE asked AS SELECT * FROM kid_adopt_database(floor => '2042-01-01 00:00:00+00', dry_run => true);
+SELECT line, floor_after FROM asked WHERE line NOT LIKE '% horizon';
+SELECT count(*) AS horizon_lines, bool_and(floor_after IS NOT DISTINCT FROM floor_before) AS left FROM asked WHERE line LIKE '% horizon';
 SET client_min_messages = error;
 SELECT bool_and(coalesce(floor_before, '-infinity') < '2030-01-01') AS nothing_raised FROM kid_adopt_database(dry_run => true);
 RESET client_min_messages;
@@ -259,9 +277,13 @@ SET client_min_messages = warning;
 SELECT count(*) FROM kid_adopt_database(floor => '2037-01-01 00:00:00+00', exclude => ARRAY['public.remote.id'], dry_run => true);
 RESET client_min_messages;
 -- The record keys are not kid's ids: exclude their column.  The koid and
--- the uuid are skipped with ignore_ahead: adopted, with what was left.
+-- the uuid are skipped with ignore_ahead.  Excluding another column is no
+-- decision on the foreign table: still stopped on it.
 SELECT line, columns, newest FROM kid_adopt_database(exclude => ARRAY['public.nested.tids'], ignore_ahead => true);
-SELECT how, floors - 'not read' AS floors FROM kid_database_origin ORDER BY position DESC LIMIT 1;
+SELECT how FROM kid_database_origin ORDER BY position DESC LIMIT 1;
+-- With it excluded too: adopted, with what was left.
+SELECT line, columns, newest FROM kid_adopt_database(exclude => ARRAY['public.nested.tids', 'public.remote.id'], ignore_ahead => true);
+SELECT how, floors FROM kid_database_origin ORDER BY position DESC LIMIT 1;
 SELECT tid_new() IS NOT NULL AS generated;
 -- A partitioned table's column stands for its partitions'; this session's
 -- temporary table is pg_temp.
@@ -269,22 +291,78 @@ SELECT column_name, status, why FROM kid_adoption_columns(exclude => ARRAY['publ
 WHERE status = 'excluded';
 -- max_ahead: how far ahead an id is taken without being named (a koid
 -- made 2 days ahead: named by default, taken within 3 days, in dry runs).
+-- The warnings of these dry runs name times of now(): not shown.
 UPDATE nested SET k2 = koid_new_with_time(now() + interval '2 days') WHERE koid_to_timestamp(k2) = '2036-01-01';
 SELECT ahead > now() + interval '1 day' AS named, newest < '2021-01-01' AS not_taken
 FROM kid_adoption_columns(exclude => ARRAY['public.nested.tids']) WHERE column_name = 'public.nested.k2';
 SELECT ahead IS NULL AS not_named, newest > now() + interval '1 day' AS taken
 FROM kid_adoption_columns(max_ahead => '3 days', exclude => ARRAY['public.nested.tids']) WHERE column_name = 'public.nested.k2';
-SET client_min_messages = warning;
+SET client_min_messages = error;
 SELECT newest > now() + interval '1 day' AS taken
 FROM kid_adopt_database(max_ahead => '3 days', exclude => ARRAY['public.nested.tids', 'public.remote.id'], ignore_ahead => true, dry_run => true)
 WHERE line = 'koid';
 RESET client_min_messages;
 
+-- A koid within the day but further ahead than koid_new() waits for its
+-- clock (kid.koid_max_clock_wait_ms): a database owner, no superuser,
+-- stores one an hour ahead.  Taken, it would make koid_new() fail for an
+-- hour in every database of the server: by default it is named and stops
+-- the adoption, as an id beyond max_ahead does.
+CREATE ROLE regress_kid_owner;
+CREATE TABLE owned (k koid);
+ALTER TABLE owned OWNER TO regress_kid_owner;
+SET ROLE regress_kid_owner;
+INSERT INTO owned VALUES (koid_new_with_time(now() + interval '1 hour'));
+RESET ROLE;
+SELECT newest IS NULL AS not_taken, ahead - now() BETWEEN interval '59 minutes' AND interval '1 hour' AS an_hour_ahead, ahead_count
+FROM kid_adoption_columns() WHERE column_name = 'public.owned.k';
+-- A dry run (a real one would stop with 55000) names it in a WARNING (not
+-- shown: it names a time of now()) and does not take it: the koid line's
+-- newest is the other columns' of 2020.  Only dry runs here: a real
+-- adoption that took it by mistake would raise this cluster's koid floor
+-- an hour ahead for every test after it (test/server/38-adoption.sh has
+-- the real ones, on a cluster of its own).
+SET client_min_messages = error;
+SELECT newest < '2021-01-01' AS not_taken, coalesce(floor_before, '-infinity') < now() + interval '1 minute' AS not_raised
+FROM kid_adopt_database(exclude => ARRAY['public.nested.tids', 'public.remote.id', 'public.nested.k2', 'public.nested.u'], dry_run => true)
+WHERE line = 'koid';
+RESET client_min_messages;
+-- Taken by a decision: a max_ahead that reaches it (a dry run asks for its
+-- time as the koid floor), or koid_new() waiting longer for its clock in
+-- the sessions of the server.
+SET client_min_messages = error;
+SELECT newest > now() + interval '59 minutes' AS taken, floor_after = newest AS asked
+FROM kid_adopt_database(max_ahead => '2 hours', exclude => ARRAY['public.nested.tids', 'public.remote.id', 'public.nested.k2', 'public.nested.u'], dry_run => true)
+WHERE line = 'koid';
+RESET client_min_messages;
+-- A SET in the adopting session makes no other session wait: it changes
+-- nothing.  The wait sessions get (here this database's) does.
+SET kid.koid_max_clock_wait_ms = '1h';
+SELECT newest IS NULL AS not_taken, ahead IS NOT NULL AS named
+FROM kid_adoption_columns() WHERE column_name = 'public.owned.k';
+RESET kid.koid_max_clock_wait_ms;
+ALTER DATABASE regress_kid_adopt SET kid.koid_max_clock_wait_ms = '1h';
+\c regress_kid_adopt
+SELECT newest > now() + interval '59 minutes' AS taken, ahead IS NULL AS not_named
+FROM kid_adoption_columns() WHERE column_name = 'public.owned.k';
+ALTER DATABASE regress_kid_adopt RESET kid.koid_max_clock_wait_ms;
+\c regress_kid_adopt
+SET TIME ZONE 'UTC';
+SET DateStyle = 'ISO, YMD';
+SET IntervalStyle = 'postgres';
+-- An atproto_tid an hour ahead is taken by default (tids carry its time):
+-- listed as newest, not as ahead.
+ALTER TABLE owned ADD COLUMN t atproto_tid;
+INSERT INTO owned (t) VALUES (tid_new_with_time(now() + interval '1 hour'));
+SELECT newest > now() + interval '59 minutes' AS taken, ahead IS NULL AS not_named
+FROM kid_adoption_columns() WHERE column_name = 'public.owned.t';
+DROP TABLE owned;
+
 -- Arguments it refuses.
 SELECT * FROM kid_adopt_database(exclude => ARRAY['nested.tids']);
 SELECT * FROM kid_adopt_database(exclude => ARRAY['public.nested.nothing']);
 SELECT * FROM kid_adopt_database(max_ahead => '-1 hour');
-SELECT * FROM kid_adopt_database(max_ahead => NULL);
+SELECT * FROM kid_adopt_database(dry_run => NULL);
 SELECT * FROM kid_adoption_columns(exclude => NULL);
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 SELECT * FROM kid_adopt_database(exclude => ARRAY['public.nested.tids'], ignore_ahead => true);
@@ -309,3 +387,4 @@ DROP ROLE regress_kid_lister;
 
 \c contrib_regression
 DROP DATABASE regress_kid_adopt;
+DROP ROLE regress_kid_owner;

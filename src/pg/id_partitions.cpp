@@ -1,8 +1,8 @@
 /*
- * sno_slots.cpp - claiming and releasing this server's sno partitions, and
- * raising their generators above the floors.  See sno_slots.h.
+ * id_partitions.cpp - claiming and releasing this server's id partitions,
+ * and raising their sno generators above the floors.  See id_partitions.h.
  */
-#include "pg/sno_slots.h"
+#include "pg/id_partitions.h"
 
 extern "C" {
 #include "access/xlog.h"
@@ -12,7 +12,7 @@ extern "C" {
 
 namespace kid::pg {
 
-static int my_slot = -1;
+static int my_partition = -1;
 SnoGenerator *sno_my_generator = nullptr;
 uint32 sno_my_floor_epoch = 1;
 
@@ -25,29 +25,26 @@ void sno_raise_floor(SnoGenerator *g, const int64 floor_us[2])
     }
 }
 
-void sno_raise_free_slots(KidShared *s, const int64 floor_us[2])
+void sno_raise_free_partitions(KidShared *s, const int64 floor_us[2])
 {
-    LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
-    for (auto &slot : s->slots)
-        if (slot.owner_pid == 0)
-            sno_raise_floor(&slot.gen, floor_us);
-    LWLockRelease(s->slot_lock);
+    LWLockAcquire(s->partition_lock, LW_EXCLUSIVE);
+    for (auto &p : s->partitions)
+        if (p.owner_pid == 0)
+            sno_raise_floor(&p.sno, floor_us);
+    LWLockRelease(s->partition_lock);
 }
 
-void sno_slots_init(KidShared *s)
+void id_partitions_init(KidShared *s)
 {
-    for (int i = 0; i < SNO_SLOTS; i++) {
-        SnoSlot *slot = &s->slots[i];
-        slot->owner_pid = 0;
+    for (int i = 0; i < ID_PARTITIONS; i++) {
+        IdPartition *p = &s->partitions[i];
+        p->owner_pid = 0;
         uint16 start = 0;
         if (!pg_strong_random(&start, sizeof(start)))
             start = static_cast<uint16>(random());
-        slot->backfill_sequence = start;
-        slot->uuidv7_last_ms = -1;
-        slot->uuidv7_generated = 0;
-        slot->uuidv7_regressions = 0;
-        slot->uuidv7_ahead_waits = 0;
-        sno_generator_init(&slot->gen, static_cast<uint16_t>(node_id << 8 | i));
+        p->sno_backfill_sequence = start;
+        p->uuidv7 = {-1, 0, 0, 0};
+        sno_generator_init(&p->sno, static_cast<uint16_t>(node_id << 8 | i));
     }
 }
 
@@ -58,16 +55,16 @@ static void current_sno_floors(KidShared *s, int64 floor_us[2])
     floor_us[1] = static_cast<int64>(pg_atomic_read_u64(&s->floor_us[LEASE_SNO_TICK1]));
 }
 
-/* on_shmem_exit callback: free the slot, keep its generator state for the next owner. */
-static void sno_release_slot(int, Datum) noexcept
+/* on_shmem_exit callback: free the partition, keep its generators' state for the next owner. */
+static void release_partition(int, Datum) noexcept
 {
-    if (my_slot < 0 || shared == nullptr)
+    if (my_partition < 0 || shared == nullptr)
         return;
-    LWLockAcquire(shared->slot_lock, LW_EXCLUSIVE);
-    if (shared->slots[my_slot].owner_pid == MyProcPid)
-        shared->slots[my_slot].owner_pid = 0;
-    LWLockRelease(shared->slot_lock);
-    my_slot = -1;
+    LWLockAcquire(shared->partition_lock, LW_EXCLUSIVE);
+    if (shared->partitions[my_partition].owner_pid == MyProcPid)
+        shared->partitions[my_partition].owner_pid = 0;
+    LWLockRelease(shared->partition_lock);
+    my_partition = -1;
     sno_my_generator = nullptr;
     sno_my_floor_epoch = 1;
 }
@@ -88,32 +85,32 @@ SnoGenerator *sno_claim_generator()
     }
     static bool exit_callback_registered = false;
     if (!exit_callback_registered) {
-        on_shmem_exit(pg_callback(sno_release_slot), 0);
+        on_shmem_exit(pg_callback(release_partition), 0);
         exit_callback_registered = true;
     }
 
-    /* Start at the PID so that concurrent claimers mostly probe different slots. */
-    int start = MyProcPid % SNO_SLOTS;
-    LWLockAcquire(s->slot_lock, LW_EXCLUSIVE);
-    for (int i = 0; i < SNO_SLOTS; i++) {
-        int candidate = (start + i) % SNO_SLOTS;
-        if (s->slots[candidate].owner_pid == 0) {
-            s->slots[candidate].owner_pid = MyProcPid;
-            my_slot = candidate;
+    /* Start at the PID so that concurrent claimers mostly probe different partitions. */
+    int start = MyProcPid % ID_PARTITIONS;
+    LWLockAcquire(s->partition_lock, LW_EXCLUSIVE);
+    for (int i = 0; i < ID_PARTITIONS; i++) {
+        int candidate = (start + i) % ID_PARTITIONS;
+        if (s->partitions[candidate].owner_pid == 0) {
+            s->partitions[candidate].owner_pid = MyProcPid;
+            my_partition = candidate;
             break;
         }
     }
-    LWLockRelease(s->slot_lock);
+    LWLockRelease(s->partition_lock);
 
-    if (my_slot < 0)
+    if (my_partition < 0)
         ereport(ERROR,
                 (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-                 errmsg("all %d sno partitions of node %d are in use", SNO_SLOTS, node_id),
+                 errmsg("all %d sno partitions of node %d are in use", ID_PARTITIONS, node_id),
                  errdetail("Each backend that generates sno ids holds one partition until it "
                            "exits."),
                  errhint("Use fewer concurrent connections that generate sno ids, e.g. "
                          "through a connection pooler.")));
-    sno_my_generator = &s->slots[my_slot].gen;
+    sno_my_generator = &s->partitions[my_partition].sno;
     int64 sno_floor[2];
     current_sno_floors(s, sno_floor);
     sno_raise_floor(sno_my_generator, sno_floor);
@@ -122,9 +119,9 @@ SnoGenerator *sno_claim_generator()
     return sno_my_generator;
 }
 
-int sno_backend_slot()
+int backend_partition()
 {
-    return my_slot;
+    return my_partition;
 }
 
 } // namespace kid::pg

@@ -1,25 +1,27 @@
 /*
- * sno_slots.h - the 256 sno partitions of this server: each backend that
- * generates sno ids claims one slot (partition = node id << 8 | slot) and
- * holds it until it exits; the slot's generator state passes to the next
- * owner.  Claiming, release and floors are in sno_slots.cpp.
+ * id_partitions.h - the 256 id partitions of this server: each backend that
+ * generates sno or uuidv7 ids claims one (the ids' partition field: node id
+ * << 8 | partition for sno, the partition byte of a version 7 uuid) and
+ * holds it until it exits; sno's generator state and uuidv7's last
+ * millisecond pass to the next owner (IdPartition).  Claiming, release and
+ * sno's floors are in id_partitions.cpp.
  */
-#ifndef KID_PG_SNO_SLOTS_H
-#define KID_PG_SNO_SLOTS_H
+#ifndef KID_PG_ID_PARTITIONS_H
+#define KID_PG_ID_PARTITIONS_H
 
 #include "pg/database_mark.h"
 #include "pg/shared_state.h"
 
 namespace kid::pg {
 
-/* At start-up: every slot free, its generator new, its backfill sequence random. */
-void sno_slots_init(KidShared *s);
+/* At start-up: every partition free, its generators new, its backfill sequence random. */
+void id_partitions_init(KidShared *s);
 
 /* Raise one sno generator above the sno floors (floor_us[0], [1]: tick 0 and 1). */
 void sno_raise_floor(SnoGenerator *g, const int64 floor_us[2]);
 
-/* Raise the free slots above the sno floors (owned ones: by their owner, on its next id). */
-void sno_raise_free_slots(KidShared *s, const int64 floor_us[2]);
+/* Raise the sno generators of the free partitions above the sno floors (owned ones: by their owner, on its next id). */
+void sno_raise_free_partitions(KidShared *s, const int64 floor_us[2]);
 
 SnoGenerator *sno_claim_generator();
 extern SnoGenerator *sno_my_generator;
@@ -27,7 +29,7 @@ extern SnoGenerator *sno_my_generator;
 extern uint32 sno_my_floor_epoch;
 
 /*
- * This backend's sno generator; claims a slot on first use (ERROR when kid
+ * This backend's sno generator; claims a partition on first use (ERROR when kid
  * is not preloaded, on a standby, or when none is free).  Once claimed, the
  * checks hold for the backend's life: a standby can be promoted to a
  * primary but a primary never turns into a standby, so a backend that
@@ -44,8 +46,8 @@ inline SnoGenerator *sno_backend_generator()
     return sno_claim_generator();
 }
 
-/* The slot this backend owns, or -1. */
-int sno_backend_slot();
+/* The partition this backend owns, or -1. */
+int backend_partition();
 
 } // namespace kid::pg
 
