@@ -407,11 +407,29 @@ kid_cleanup() {
 }
 trap kid_cleanup EXIT
 
-# Test bookkeeping: check NAME COMMAND... counts a pass or a failure.
+# Test bookkeeping: check NAME COMMAND... counts a pass or a failure.  The
+# output is TAP, as PostgreSQL's own TAP tests print it and prove reads it:
+# "ok N - NAME" or "not ok N - NAME" per check (the lines after a NAME's
+# first, such as a failure's got and expected values, as "# " lines), "# "
+# before a note, and the plan "1..N" from kid_finish, the script's last
+# line: a script that stops before it has no plan, and prove fails it.
 KID_PASSED=0
 KID_FAILED=0
-kid_pass() { KID_PASSED=$((KID_PASSED + 1)); echo "ok: $1"; }
-kid_fail() { KID_FAILED=$((KID_FAILED + 1)); echo "FAILED: $1"; }
+KID_CHECKS=0 # the number of the last check line printed
+tap_line() {
+    local first=${2%%$'\n'*}
+    KID_CHECKS=$((KID_CHECKS + 1))
+    # (A "#" in a name would start a TAP directive: escaped.)
+    echo "$1 $KID_CHECKS - ${first//#/\\#}"
+    [ "$first" = "$2" ] || note "${2#*$'\n'}"
+}
+kid_pass() { KID_PASSED=$((KID_PASSED + 1)); tap_line ok "$1"; }
+kid_fail() { KID_FAILED=$((KID_FAILED + 1)); tap_line "not ok" "$1"; }
+# note TEXT: a line (or lines) of comment, "# TEXT", counted nowhere.
+note() {
+    local line
+    while IFS= read -r line; do echo "# $line"; done <<<"$1"
+}
 check() {
     local name=$1
     shift
@@ -425,13 +443,13 @@ expect_eq() {
 
 # need NAME COMMAND...: what a test needs but does not itself test (a tool
 # installed, a program that ran to its end).  It is no check: when it holds
-# it says so on a "note:" line, uncounted; when it does not, that is a
-# failed check.  Returns COMMAND's status.
+# it says so on a note line ("# NAME"), uncounted; when it does not, that is
+# a failed check.  Returns COMMAND's status.
 need() {
     local name=$1
     shift
     if "$@"; then
-        echo "note: $name"
+        note "$name"
         return 0
     fi
     kid_fail "$name"
@@ -444,7 +462,8 @@ need() {
 # failed" (or "end: P+F checks, F failed").  A program that did not print
 # it, whose counts are not the lines it printed, or that exited non-zero
 # with nothing failed, stopped early: each of its "ok:" lines counts as a
-# failure (a run cut short never adds passes), and so does the stop.
+# failure (a run cut short never adds passes), and so does the stop.  Its
+# checks are printed again as this script's (TAP), its other lines as notes.
 count_program_checks() {
     local name=$1 out=$2 rc=$3 p f ended=yes line
     p=$(grep -c '^ok: ' "$out")
@@ -455,7 +474,7 @@ count_program_checks() {
         case $line in
         "ok: "*) if [ -n "$ended" ]; then kid_pass "$name: ${line#ok: }"; else kid_fail "$name: ${line#ok: } (not counted as passed: the program stopped before its end)"; fi ;;
         "FAILED: "*) kid_fail "$name: ${line#FAILED: }" ;;
-        *) echo "$line" ;;
+        *) note "$line" ;;
         esac
     done <"$out"
     program_ended() { [ -n "$ended" ]; }
@@ -463,11 +482,19 @@ count_program_checks() {
 }
 
 # kid_finish: a server test's last line.  Run as a program of its own
-# (test/server/NAME.sh, or by run-all.sh) it prints the script's counts and
-# fails on any failure; sourced into a shell that counts for it, nothing.
+# (test/server/NAME.sh, by prove, or by run-all.sh) it prints the plan, then
+# the script's counts as a note (run-all.sh counts for it), and fails on any
+# failure; sourced into a shell that counts for it, nothing.  A script that
+# checked nothing (what it tests is not on this server) says why in
+# KID_SKIP: the plan "1..0 # SKIP why".
 kid_finish() {
     [ "${BASH_SOURCE[1]}" = "$0" ] || return 0
     KID_FINISHED=finished
-    [ -n "${KID_RESULTS:-}" ] || echo "${KID_PASSED} passed, ${KID_FAILED} failed"
+    if [ "$KID_CHECKS" -eq 0 ] && [ -n "${KID_SKIP:-}" ]; then
+        echo "1..0 # SKIP $KID_SKIP"
+    else
+        echo "1..$KID_CHECKS"
+    fi
+    [ -n "${KID_RESULTS:-}" ] || note "${KID_PASSED} passed, ${KID_FAILED} failed"
     [ "$KID_FAILED" -eq 0 ]
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test of kid, in one go (the README's "make test" runs this):
+# Every test of kid on one PostgreSQL, in one go (make test runs it on each
+# major: test/run-majors.sh):
 #   1. C++ unit tests of src/core (GoogleTest), and the formatting check
 #   2. pg_regress: every SQL object and error, on a throwaway server
 #   3. the server tests of test/server/, each a program of its own
@@ -13,8 +14,11 @@
 #
 # A check is one thing that can fail: each GoogleTest test, each pg_regress
 # file, each check of a server test.  What only has to hold for a test to
-# run (a tool installed, a program that ran to its end) prints a "note:"
-# line and counts only when it fails.
+# run (a tool installed, a program that ran to its end) prints a note ("# ")
+# and counts only when it fails.  The output is one TAP stream (as each
+# server test's is, test/lib.sh): every check line numbered in the order
+# printed, the server tests' lines renumbered so, their plans turned into
+# notes, and the plan "1..N" before the closing "N passed, N failed".
 #
 # KID_SERVERLESS_DONE=1 (test/run-majors.sh sets it after the first major)
 # leaves out what gives the same result on any PostgreSQL: the server
@@ -66,17 +70,22 @@ for name in "$@"; do
         parts="$parts valgrind unit-sanitize sanitize fuzz"
     elif [ "$name" = server ]; then
         server_sel="$server_sel $SERVER_TESTS"
-    elif grep -qx -- "$name" <<<"$SERVER_TESTS"; then
-        server_sel="$server_sel $name"
-    elif grep -qx -- "$name" <<<"$REGRESS_TESTS"; then
-        regress_sel="$regress_sel $name"
     else
-        [ "$name" = -h ] || [ "$name" = --help ] || echo "unknown test: $name" >&2
-        usage >&2
-        exit 2
+        # A name can be both a server test and a pg_regress test (uuidv7,
+        # new_with_time): both run.
+        known=
+        grep -qx -- "$name" <<<"$SERVER_TESTS" && server_sel="$server_sel $name" known=1
+        grep -qx -- "$name" <<<"$REGRESS_TESTS" && regress_sel="$regress_sel $name" known=1
+        if [ -z "$known" ]; then
+            [ "$name" = -h ] || [ "$name" = --help ] || echo "unknown test: $name" >&2
+            usage >&2
+            exit 2
+        fi
     fi
 done
 want() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
+# "regress" runs every pg_regress test, whatever else is named.
+! want regress || regress_sel=""
 
 source test/lib.sh
 
@@ -176,7 +185,8 @@ if want regress || [ -n "$regress_sel" ]; then
         rm -f regression.diffs
         make -s installcheck PGHOST="$KID_TMP" PGPORT=$PORT PGUSER=postgres ${regress_sel:+REGRESS="${regress_sel# }"} >"$log" 2>&1
         rc=$?
-        cat "$log"
+        # (pg_regress of 16 and later prints TAP of its own: notes here.)
+        note "$(cat "$log")"
         [ $rc -eq 0 ] || head -200 regression.diffs 2>/dev/null
         # One verdict per test: PostgreSQL 15 prints "test NAME ... ok"
         # (FAILED, or "failed (ignored)"; a parallel group's lines have no
@@ -192,30 +202,49 @@ if want regress || [ -n "$regress_sel" ]; then
 fi
 
 # run_server_test NAME: test/server/NN-NAME.sh as a program of its own; its
-# checks count here.  A script that stops before its last line (kid_finish)
-# dropped the checks it did not reach: its passes count as failures, and so
-# does the stop; so does a non-zero exit with nothing failed.
+# checks count here (the results file kid_cleanup writes), its check lines
+# renumbered to follow this stream's (renumber_checks).  A script that stops
+# before its last line (kid_finish) dropped the checks it did not reach: its
+# passes count as failures, and so does the stop; so does a non-zero exit
+# with nothing failed.
 run_server_test() {
-    local name=$1 results="$KID_TMP/$1.results" rc passed=0 failed=0 finished=stopped
+    local name=$1 results="$KID_TMP/$1.results" lines="$KID_TMP/$1.lines" rc passed=0 failed=0 finished=stopped
     if server_independent "$name"; then
         echo "== $name: server-independent, checked on the first major"
         return
     fi
     echo "== $name"
-    KID_RESULTS=$results "$(server_script "$name")"
-    rc=$?
+    KID_RESULTS=$results "$(server_script "$name")" | renumber_checks "$KID_CHECKS" "$name" "$lines"
+    rc=${PIPESTATUS[0]}
+    KID_CHECKS=$((KID_CHECKS + $(cat "$lines")))
     [ -f "$results" ] && read -r passed failed finished <"$results"
     if [ "$finished" != finished ]; then
         KID_FAILED=$((KID_FAILED + passed + failed + 1))
-        echo "FAILED: $name stopped before its end (exit status $rc): its $passed passes count as failures"
+        tap_line "not ok" "$name stopped before its end (exit status $rc): its $passed passes count as failures"
         return
     fi
     KID_PASSED=$((KID_PASSED + passed))
     KID_FAILED=$((KID_FAILED + failed))
     if [ $rc -ne 0 ] && [ "$failed" -eq 0 ]; then
-        KID_FAILED=$((KID_FAILED + 1))
-        echo "FAILED: $name exited with status $rc with nothing failed"
+        kid_fail "$name exited with status $rc with nothing failed"
     fi
+}
+# renumber_checks BASE NAME COUNT_FILE: a server test's output, its check
+# lines numbered from BASE + 1 on and its plan a note; the number of check
+# lines goes to COUNT_FILE.
+renumber_checks() {
+    awk -v base="$1" -v name="$2" -v count_file="$3" '{
+        if (match($0, /^(not )?ok [0-9]+ - /)) {
+            verdict = substr($0, 1, RLENGTH)
+            sub(/ [0-9]+ - $/, "", verdict)
+            print verdict " " base + (++n) " - " substr($0, RLENGTH + 1)
+        } else if (/^1\.\.[0-9]+/)
+            print "# " name ": " $0
+        else
+            print
+        fflush()
+    }
+    END { print n + 0 > count_file }'
 }
 for t in $server_sel; do
     run_server_test "$t"
@@ -254,6 +283,7 @@ if want valgrind || want unit-sanitize || want sanitize || want fuzz; then
     echo "(hostile input: $((SECONDS - hostile_start)) s)"
 fi
 
+echo "1..$KID_CHECKS"
 echo
 echo "${KID_PASSED} passed, ${KID_FAILED} failed"
 [ "$KID_FAILED" -eq 0 ]

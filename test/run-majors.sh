@@ -2,8 +2,11 @@
 # test/run-majors.sh: what make test runs.  test/run-all.sh on PostgreSQL 15,
 # then on PostgreSQL 17 (Debian 13's packages in a chroot made once and cached
 # by test/tools/pg17.sh), then on PostgreSQL 18.6 (built once and cached by
-# test/tools/pg18.sh), and one "N passed, N failed" line summing them.  Each
-# check's line names the major it ran on ("ok: pg15 ...", "FAILED: pg18 ...").
+# test/tools/pg18.sh), and one "N passed, N failed" line summing them.  The
+# output is one TAP stream: each check's line names the major it ran on and
+# is numbered on from the majors before ("ok 614 - pg17 ...", "not ok 1290 -
+# pg18 ..."), each major's plan and counts are notes, and the plan of the
+# whole comes before the summed line.
 #
 # PostgreSQL 15 runs everything; 17 and 18 run what depends on the server:
 # pg_regress, the server tests and pg_regress under ASan+UBSan (the unit
@@ -30,10 +33,12 @@ PG15_CONFIG=${KID_PG15_CONFIG:-${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config
 export KID_PG15_CONFIG=$PG15_CONFIG
 passed=0
 failed=0
+checks=0 # check lines printed
 log=$(mktemp /tmp/kid-majors.XXXXXX)
 trap 'rm -f "$log"' EXIT
 
-# run_major LABEL PG_CONFIG NAME...: test/run-all.sh on one server, its lines labelled.
+# run_major LABEL PG_CONFIG NAME...: test/run-all.sh on one server, its lines
+# labelled and its check lines numbered on (label_major).
 # With KID_CHROOT set, test/run-all.sh runs inside that chroot (PG_CONFIG is
 # the chroot's), in a mount namespace of its own: the repository (and its
 # git directory, for a worktree) bind-mounted at the same path, /proc for
@@ -68,16 +73,50 @@ run_major() {
                 /bin/bash -c "cd \"\$0\" && exec test/run-all.sh \"\$@\"" "$repo" "$@"' \
             _ "$KID_CHROOT" "$PWD" "$gitdir" "$config" "$@"
     }
-    in_env "$@" 2>&1 |
-        sed -u -e "s/^\(ok\|FAILED\|note\): /\1: $label /" -e "s/^\([0-9]* passed, [0-9]* failed\)$/$label: \1/" |
-        tee "$log"
-    read -r p f < <(sed -n "s/^$label: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p" "$log" | tail -1)
+    in_env "$@" 2>&1 | label_major "$label" | tee "$log"
+    checks=$((checks + $(grep -c -E '^(not )?ok [0-9]+ - ' "$log")))
+    read -r p f < <(sed -n "s/^# $label: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p" "$log" | tail -1)
     if [ -z "${p:-}" ]; then
-        echo "FAILED: $label test/run-all.sh ended without its counts"
-        p=0 f=1
+        not_ok "$label test/run-all.sh ended without its counts"
+        p=0 f=0
     fi
     passed=$((passed + p))
     failed=$((failed + f))
+}
+
+# made MAJOR COMMAND: the last line COMMAND prints (the chroot or the
+# pg_config it made, or found made and cached), and how long it took.
+made() {
+    local start=$SECONDS out
+    out=$("${@:2}" | tail -1)
+    echo "(PostgreSQL $1: $out, $((SECONDS - start)) s)" >&2
+    echo "$out"
+}
+
+# not_ok TEXT: a failed check of this script's own.
+not_ok() {
+    checks=$((checks + 1))
+    failed=$((failed + 1))
+    echo "not ok $checks - $1"
+}
+
+# label_major LABEL: test/run-all.sh's output with LABEL in each check line
+# and note, the check lines numbered from checks + 1 on, its plan and its
+# closing counts as notes ("# pg15: 613 passed, 0 failed").
+label_major() {
+    awk -v label="$1" -v base="$checks" '{
+        if (match($0, /^(not )?ok [0-9]+ - /)) {
+            verdict = substr($0, 1, RLENGTH)
+            sub(/ [0-9]+ - $/, "", verdict)
+            print verdict " " base + (++n) " - " label " " substr($0, RLENGTH + 1)
+        } else if (/^1\.\.[0-9]+$/ || /^[0-9]+ passed, [0-9]+ failed$/)
+            print "# " label ": " $0
+        else if (/^# /)
+            print "# " label " " substr($0, 3)
+        else
+            print
+        fflush()
+    }'
 }
 
 for major in $KID_MAJORS; do
@@ -86,12 +125,7 @@ for major in $KID_MAJORS; do
         run_major pg15 "$PG15_CONFIG" "$@"
         ;;
     17)
-        root=${KID_PG17_ROOT:-}
-        if [ -z "$root" ]; then
-            start=$SECONDS
-            root=$(test/tools/pg17.sh | tail -1)
-            echo "(PostgreSQL 17: chroot $root, $((SECONDS - start)) s)"
-        fi
+        root=${KID_PG17_ROOT:-$(made 17 test/tools/pg17.sh)}
         config=/usr/lib/postgresql/17/bin/pg_config
         if [ -x "$root$config" ]; then
             if [ $# -eq 0 ]; then
@@ -101,22 +135,15 @@ for major in $KID_MAJORS; do
                 KID_CHROOT=$root run_major pg17 "$config" "$@"
             fi
         else
-            echo "FAILED: pg17 no PostgreSQL 17 (test/tools/pg17.sh)"
-            failed=$((failed + 1))
+            not_ok "pg17 no PostgreSQL 17 (test/tools/pg17.sh)"
         fi
         ;;
     18)
-        config=${KID_PG18_CONFIG:-}
-        if [ -z "$config" ]; then
-            start=$SECONDS
-            config=$(test/tools/pg18.sh | tail -1)
-            echo "(PostgreSQL 18: $config, $((SECONDS - start)) s)"
-        fi
+        config=${KID_PG18_CONFIG:-$(made 18 test/tools/pg18.sh)}
         if [ -x "$config" ]; then
             if [ $# -eq 0 ]; then run_major pg18 "$config" regress server sanitize; else run_major pg18 "$config" "$@"; fi
         else
-            echo "FAILED: pg18 no PostgreSQL 18 (test/tools/pg18.sh)"
-            failed=$((failed + 1))
+            not_ok "pg18 no PostgreSQL 18 (test/tools/pg18.sh)"
         fi
         ;;
     *)
@@ -129,6 +156,7 @@ for major in $KID_MAJORS; do
     export KID_SERVERLESS_DONE=1
 done
 
+echo "1..$checks"
 echo
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

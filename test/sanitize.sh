@@ -102,8 +102,10 @@ echo "-- pg_regress against the sanitized build"
 rc=0
 make -C "$SRC" -s installcheck PG_CONFIG="$PG_CONFIG" PGHOST="$KID_TMP" PGPORT=$PORT PGUSER=postgres \
     >"$KID_TMP/regress.log" 2>&1 || rc=1
-grep -E '^(not )?ok |^test |tests (passed|failed)' "$KID_TMP/regress.log"
-[ $rc -eq 0 ] || { tail -5 "$KID_TMP/regress.log"; head -100 "$SRC/regression.diffs" 2>/dev/null; }
+# (As notes: pg_regress of 16 and later prints TAP of its own, and this
+# script's output is part of test/run-all.sh's.)
+grep -E '^(not )?ok |^test |tests (passed|failed)' "$KID_TMP/regress.log" | sed 's/^/# /'
+[ $rc -eq 0 ] || { tail -5 "$KID_TMP/regress.log" | sed 's/^/# /'; head -100 "$SRC/regression.diffs" 2>/dev/null; }
 cluster_stop san
 
 if compgen -G "$REPORTS/*" >/dev/null; then

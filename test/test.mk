@@ -1,8 +1,9 @@
 # test/test.mk - kid's test, demo and benchmark targets (included at the end
 # of the Makefile, after PGXS; pg_regress itself is PGXS's installcheck).
 #
-#   make test       install everything needed and run every test on PostgreSQL 15
-#                   and 18 (test/run-majors.sh: test/run-all.sh on each)
+#   make test       install everything needed and run every test on PostgreSQL 15,
+#                   and what depends on the server on 17 and 18 (test/run-majors.sh:
+#                   test/run-all.sh on each)
 #   make demo       install what the demo needs, build, install, and run a demo
 #   make bench      the benchmark (on PG_CONFIG's PostgreSQL, 15 by default)
 #   make bench18    the benchmark on PostgreSQL 18 (KID_PG18_CONFIG, or the

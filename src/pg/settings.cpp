@@ -3,10 +3,19 @@
  * them, their check, assign and show hooks, and the validation that refuses
  * to run with a setting PostgreSQL would only warn about.
  *
+ * Adding a setting: its variable here (and in settings.h), its hooks if it
+ * needs any (a setting fixed while kid runs, PGC_POSTMASTER, has a check
+ * hook that ends in keeps_fixed_value), and its row in the table; the
+ * README's and docs/settings.md's tables of settings list it too
+ * (test/server/71-readme_facts.sh compares them with pg_settings).  What a
+ * session that loads kid without preloading needs besides is in
+ * settings_lazy.cpp; the row type is in settings_table.h.
+ *
  * The hooks are PostgreSQL callbacks (CONTRIBUTING.md, "Callbacks"): C++
  * functions in kid::pg with internal linkage, noexcept.
  */
 #include "pg/settings.h"
+#include "pg/settings_table.h"
 #include "core/uid.h"
 
 #include <cmath>
@@ -14,12 +23,10 @@
 extern "C" {
 #include "access/rmgr.h"
 #include "miscadmin.h"
-#include "storage/fd.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/guc_tables.h"
-#include "utils/memutils.h"
 }
 
 namespace kid::pg {
@@ -36,32 +43,7 @@ uint32 uid_node = 0;
 static char *uid_node_setting = nullptr;
 int partition_maintenance_interval = 600;
 
-/*
- * The settings that are fixed while kid runs (PGC_POSTMASTER in the table
- * below) are PGC_POSTMASTER when kid is preloaded.  A backend that loads kid
- * lazily cannot define PGC_POSTMASTER settings (guc.c's init_custom_variable
- * raises FATAL), so there they are PGC_SIGHUP: define_custom_variable then
- * applies the value postgresql.conf (or the server command line) gave the
- * placeholder, and neither SET nor ALTER ROLE/DATABASE can change them.
- * Once _PG_init has finished, their check hooks refuse any other value (a
- * reload with a changed file, ALTER SYSTEM in that session, or a parallel
- * worker whose leader read another one: ERROR there rather than other
- * answers), so IMMUTABLE decoders keep giving the same answer in a session.
- * Sessions started after a reload read the new file, hence "change them
- * with a restart".  The values taken at load are kept in fixed_number[] and
- * fixed_text[], by the setting's place in the table.
- */
-static bool settings_fixed = false;
-
-/*
- * Whether the fixed setting whose variable is `variable` may take the value
- * `number` (or `text`, for a string) now: a boot value (GUC initialisation,
- * parallel workers resetting) or the value taken at load.  Otherwise false,
- * with the message.  Defined after the table.
- */
-static bool keeps_fixed_value(const void *variable, double number, const char *text,
-                              GucSource source) noexcept;
-
+/* A fixed integer setting keeps the value it took at load (settings_lazy.cpp). */
 template <int *Variable>
 static bool check_fixed_int(int *newval, void **, GucSource source) noexcept
 {
@@ -143,84 +125,7 @@ static void assign_node_id(int newval, void *) noexcept
  * the same defaults, contexts and ranges (test/server/71-readme_facts.sh
  * compares them with pg_settings).
  */
-enum class Kind { integer, real, boolean, string };
-
-/* (Not clang-formatted: it would give every constructor and every argument a line.) */
-// clang-format off
-/* A hook of the setting's kind (a union, so that the table can hold every kind). */
-union CheckHook {
-    GucIntCheckHook integer;
-    GucRealCheckHook real;
-    GucBoolCheckHook boolean;
-    GucStringCheckHook string;
-    constexpr CheckHook(GucIntCheckHook f = nullptr) : integer(f) {}
-    constexpr CheckHook(GucRealCheckHook f) : real(f) {}
-    constexpr CheckHook(GucBoolCheckHook f) : boolean(f) {}
-    constexpr CheckHook(GucStringCheckHook f) : string(f) {}
-};
-union AssignHook {
-    GucIntAssignHook integer;
-    GucRealAssignHook real;
-    GucBoolAssignHook boolean;
-    GucStringAssignHook string;
-    constexpr AssignHook(GucIntAssignHook f = nullptr) : integer(f) {}
-    constexpr AssignHook(GucRealAssignHook f) : real(f) {}
-    constexpr AssignHook(GucBoolAssignHook f) : boolean(f) {}
-    constexpr AssignHook(GucStringAssignHook f) : string(f) {}
-};
-
-struct Setting {
-    const char *name;
-    const char *short_desc;
-    const char *long_desc;
-    Kind kind;
-    void *variable;
-    double boot, min, max;   /* integer, real and boolean */
-    const char *boot_string; /* string */
-    GucContext context;      /* PGC_POSTMASTER: fixed, PGC_SIGHUP when loaded lazily */
-    int flags;
-    CheckHook check;
-    AssignHook assign;
-    GucShowHook show;
-    const char *valid; /* what a valid value is, for messages (real, string; an integer's range otherwise) */
-};
-
-/* The rows of the table, built from DefineCustom<Kind>Variable's arguments in its order. */
-constexpr Setting int_setting(const char *name, const char *short_desc, const char *long_desc,
-                              int *variable, int boot, int min, int max, GucContext context,
-                              int flags, GucIntCheckHook check, GucIntAssignHook assign,
-                              const char *valid = nullptr)
-{
-    return {name, short_desc, long_desc, Kind::integer, variable, double(boot), double(min),
-            double(max), nullptr, context, flags, check, assign, nullptr, valid};
-}
-
-constexpr Setting real_setting(const char *name, const char *short_desc, const char *long_desc,
-                               double *variable, double boot, double min, double max,
-                               GucContext context, int flags, GucRealCheckHook check,
-                               GucShowHook show, const char *valid)
-{
-    return {name, short_desc, long_desc, Kind::real, variable, boot, min, max, nullptr, context,
-            flags, check, GucRealAssignHook(nullptr), show, valid};
-}
-
-constexpr Setting bool_setting(const char *name, const char *short_desc, const char *long_desc,
-                               bool *variable, bool boot, GucContext context)
-{
-    return {name, short_desc, long_desc, Kind::boolean, variable, double(boot), 0, 0, nullptr,
-            context, 0, GucBoolCheckHook(nullptr), GucBoolAssignHook(nullptr), nullptr, nullptr};
-}
-
-constexpr Setting string_setting(const char *name, const char *short_desc, const char *long_desc,
-                                 char **variable, const char *boot, GucContext context,
-                                 GucStringCheckHook check, GucStringAssignHook assign,
-                                 const char *valid)
-{
-    return {name, short_desc, long_desc, Kind::string, variable, 0, 0, 0, boot, context, 0,
-            check, assign, nullptr, valid};
-}
-// clang-format on
-static constexpr Setting settings[] = {
+constexpr Setting settings[] = {
     int_setting(
         "kid.node_id",
         "Identifies this server among the servers generating ids into one key space.",
@@ -289,60 +194,9 @@ static constexpr Setting settings[] = {
 };
 constexpr int SETTING_COUNT = sizeof(settings) / sizeof(settings[0]);
 
-/* The values the fixed settings took at load, by place in settings[]. */
-static double fixed_number[SETTING_COUNT];
-static const char *fixed_text[SETTING_COUNT];
-
-static bool keeps_fixed_value(const void *variable, double number, const char *text,
-                              GucSource source) noexcept
-{
-    if (!settings_fixed || source == PGC_S_DEFAULT)
-        return true;
-    int i = 0;
-    while (i < SETTING_COUNT - 1 && settings[i].variable != variable)
-        i++;
-    Assert(settings[i].variable == variable);
-    if (text ? strcmp(text, fixed_text[i] ? fixed_text[i] : "") == 0 : number == fixed_number[i])
-        return true;
-    GUC_check_errcode(ERRCODE_CANT_CHANGE_RUNTIME_PARAM);
-    GUC_check_errmsg("parameter \"%s\" cannot be changed in a session that has loaded kid",
-                     settings[i].name);
-    GUC_check_errdetail("Without shared_preload_libraries, kid reads its settings from the "
-                        "server configuration once, when a session first uses it; restart the "
-                        "server after changing them.");
-    return false;
-}
-
-/* Remember the values of the fixed settings, which from now on they keep. */
-static void fix_settings()
-{
-    for (int i = 0; i < SETTING_COUNT; i++) {
-        const Setting &s = settings[i];
-        if (s.context != PGC_POSTMASTER)
-            continue;
-        switch (s.kind) {
-        case Kind::integer:
-            fixed_number[i] = *static_cast<const int *>(s.variable);
-            break;
-        case Kind::real:
-            fixed_number[i] = *static_cast<const double *>(s.variable);
-            break;
-        case Kind::boolean:
-            fixed_number[i] = *static_cast<const bool *>(s.variable);
-            break;
-        case Kind::string: {
-            const char *v = *static_cast<char *const *>(s.variable);
-            fixed_text[i] = MemoryContextStrdup(TopMemoryContext, v ? v : "");
-            break;
-        }
-        }
-    }
-    settings_fixed = true;
-}
-
 /*
  * Define the settings of the table.  A fixed setting is PGC_SIGHUP when kid
- * is loaded lazily (see settings_fixed).
+ * is loaded lazily (settings_lazy.cpp says why).
  */
 static void define_each_setting(bool preloading)
 {
@@ -419,9 +273,9 @@ static void describe_valid(const Setting &s, char *buf, size_t size)
  * Whether the defined variable holds exactly the value `raw` stands for.
  * *parsed is false when `raw` is no valid value at all: unparsable, out of
  * range or refused by the check hook (which accepts every valid value
- * while kid defines its settings: settings_fixed is still false).
+ * while kid defines its settings: no value is fixed yet).
  */
-static bool setting_took(const Setting &s, const char *raw, bool *parsed)
+bool setting_took(const Setting &s, const char *raw, bool *parsed)
 {
     *parsed = true;
     switch (s.kind) {
@@ -460,6 +314,22 @@ static bool setting_took(const Setting &s, const char *raw, bool *parsed)
 static char settings_error[512];
 static char settings_detail[512];
 
+void note_invalid_value(const Setting &s, const char *value, bool valid_elsewhere)
+{
+    snprintf(settings_error, sizeof(settings_error), "invalid value for parameter \"%s\": \"%s\"",
+             s.name, value);
+    if (valid_elsewhere) {
+        snprintf(settings_detail, sizeof(settings_detail),
+                 "%s was given where it cannot be set (a client, role or database setting); "
+                 "kid takes it only from the server configuration.",
+                 s.name);
+        return;
+    }
+    char valid[128];
+    describe_valid(s, valid, sizeof(valid));
+    snprintf(settings_detail, sizeof(settings_detail), "%s must be %s.", s.name, valid);
+}
+
 [[noreturn]] static void report_settings_error()
 {
     ereport(ERROR,
@@ -478,13 +348,8 @@ static char settings_detail[512];
  */
 static bool find_unknown_setting()
 {
-#if PG_VERSION_NUM >= 160000
-    int n = 0;
-    struct config_generic **vars = get_guc_variables(&n);
-#else
-    struct config_generic **vars = get_guc_variables();
-    int n = GetNumConfigOptions();
-#endif
+    int n;
+    config_generic **vars = all_guc_variables(&n);
     for (int i = 0; i < n; i++) {
         const config_generic *g = vars[i];
         if (!(g->flags & GUC_CUSTOM_PLACEHOLDER) || strncmp(g->name, "kid.", 4) != 0)
@@ -511,99 +376,6 @@ static bool find_unknown_setting()
         pfree(names.data);
         return true;
     }
-    return false;
-}
-
-/*
- * Where kid setting `name` got its reset value (the one a session starts
- * with), or PGC_S_DEFAULT when there is no such variable.  Up to PGC_S_ARGV
- * the server configuration (postgresql.conf, postgresql.auto.conf, the
- * server command line); above it a client's connection options or a role's
- * or database's setting (ALTER ROLE/DATABASE ... SET).
- */
-static GucSource reset_source_of(const char *name)
-{
-#if PG_VERSION_NUM >= 160000
-    int n = 0;
-    struct config_generic **vars = get_guc_variables(&n);
-#else
-    struct config_generic **vars = get_guc_variables();
-    int n = GetNumConfigOptions();
-#endif
-    for (int i = 0; i < n; i++)
-        if (pg_strcasecmp(vars[i]->name, name) == 0)
-            return vars[i]->reset_source;
-    return PGC_S_DEFAULT;
-}
-
-/*
- * The value the server configuration gives setting `name`, for a backend
- * whose placeholder was overwritten by a client, role or database value
- * (the placeholder keeps one reset value).  postgresql.conf (with what it
- * includes), then postgresql.auto.conf, as a reload reads them; NULL when
- * neither sets it.  *unknown is set when the value cannot be known: a file
- * does not parse, or the server command line (postmaster.opts) names the
- * setting, whose value there no backend keeps.
- */
-static char *configured_value(const char *name, bool *unknown)
-{
-    ConfigVariable *head = nullptr, *tail = nullptr;
-    char *value = nullptr;
-    *unknown = !ParseConfigFile(ConfigFileName, true, nullptr, 0, 0, DEBUG1, &head, &tail) ||
-               !ParseConfigFile(PG_AUTOCONF_FILENAME, false, nullptr, 0, 0, DEBUG1, &head, &tail);
-    for (ConfigVariable *v = head; v != nullptr; v = v->next)
-        if (v->ignore == false && pg_strcasecmp(v->name, name) == 0)
-            value = v->value;
-    value = value != nullptr ? pstrdup(value) : nullptr;
-    FreeConfigVariables(head);
-    if (value == nullptr && !*unknown) {
-        FILE *opts = AllocateFile("postmaster.opts", "r");
-        if (opts != nullptr) {
-            char line[4096];
-            while (!*unknown && fgets(line, sizeof(line), opts) != nullptr)
-                *unknown = strstr(line, name) != nullptr;
-            FreeFile(opts);
-        }
-    }
-    return value;
-}
-
-/*
- * Without preloading, a kid setting given by a client (connection options),
- * a role or a database that kid cannot take (every setting fixed at server
- * start, kid.standby_generation, and the superuser ones for another role):
- * PostgreSQL has warned and left the variable at its boot value, since the
- * placeholder kept no other.  As with a SET before kid loaded, the session
- * goes on with the server configuration's value, with a WARNING saying so.
- * False when that is done; true when the value in force cannot be known
- * (the caller then reports the setting, failing closed).
- */
-static bool ignore_session_value(const Setting &spec, const char *raw)
-{
-    bool unknown;
-    char *conf = configured_value(spec.name, &unknown);
-    if (unknown)
-        return true;
-    if (conf != nullptr) {
-        bool parsed;
-        (void)set_config_option(spec.name, conf, PGC_SIGHUP, PGC_S_FILE, GUC_ACTION_SET, true,
-                                WARNING, false);
-        if (!setting_took(spec, conf, &parsed)) {
-            snprintf(settings_error, sizeof(settings_error),
-                     "invalid value for parameter \"%s\": \"%s\"", spec.name, conf);
-            char valid[128];
-            describe_valid(spec, valid, sizeof(valid));
-            snprintf(settings_detail, sizeof(settings_detail), "%s must be %s.", spec.name, valid);
-            return false;
-        }
-    }
-    ereport(WARNING,
-            (errcode(ERRCODE_CANT_CHANGE_RUNTIME_PARAM),
-             errmsg("kid ignores %s = '%s' from a client, role or database setting", spec.name,
-                    raw),
-             errdetail("kid takes %s only from the server configuration; this session has "
-                       "%s = '%s' from there.",
-                       spec.name, spec.name, GetConfigOptionByName(spec.name, nullptr, false))));
     return false;
 }
 
@@ -654,19 +426,7 @@ bool define_settings()
                 continue;
         } else if (setting_took(settings[i], raw[i], &parsed))
             continue;
-        snprintf(settings_error, sizeof(settings_error),
-                 "invalid value for parameter \"%s\": \"%s\"", settings[i].name, raw[i]);
-        if (parsed)
-            snprintf(settings_detail, sizeof(settings_detail),
-                     "%s was given where it cannot be set (a client, role or database setting); "
-                     "kid takes it only from the server configuration.",
-                     settings[i].name);
-        else {
-            char valid[128];
-            describe_valid(settings[i], valid, sizeof(valid));
-            snprintf(settings_detail, sizeof(settings_detail), "%s must be %s.", settings[i].name,
-                     valid);
-        }
+        note_invalid_value(settings[i], raw[i], parsed);
     }
     /* An unknown kid.* name (find_unknown_setting wrote the message) comes first. */
     if (unknown || settings_error[0])

@@ -5,7 +5,7 @@
 # server's major (KID_VENDOR, as test/tools/pg18.sh), run by pg_regress in a
 # database where kid is created.  Each suite's must-be-empty queries must
 # stay empty; what kid may add to a suite's listings (queries that list what
-# is legal but unusual) is test/server/catalog_sanity.allowed, one comment
+# is legal but unusual) is test/server/12-catalog_sanity.allowed, one comment
 # per difference saying why.  The differences, as `diff -U2` prints them,
 # must be exactly those: a new difference fails, and so does an allowed one
 # that went away (remove it from the file).
@@ -21,20 +21,19 @@ cd "$(dirname "$0")/../.."
 source test/lib.sh
 
 SUITES="opr_sanity type_sanity misc_sanity oidjoins"
-ALLOWED=test/server/catalog_sanity.allowed
+ALLOWED=test/server/12-catalog_sanity.allowed
 KID_VENDOR=${KID_VENDOR:-$(realpath -m ../shared/vendor)}
 major=$("$PG_CONFIG" --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')
 tarball=$(ls "$KID_VENDOR"/postgresql-"$major".*.tar.bz2 2>/dev/null | tail -1)
 if [ -z "$tarball" ]; then
-    echo "catalog_sanity: not run on PostgreSQL $major: no postgresql-$major.*.tar.bz2 in $KID_VENDOR (its regression suites are not packaged)"
-    [ -z "${KID_CATALOG_KEEP:-}" ] || cp -r "$W" "$KID_CATALOG_KEEP"
-kid_finish
+    KID_SKIP="not run on PostgreSQL $major: no postgresql-$major.*.tar.bz2 in $KID_VENDOR (its regression suites are not packaged)"
+    kid_finish
     exit 0
 fi
 src=$(basename "$tarball" .tar.bz2)
 expected=$(awk -v f="$src.tar.bz2" '$2 == f || $2 == "*" f { print $1 }' "$KID_VENDOR/SHA256SUMS" 2>/dev/null)
 actual=$(sha256sum "$tarball" | cut -d' ' -f1)
-[ -n "$expected" ] && [ "$actual" = "$expected" ] || { echo "FAILED: $tarball: sha256 $actual, SHA256SUMS says '${expected}'"; exit 1; }
+[ -n "$expected" ] && [ "$actual" = "$expected" ] || { check "$tarball: sha256 $actual, SHA256SUMS says '${expected}'" false; kid_finish; exit 1; }
 
 # The suites, their expected output and regress.c: binary_coercible() and
 # is_catalog_text_unique_index_oid(), which opr_sanity and type_sanity call,
@@ -43,14 +42,14 @@ R=$src/src/test/regress
 W=$KID_TMP/catalog
 mkdir -p "$W/sql" "$W/expected" "$W/lib"
 tar -xjf "$tarball" -C "$KID_TMP" "$R/regress.c" $(for s in $SUITES; do echo "$R/sql/$s.sql $R/expected/$s.out"; done) ||
-    { echo "FAILED: the suites are not in $tarball"; exit 1; }
+    { check "the suites are in $tarball" false; kid_finish; exit 1; }
 for s in $SUITES; do
     cp "$KID_TMP/$R/sql/$s.sql" "$W/sql/" && cp "$KID_TMP/$R/expected/$s.out" "$W/expected/"
 done
 cp "$KID_TMP/$R/regress.c" "$W/lib/"
 printf 'MODULES = regress\nPGXS := $(shell $(PG_CONFIG) --pgxs)\ninclude $(PGXS)\n' >"$W/lib/Makefile"
 (unset MAKELEVEL MAKEFLAGS MFLAGS && make -s -C "$W/lib" PG_CONFIG="$PG_CONFIG") >"$KID_TMP/regress-lib.log" 2>&1 ||
-    { cat "$KID_TMP/regress-lib.log"; echo "FAILED: building $R/regress.c"; exit 1; }
+    { cat "$KID_TMP/regress-lib.log"; check "building $R/regress.c" false; kid_finish; exit 1; }
 
 ensure_main_cluster || exit 1
 regress=$("$PG_CONFIG" --pkglibdir)/pgxs/src/test/regress/pg_regress

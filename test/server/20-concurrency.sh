@@ -38,32 +38,25 @@ CREATE TABLE conc_sno (
 );
 SQL
 
-cat > "$KID_TMP/conc_sno.sql" <<'SQL'
-INSERT INTO conc_sno (session)
-SELECT pg_backend_pid() || '@' || pg_postmaster_start_time() || '@' ||
-       (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())
-FROM generate_series(1, 20);
-INSERT INTO conc_tid (session)
-SELECT pg_backend_pid() || '@' || pg_postmaster_start_time() || '@' ||
-       (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())
-FROM generate_series(1, 20);
-INSERT INTO conc_uid (session)
-SELECT pg_backend_pid() || '@' || pg_postmaster_start_time() || '@' ||
-       (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())
-FROM generate_series(1, 20);
-INSERT INTO conc_koid (session)
+# A transaction of the clients: 20 rows into each table, each naming its
+# backend (pid, server start and backend start: a pid reused by a later
+# backend is another session).
+for t in sno tid uid koid; do
+    cat <<SQL
+INSERT INTO conc_$t (session)
 SELECT pg_backend_pid() || '@' || pg_postmaster_start_time() || '@' ||
        (SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid())
 FROM generate_series(1, 20);
 SQL
-chmod 644 "$KID_TMP/conc_sno.sql"
+done >"$KID_TMP/conc.sql"
+chmod 644 "$KID_TMP/conc.sql"
 
 # The counter schemes' counts before the clients: tid, koid, uid (uid and uid_global together).
 counts() { kpsql $PORT -d kid_stress -c "SELECT string_agg(generated::text, ' ' ORDER BY scheme) FROM kid_generator_stats() WHERE scheme IN ('atproto_tid', 'koid', 'uid')"; }
 read -r tid0 koid0 uid0 <<<"$(counts)"
 
-long_lived() { main_pgbench kid_stress -c 8 -j 2 -t 300 -f "$KID_TMP/conc_sno.sql"; }
-short_lived() { main_pgbench kid_stress -C -c 6 -j 2 -t 150 -f "$KID_TMP/conc_sno.sql"; }
+long_lived() { main_pgbench kid_stress -c 8 -j 2 -t 300 -f "$KID_TMP/conc.sql"; }
+short_lived() { main_pgbench kid_stress -C -c 6 -j 2 -t 150 -f "$KID_TMP/conc.sql"; }
 
 long_lived & p1=$!
 short_lived & p2=$!

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kid's settings on real servers (runs alone or from run-all.sh; issue 10, items 5, 6, 9).
+# kid's settings on real servers (runs alone or from run-all.sh).
 #
 # 1. An invalid value of any kid setting, or an unknown kid.* name, in
 #    postgresql.conf stops a server with kid preloaded from starting, with a

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Each scheme's own high-water mark, in its own terms (runs alone or from
-# run-all.sh; its own cluster).  Issue 10, items 2, 3, 4 and 7:
+# run-all.sh; its own cluster):
 #   - a later session on the same sno partition does not repeat the
 #     backfill ids (sno_new_with_time) of an earlier one;
 #   - (on a fresh cluster) 15 million fast tid_new() calls do not push tids more than 1 ms ahead

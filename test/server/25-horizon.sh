@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The commit horizon, <scheme>_safe_horizon() (runs alone or from run-all.sh;
 # its own cluster, with prepared transactions allowed, and a standby of it):
-#  1. test/server/horizon_consumer.py (psycopg 3): for every scheme, a safe
+#  1. test/server/25-horizon_consumer.py (psycopg 3): for every scheme, a safe
 #     consumer beside a naive one, in cases made to happen (an open
 #     transaction under a later commit, prepared transactions whose backend
 #     has gone, a terminated backend, an idle session, an abort, a rolled-back
@@ -12,7 +12,7 @@
 #     is at or above the one before; a transaction prepared before a restart
 #     makes the functions refuse (55000) until it ends.
 #  3. A standby refuses (55000) and says to call the primary.
-#  4. test/server/horizon_edges.py: with every connection slot in use (and a
+#  4. test/server/25-horizon_edges.py: with every connection slot in use (and a
 #     walsender's), each session's horizon is at or below the id it holds;
 #     a commit that waits for a synchronous standby holds the horizon until
 #     it is visible.
@@ -45,7 +45,7 @@ expect_eq "a new server: sno_safe_horizon() inside the first transaction that ma
 
 # 1. The consumers.
 PGHOST=$KID_TMP PGPORT=$HZ_P PGUSER=postgres PGDATABASE=postgres \
-    $PYTHON -B test/server/horizon_consumer.py 4 1 >"$KID_TMP/horizon_consumer.out" 2>&1
+    $PYTHON -B test/server/25-horizon_consumer.py 4 1 >"$KID_TMP/horizon_consumer.out" 2>&1
 count_program_checks "consumers" "$KID_TMP/horizon_consumer.out" $?
 
 # 2. Restarts.  hz_save: every horizon now, as text; hz_not_below FILE: each
@@ -89,7 +89,7 @@ cluster_stop hz_standby
 
 # 4. Every backend slot; a commit not yet visible.
 PGHOST=$KID_TMP PGPORT=$HZ_P PGUSER=postgres PGDATABASE=postgres \
-    $PYTHON -B test/server/horizon_edges.py >"$KID_TMP/horizon_edges.out" 2>&1
+    $PYTHON -B test/server/25-horizon_edges.py >"$KID_TMP/horizon_edges.out" 2>&1
 count_program_checks "horizon edges" "$KID_TMP/horizon_edges.out" $?
 cluster_stop hz
 

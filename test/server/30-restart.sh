@@ -20,34 +20,29 @@ INSERT INTO restart_sno (round) SELECT 0 FROM generate_series(1, 5000);
 SQL
 
 rs_log_count() { grep -c "$1" "$KID_TMP/restart/server.log"; }
+# restart_round ROUND HOW: the restart, and its proof, a line the server
+# logs once more after it: the start found a shutdown checkpoint (clean),
+# ran crash recovery (immediate), the postmaster reinitialised (a backend
+# killed by SIGKILL, which holds a partition: crash restart).
 restart_round() {
-    local round=$1 how=$2 before
+    local round=$1 how=$2 proof proved before
     case $how in
-    clean)
-        before=$(rs_log_count 'database system was shut down at')
-        cluster_stop restart fast
+    clean) proof='database system was shut down at' proved="the restart was clean (the start found a shutdown checkpoint)" ;;
+    immediate) proof='database system was not properly shut down' proved="the immediate stop was a crash (the start ran crash recovery)" ;;
+    kill-backend) proof='all server processes terminated; reinitializing' proved="the postmaster crash-restarted (server log)" ;;
+    esac
+    before=$(rs_log_count "$proof")
+    case $how in
+    clean | immediate)
+        cluster_stop restart "${how/clean/fast}"
         cluster_start restart
-        expect_eq "round $round: the restart was clean (the start found a shutdown checkpoint)" \
-            "$(rs_log_count 'database system was shut down at')" $((before + 1))
-        ;;
-    immediate)
-        before=$(rs_log_count 'database system was not properly shut down')
-        cluster_stop restart immediate
-        cluster_start restart
-        # The proof that it was a crash: the start ran crash recovery.
-        expect_eq "round $round: the immediate stop was a crash (the start ran crash recovery)" \
-            "$(rs_log_count 'database system was not properly shut down')" $((before + 1))
         ;;
     kill-backend)
-        before=$(rs_log_count 'all server processes terminated; reinitializing')
-        # A backend that holds a partition dies by SIGKILL: crash restart.
         check "round $round: a backend killed by SIGKILL" \
             crash_backend $RS_PORT "$KID_TMP/restart/server.log" "SELECT sno_new()"
-        # The proof that it was a crash: the postmaster reinitialised.
-        expect_eq "round $round: the postmaster crash-restarted (server log)" \
-            "$(rs_log_count 'all server processes terminated; reinitializing')" $((before + 1))
         ;;
     esac
+    expect_eq "round $round: $proved" "$(rs_log_count "$proof")" $((before + 1))
     kpsql $RS_PORT -d postgres -c "INSERT INTO restart_sno (round) SELECT $round FROM generate_series(1, 5000)"
 }
 

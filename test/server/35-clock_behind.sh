@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A clock behind the generators' floors (issue 18), on a server under
+# A clock behind the generators' floors, on a server under
 # libfaketime (offset read from a file at every clock call; CLOCK_MONOTONIC
 # left true, as a real clock step leaves it):
 #   1. after a crash restart with the clock 1 h behind the lease, the first

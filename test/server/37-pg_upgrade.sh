@@ -112,8 +112,8 @@ oq -d app -c "CREATE TABLE t_uuid (id uuid PRIMARY KEY)" \
     -c "INSERT INTO t_uuid SELECT uuidv7_from_timestamp(timestamptz '2026-01-01 00:00+00' + i * interval '1 minute') FROM generate_series(1, 100) i" \
     -c "INSERT INTO t_uuid SELECT uuidv7_new() FROM generate_series(1, 10)"
 oq -d app010 -c "CREATE EXTENSION kid VERSION '0.1.0'" -c "$TABLES"
-# A third database, on 0.1.0 too, also holds ids far ahead of the clock
-# (issue 26): a koid of 2036 a database owner made (koid_new_with_time in a
+# A third database, on 0.1.0 too, also holds ids far ahead of the clock,
+# which the adoption must not take silently: a koid of 2036 a database owner made (koid_new_with_time in a
 # 0.2.0 database, as text), and in a table of AT Protocol records a record
 # key of 2041 made on another server.
 KOID_2036=$(oq -d app -c "SELECT koid_new_with_time('2036-01-01 00:00+00')::text")

@@ -161,7 +161,7 @@ wait $insert_pid
 expect_eq "... and is written once it committed" "$(aq -c "SELECT count(*) FROM imported")" 3
 session_close s2
 
-# 6. A koid an hour ahead of the clock (issue 26, review D4), in a database
+# 6. A koid an hour ahead of the clock, in a database
 # whose owner is no superuser; the server's other databases generate koids.
 kpsql $AD_PORT -d postgres -c "CREATE ROLE alice LOGIN" -c "CREATE DATABASE owned OWNER alice" -c "CREATE DATABASE other" &&
     kpsql $AD_PORT -d owned -c "CREATE EXTENSION kid" && kpsql $AD_PORT -d other -c "CREATE EXTENSION kid" || exit 1

@@ -26,7 +26,7 @@
 #
 # Messages kid did not write leave the marks and the replay count alone:
 # pg_logical_emit_message(false, 'kid', <a lease payload>) from SQL, and,
-# written by test/server/logical_message_tool.c, database 0 with the prefix
+# written by test/server/44-logical_message_tool.c, database 0 with the prefix
 # "kidx", a transactional one, one with bytes past its payload; a message of
 # kid's own form (database 0, "kid", non-transactional) is counted.  The
 # tool, preloaded before kid on (a), wraps the same redo: it sees every
@@ -45,14 +45,14 @@ rwq() { kpsql $RW_P -d postgres "$@"; }
 # The helper, built with PGXS against this server (never installed).
 rw_tool_build() {
     local dir=$KID_TMP/tool
-    mkdir -p "$dir" && cp test/server/logical_message_tool.c "$dir/" &&
+    mkdir -p "$dir" && cp test/server/44-logical_message_tool.c "$dir/logical_message_tool.c" &&
         printf '%s\n' 'MODULES = logical_message_tool' 'override with_llvm = no' \
             'PG_CFLAGS = -Werror=implicit-function-declaration' \
             'PGXS := $(shell $(PG_CONFIG) --pgxs)' 'include $(PGXS)' >"$dir/Makefile" &&
         make -s -C "$dir" PG_CONFIG="$PG_CONFIG" >"$dir/build.log" 2>&1 ||
         { cat "$dir/build.log"; return 1; }
 }
-need "the helper test/server/logical_message_tool.c builds (PGXS)" rw_tool_build || { kid_finish; exit 1; }
+need "the helper test/server/44-logical_message_tool.c builds (PGXS)" rw_tool_build || { kid_finish; exit 1; }
 RW_TOOL=$KID_TMP/tool/logical_message_tool.so
 
 as_postgres mkdir -p "$RW_ARCH"

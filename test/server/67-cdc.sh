@@ -9,7 +9,7 @@
 # then docs/cdc.md's examples (<!-- examples: cdc -->) on this server.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
-source test/server/doc_run.sh || exit 1
+source test/server/lib/doc_run.sh || exit 1
 
 CDC_P=54357
 # PostgreSQL accepts as output plugins only the libraries of
@@ -20,7 +20,7 @@ if [ -f "$("$PG_CONFIG" --pkglibdir)/wal2json.so" ]; then
     wal2json=1
     plugins="$plugins, wal2json"
 else
-    echo "note: wal2json: not installed for PostgreSQL $("$PG_CONFIG" --version | sed 's/^PostgreSQL //') (Debian packages it for 15 and 17; no package or vendored source for 18): not tested here"
+    note "wal2json: not installed for PostgreSQL $("$PG_CONFIG" --version | sed 's/^PostgreSQL //') (Debian packages it for 15 and 17; no package or vendored source for 18): not tested here"
 fi
 need "a server with wal_level = logical, replication connections, output_plugin_libraries = '$plugins'" eval '
     cluster_init cdc $CDC_P "wal_level = logical" "max_replication_slots = 10" "max_wal_senders = 10" \

@@ -14,13 +14,13 @@
 # itself) and one psql session, in file order, so later examples see the
 # tables of earlier ones.  TimeZone is UTC (PGTZ).  A file whose first line
 # is "<!-- examples: NAME -->" (citus, cdc) needs other servers or settings:
-# its own test runs it, with doc_run of test/server/doc_run.sh.
+# its own test runs it, with doc_run of test/server/lib/doc_run.sh.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
 ensure_main_cluster || exit 1
 
-source test/server/doc_run.sh || exit 1
+source test/server/lib/doc_run.sh || exit 1
 
 # The test can fail: a copy of a small document with a wrong output block
 # and an example that errors must be caught, at their lines.
@@ -81,7 +81,7 @@ for f in README.md docs/*.md; do
     doc_total=$((doc_total + count))
     # A file without examples has nothing to check (but a failure to read it).
     if [ "$count" -eq 0 ] && [ "$rc" -eq 0 ]; then
-        echo "note: $f: no SQL example"
+        note "$f: no SQL example"
     else
         expect_eq "$f: its $count SQL examples run and print what it shows" "$rc" 0
     fi

@@ -70,15 +70,15 @@ rf_expect "README and docs/: every function called in inline code exists" \
                                'pg_get_loaded_modules')                          -- PostgreSQL 18")" none "$rf_called"
 
 # The SQLSTATE the README and docs/ give for each of kid's errors is the one
-# src/pg raises it with (test/server/doc_errors.pl); first, the comparison
+# src/pg raises it with (test/server/71-doc_errors.pl); first, the comparison
 # catches a wrong one.
 rf_errcodes=$("$PG_CONFIG" --includedir-server)/utils/errcodes.h
 printf '| `cannot generate sno ids during recovery` | 55000 | a made-up wrong row |\n' >"$KID_TMP/errors.md"
-expect_eq "doc_errors.pl catches a wrong SQLSTATE" \
-    "$(perl test/server/doc_errors.pl "$rf_errcodes" "$KID_TMP/errors.md" | grep ' says ')" \
+expect_eq "71-doc_errors.pl catches a wrong SQLSTATE" \
+    "$(perl test/server/71-doc_errors.pl "$rf_errcodes" "$KID_TMP/errors.md" | grep ' says ')" \
     "$KID_TMP/errors.md:1 says 55000, kid raises 25006: cannot generate sno ids during recovery"
 expect_eq "README and docs/: each kid error's SQLSTATE is the one kid raises" \
-    "$(perl test/server/doc_errors.pl "$rf_errcodes" $rf_docs | grep ' says ')" ""
+    "$(perl test/server/71-doc_errors.pl "$rf_errcodes" $rf_docs | grep ' says ')" ""
 
 # Every function a user calls by name is in the README: every kid function
 # but those PostgreSQL calls for the types (input and output, operators,

@@ -153,15 +153,10 @@ SELECT count(*) AS december_2022, min(t), max(t) FROM events WHERE key >= 'yj0' 
 SELECT count(*) AS december_2022_like FROM events WHERE key LIKE 'yj0%';
 EXPLAIN (COSTS OFF) SELECT key FROM events ORDER BY key LIMIT 3;
 SELECT key, t FROM events ORDER BY key LIMIT 3;
--- min is the newest key, max the oldest, through the index.
--- (The scan node alone: the lines around it differ between PostgreSQL versions.)
-CREATE FUNCTION scan_nodes(query text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
-        IF line ~ 'Scan' THEN RETURN NEXT btrim(line); END IF;
-    END LOOP;
-END $$;
+-- min is the newest key, max the oldest, through the index (the scan node).
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set scan_nodes :abs_srcdir '/sql/include/scan_nodes.sql'
+\i :scan_nodes
 SELECT scan_nodes('SELECT min(key) FROM events');
 DROP FUNCTION scan_nodes(text);
 SELECT min(key) = (SELECT key FROM events ORDER BY key LIMIT 1) AS min_is_first,

@@ -246,7 +246,7 @@ SELECT how, floors->'excluded' AS excluded, floors->'not read' AS not_read FROM 
 SELECT line, columns, newest FROM kid_adopt_database(floor => '2020-06-01 00:00:00+00');
 SELECT how, floors->'not read' AS not_read, floors->>'by hand' AS by_hand FROM kid_database_origin ORDER BY position DESC LIMIT 1;
 
--- Ids far ahead of the clock (issue 26's two): a koid of 2036 a database
+-- Ids far ahead of the clock, which no adoption takes silently: a koid of 2036 a database
 -- owner made with koid_new_with_time, an AT Protocol record key of 2041,
 -- and a version 7 uuid of 2040 from some other generator.  Generation is
 -- refused here (a row of another cluster) until an adoption succeeds.

@@ -68,7 +68,7 @@ INSERT INTO ip_case VALUES
     ('uid_global', 'every field at its maximum, interval 5', '\xffffff423ffffffffff43fff'),
     ('uid_global', 'seconds >> 10 = 976, low bits 1023', '\x00000f4300000000ff000000'),
     ('uid_global', 'seconds >> 10 = 977', '\x00000f440000000000000000'),
-    ('uid_global', 'seconds >> 10 = 1023 (issue 10)', '\x00000fff00000000ff000000'),
+    ('uid_global', 'seconds >> 10 = 1023, low bits 1023', '\x00000fff00000000ff000000'),
     ('uid_global', 'step 977', '\x000000000102030401f44000'),
     ('uid_global', '11 bytes', '\x0000000001020304010000'),
     ('codokey', 'valid key', 'yj00'),

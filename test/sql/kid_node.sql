@@ -23,7 +23,9 @@ FROM kid_node_info();
 
 -- After generating, the last id of each counter scheme is the one just made,
 -- and last_made is the end of its time unit (the time the lease must cover).
-SELECT sno_new() AS s, tid_new() AS t, koid_new() AS k, uid_new() AS u \gset
+-- (uuidv7 generates too, so that every scheme has generated below, whatever
+-- tests ran on the server before.)
+SELECT sno_new() AS s, tid_new() AS t, koid_new() AS k, uid_new() AS u, uuidv7_new() AS v \gset
 SELECT scheme,
        CASE scheme
            WHEN 'sno' THEN last_made = sno_to_timestamp(:'s') + interval '3.999 ms' AND last_id IS NULL
@@ -34,9 +36,10 @@ SELECT scheme,
 FROM kid_node_info();
 
 -- What holds for every scheme once it generated: something was generated,
--- first <= last (one session, a clock that did not go back), the generators started at or above their floor, and the
--- lease covers more than LEASE_RENEW (5 s) past the last id, written to the
--- file and, on a primary, to the WAL.
+-- first <= last (one session, a clock that did not go back), the generators
+-- started at or above their floor, and the lease covers more than
+-- LEASE_RENEW (5 s) past the last id, written to the file and, on a
+-- primary, to the WAL.
 SELECT scheme,
        generated > 0 AS generated,
        first_made <= last_made AS first_before_last,
@@ -57,7 +60,7 @@ FROM kid_node_info();
 SELECT tid_new() > :'t'::atproto_tid AS tid_rises,
        (SELECT last_id FROM kid_node_info() WHERE scheme = 'atproto_tid') > :'t' AS last_id_rises;
 
--- One scheme name everywhere (issue 10, item 4): the SQL type names, in
+-- One scheme name everywhere: the SQL type names, in
 -- kid_node_info, kid_generator_stats and the lease lines.
 SELECT (SELECT array_agg(scheme ORDER BY scheme) FROM kid_node_info()) AS node_info,
        (SELECT array_agg(scheme ORDER BY scheme) FROM kid_generator_stats()) AS generator_stats,

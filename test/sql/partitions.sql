@@ -1,6 +1,6 @@
 -- Partitions on the id (src/sql/partition.sql, docs/partitioning.md):
 -- kid_partition_by_time() and kid_partition_maintain() at given times, for
--- every kid id type and uuid (test/sql/partitions/scenario.sql); the
+-- every kid id type and uuid (test/sql/include/partition_scenario.sql); the
 -- periods and their time zones; the edges (uid_global's window, sno's
 -- timelines, backfills older than every partition, rows far ahead,
 -- partitions attached by hand, foreign keys, detach_only, names); every
@@ -69,42 +69,44 @@ SELECT * FROM kid_partition_period('1 day', 'UTC', 'infinity');
 --    with times are exact; other nodes' ids are in section 3.
 -- ---------------------------------------------------------------------------
 CREATE FUNCTION pg_temp.uid_global0(t timestamptz) RETURNS uid_global LANGUAGE sql RETURN uid_to_global(uid_new_with_time(t), 0);
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set partition_scenario :abs_srcdir '/sql/include/partition_scenario.sql'
 \set ty sno
 \set make sno_new_with_time
 \set live sno_new()
 \set bound sno_from_timestamp
 \set decode sno_to_timestamp
-\i test/sql/partitions/scenario.sql
+\i :partition_scenario
 \set ty atproto_tid
 \set make tid_new_with_time
 \set live tid_new()
 \set bound tid_from_timestamp
 \set decode tid_to_timestamp
-\i test/sql/partitions/scenario.sql
+\i :partition_scenario
 \set ty koid
 \set make koid_new_with_time
 \set live koid_new()
 \set bound koid_from_timestamp
 \set decode koid_to_timestamp
-\i test/sql/partitions/scenario.sql
+\i :partition_scenario
 \set ty uid
 \set make uid_new_with_time
 \set live uid_new()
 \set bound uid_from_timestamp
 \set decode uid_to_timestamp
-\i test/sql/partitions/scenario.sql
+\i :partition_scenario
 \set ty uid_global
 \set make pg_temp.uid_global0
 \set live 'uid_to_global(uid_new(), 0)'
 \set bound uid_global_from_timestamp
 \set decode uid_global_to_timestamp
-\i test/sql/partitions/scenario.sql
+\i :partition_scenario
 \set ty uuid
 \set make uuidv7_new_with_time
 \set live uuidv7_new()
 \set bound uuidv7_from_timestamp
 \set decode uuidv7_to_timestamp
-\i test/sql/partitions/scenario.sql
+\i :partition_scenario
 
 -- ---------------------------------------------------------------------------
 -- 3. The edges.

@@ -86,13 +86,9 @@ SELECT count(*) FROM sno_log WHERE id >= sno_from_timestamp('2026-01-10') AND id
 -- Wide range: a sequential scan.
 EXPLAIN (COSTS OFF) SELECT count(*) FROM sno_log WHERE id >= '2026-01-02'::timestamptz;
 -- Estimates follow the histogram: 1920 rows (0.6%) and 291,360 rows (97%) really match.
-CREATE FUNCTION estimated_rows(query text) RETURNS integer LANGUAGE plpgsql AS $$
-DECLARE line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN ' || query LOOP
-        RETURN (regexp_match(line, 'rows=(\d+)'))[1]::integer;
-    END LOOP;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set estimated_rows :abs_srcdir '/sql/include/estimated_rows.sql'
+\i :estimated_rows
 SELECT estimated_rows($$SELECT * FROM sno_log WHERE id >= '2026-02-04 12:00'::timestamptz$$) BETWEEN 960 AND 3840 AS narrow_estimate_within_2x,
        estimated_rows($$SELECT * FROM sno_log WHERE id >= '2026-01-02'::timestamptz$$) BETWEEN 145680 AND 300000 AS wide_estimate_within_2x,
        estimated_rows($$SELECT * FROM sno_log WHERE '2026-01-02'::timestamptz > id$$) BETWEEN 4320 AND 17280 AS commuted_estimate_within_2x;

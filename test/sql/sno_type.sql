@@ -66,15 +66,10 @@ SELECT min(id) = (SELECT id FROM sno_t ORDER BY id LIMIT 1) AS min_ok,
        sno_smaller('2222222222222223', '2222222222222222') AS smaller,
        sno_larger('2222222222222223', '2222222222222222') AS larger
 FROM sno_t;
--- max through the index: the scan node alone (the lines around it differ
--- between PostgreSQL versions).
-CREATE FUNCTION scan_nodes(query text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
-        IF line ~ 'Scan' THEN RETURN NEXT btrim(line); END IF;
-    END LOOP;
-END $$;
+-- max through the index (the scan node).
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set scan_nodes :abs_srcdir '/sql/include/scan_nodes.sql'
+\i :scan_nodes
 SELECT scan_nodes('SELECT max(id) FROM sno_t');
 DROP FUNCTION scan_nodes(text);
 -- Deduplication is allowed because FUNCTION 4 (btequalimage) is present.

@@ -48,7 +48,7 @@ SELECT bool_and(tid_clock_id(id) = 0) AS clock_id_is_node_id,
 FROM gen;
 SELECT generated >= 50000 AS counted FROM kid_generator_stats() WHERE scheme = 'atproto_tid';
 
--- Volume on a healthy clock (issue 10, items 3 and 4): 100,000 calls, far
+-- Volume on a healthy clock: 100,000 calls, far
 -- more than one per microsecond, neither push tids ahead of the clock by
 -- more than kid's 1 ms bound (TID_MAX_AHEAD_US) nor count as clock
 -- regressions; the calls that found the bound used up are ahead_waits.

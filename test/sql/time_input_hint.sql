@@ -105,29 +105,14 @@ SELECT '2026-11-01'::text::sno;
 
 -- The soft-error path (PostgreSQL 16+: pg_input_error_info) carries the
 -- same hint; on 15 the same columns come from the raised error.
-SELECT current_setting('server_version_num')::integer >= 160000 AS soft_errors \gset
-\if :soft_errors
-CREATE FUNCTION input_hint(input text, type text, OUT valid boolean, OUT state text, OUT hint text)
-LANGUAGE sql AS $$
-    SELECT pg_input_is_valid(input, type), e.sql_error_code, e.hint
-    FROM pg_input_error_info(input, type) e
-$$;
-\else
-CREATE FUNCTION input_hint(input text, type text, OUT valid boolean, OUT state text, OUT hint text)
-LANGUAGE plpgsql AS $$
-BEGIN
-    EXECUTE format('SELECT %L::%s', input, type);
-    valid := true;
-EXCEPTION WHEN others THEN
-    GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, hint = PG_EXCEPTION_HINT;
-    valid := false;
-    hint := nullif(hint, '');
-END $$;
-\endif
-SELECT type, input, (input_hint(input, type)).*
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set input_error :abs_srcdir '/sql/include/input_error.sql'
+\i :input_error
+SELECT type, input, e.valid, e.state, e.hint
 FROM (VALUES ('sno'), ('atproto_tid'), ('koid'), ('uid'), ('uid_global'), ('codokey')) t(type),
-     (VALUES ('2026-11-01'), ('2026-11-23T12:45:52.070+00:00'), ('not a time'), ('300000-01-01')) i(input)
+     (VALUES ('2026-11-01'), ('2026-11-23T12:45:52.070+00:00'), ('not a time'), ('300000-01-01')) i(input),
+     input_error(input, type) e
 ORDER BY 1, 2;
-DROP FUNCTION input_hint(text, text);
+DROP FUNCTION input_error(text, text);
 
 DROP TABLE hint_sno, hint_tid, hint_koid, hint_uid, hint_uid_global, hint_codokey;

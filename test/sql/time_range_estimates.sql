@@ -16,13 +16,9 @@ CREATE INDEX est_log_uid ON est_log (uid);
 CREATE INDEX est_log_gid ON est_log (gid);
 VACUUM ANALYZE est_log;
 
-CREATE FUNCTION estimated_rows(query text) RETURNS integer LANGUAGE plpgsql AS $$
-DECLARE line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN ' || query LOOP
-        RETURN (regexp_match(line, 'rows=(\d+)'))[1]::integer;
-    END LOOP;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set estimated_rows :abs_srcdir '/sql/include/estimated_rows.sql'
+\i :estimated_rows
 -- The real counts: 1920 rows (0.6%) since 2026-02-04 12:00, 291,360 (97%)
 -- since 2026-01-02, 8640 before it, 25,920 (8.6%) from 2026-01-10 to 2026-01-13.
 SELECT count(*) FILTER (WHERE tid >= '2026-02-04 12:00'::timestamptz) AS narrow,

@@ -160,13 +160,9 @@ RESET enable_seqscan;
 
 -- Estimates: the uuid histogram is searched with the cross-type operator:
 -- a narrow range is estimated near its 360 rows (+ v4), a wide one near all.
-CREATE FUNCTION estimated_rows(query text) RETURNS integer LANGUAGE plpgsql AS $$
-DECLARE line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN ' || query LOOP
-        RETURN (regexp_match(line, 'rows=(\d+)'))[1]::integer;
-    END LOOP;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set estimated_rows :abs_srcdir '/sql/include/estimated_rows.sql'
+\i :estimated_rows
 SELECT estimated_rows($$SELECT * FROM uuid_log WHERE id >= '2026-03-07 21:40'::timestamptz$$) BETWEEN 600 AND 3000 AS narrow_near,
        estimated_rows($$SELECT * FROM uuid_log WHERE id >= '2026-03-01 12:00'::timestamptz$$) BETWEEN 50000 AND 61000 AS wide_near,
        estimated_rows($$SELECT * FROM uuid_log WHERE id < '2026-03-02'::timestamptz$$) BETWEEN 4320 AND 17280 AS lt_near;

@@ -108,10 +108,9 @@ servers_in_round() {
     if [ $(($1 % 2)) -eq 1 ]; then printf '%s\n' "${servers[@]}"; else printf '%s\n' "${servers[@]}" | tac; fi
 }
 
-# ---------------------------------------------------------------- per-call cost
-if section calls; then
-# label|expression; the floor must come first.
-calls=(
+# What "calls" and "clients" compare, label|expression: the floor (a count
+# of nothing) first, kid's generators, then what users would use instead.
+generators=(
     "floor: count(g)|g"
     "sno_new()|sno_new()"
     "tid_new()|tid_new()"
@@ -119,8 +118,15 @@ calls=(
     "uid_new()|uid_new()"
     "uid_global_new()|uid_global_new()"
     "nextval()|nextval('bench_seq')"
-    "clock_timestamp()|clock_timestamp()"
     "gen_random_uuid()|gen_random_uuid()"
+)
+
+# ---------------------------------------------------------------- per-call cost
+if section calls; then
+# label|expression; the floor must come first.
+calls=(
+    "${generators[@]}"
+    "clock_timestamp()|clock_timestamp()"
     "uuidv7() (SQL function)|uuidv7_sql()"
 )
 [ -z "$ossp" ] || calls+=(
@@ -395,16 +401,7 @@ fi
 # their ratio (this build / baseline), best of ROUNDS rounds.
 if section clients; then
 client_counts=${BENCH_CLIENTS:-1 2 4 8}
-client_queries=(
-    "floor: count(g)|g"
-    "sno_new()|sno_new()"
-    "tid_new()|tid_new()"
-    "koid_new()|koid_new()"
-    "uid_new()|uid_new()"
-    "uid_global_new()|uid_global_new()"
-    "nextval()|nextval('bench_seq')"
-    "gen_random_uuid()|gen_random_uuid()"
-)
+client_queries=("${generators[@]}")
 [ -z "$pg18" ] || client_queries+=("uuidv7() (built in, 18)|uuidv7()")
 kpsql $PORT -d postgres -c "CREATE TABLE client_results (server text, label text, clients int, round int, tps double precision)"
 for r in $(seq "$ROUNDS"); do

@@ -240,7 +240,7 @@ TEST(SnoGenerator, SecondRegressionResolves)
     EXPECT_EQ(g.regressions, 4u);
 }
 
-// Issue 10, item 4: a floor (a lease written ahead before a crash) moves the
+// A floor (a lease written ahead before a crash) moves the
 // generator to the other timeline, but the clock did not go back: no
 // regression is counted.  A real one afterwards is.
 TEST(SnoGenerator, FloorSwitchIsNotARegression)

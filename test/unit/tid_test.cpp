@@ -138,9 +138,9 @@ TEST(TidGenerator, AllowanceIsOneMillisecond)
     EXPECT_EQ(tid_step(static_cast<uint64_t>(trusted) + 1000, now, trusted, &next), TidStep::wait);
 }
 
-// Issue 10, item 3: millions of calls a second must not push tids into the
-// future.  A clock that advances 1 µs per 10 calls: every tid stays within
-// TID_MAX_AHEAD_US of it, and the steps past that say wait.
+// Millions of calls a second must not push tids into the future.  A clock
+// that advances 1 µs per 10 calls: every tid stays within TID_MAX_AHEAD_US
+// of it, and the steps past that say wait.
 TEST(TidGenerator, VolumeCannotRunAheadOfTheClock)
 {
     uint64_t last = 0, next;
@@ -165,11 +165,12 @@ TEST(TidGenerator, VolumeCannotRunAheadOfTheClock)
     EXPECT_GE(made, 100000); // one per microsecond of clock at least
 }
 
-// Issue 18, item 1.  A server's two clocks, as the generator sees them:
-// the wall clock, which steps, and CLOCK_MONOTONIC, which does not; and the
-// trusted time the server keeps (src/pg/shared_state.h, counter_clock): the
-// highest anchor, each clock reading and each floor, advanced by the
-// monotonic time since.
+// A clock behind the ids made, simulated (the tests below: a floor ahead
+// after a crash, a step back).  A server's two clocks, as the generator
+// sees them: the wall clock, which steps, and CLOCK_MONOTONIC, which does
+// not; and the trusted time the server keeps (src/pg/shared_state.h,
+// counter_clock): the highest anchor, each clock reading and each floor,
+// advanced by the monotonic time since.
 struct SimServer {
     int64_t wall = INT64_C(1700000000000000);
     int64_t mono = INT64_C(5000000);

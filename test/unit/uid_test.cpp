@@ -114,7 +114,7 @@ TEST(UidGlobal, KnownVectorAndRoundTrip)
 
 TEST(UidGlobal, SecondsFieldValidity)
 {
-    // Issue 10: bytes 00 00 0f ff | 00 00 00 00 | ff 00 00 00 put 0x3ff in the
+    // Bytes 00 00 0f ff | 00 00 00 00 | ff 00 00 00 put 0x3ff in the
     // top 10 bits of B (the 10 bits after A, bits 75..66), above 976 =
     // 999999 >> 10 under every interval: rejected.
     UidGlobal g{{0x00, 0x00, 0x0f, 0xff, 0, 0, 0, 0, 0xff, 0, 0, 0}};
@@ -200,7 +200,8 @@ TEST(UidGenerator, Paths)
     // floor) and the trusted time's step is not behind it: move on...
     ASSERT_EQ(uid_step(ahead, t, t + 5000, &next), UidStep::next_step);
     EXPECT_EQ(next >> 14, (ahead >> 14) + 1);
-    // ...but never more than one step past the trusted time's (issue 18, item 1).
+    // ...but never more than one step past the trusted time's: a floor ahead of
+    // the clock does not carry the ids further ahead.
     uint64_t far = uid_word_floor(t + 5000) + (UINT64_C(1) << 14);
     ASSERT_EQ(uid_step(far, t, t + 5000, &next), UidStep::wait);
     // Step 976 rolls over to the next second.
@@ -212,7 +213,7 @@ TEST(UidGenerator, Paths)
     EXPECT_EQ(f.step, 0u);
 }
 
-// Issue 10, item 2: kid.uid_interval moves the node fingerprint inside a
+// kid.uid_interval moves the node fingerprint inside a
 // uid_global.  With fingerprint 0x92492492 an id made under 8 at second 64
 // of a megasecond equals one made under 5 at second 128; the guard after a
 // change 8 -> 5 with a mark at second 64 lies past every such second, and
@@ -320,7 +321,7 @@ TEST(UidGenerator, AllowanceIsOneStep)
     }
 }
 
-// Issue 18, item 1: after a crash the floor (the lease) is 8 s ahead of the
+// After a crash the floor (the lease) is 8 s ahead of the
 // clock.  A burst of 4 million uids at 20 a microsecond (above the 16 per
 // microsecond a step holds) stays within one step of the trusted time
 // (floor + elapsed monotonic time) instead of running ahead of it; and when

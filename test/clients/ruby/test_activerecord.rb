@@ -12,33 +12,8 @@
 # times compared with an id written id >= ?::timestamptz (ActiveRecord
 # quotes a Time as an untyped literal, which next to an id reads as an id).
 
-$count = 0
-$failed = 0
-def report(name, ok, why = '')
-  $count += 1
-  if ok
-    puts "ok: ActiveRecord: #{name}"
-  else
-    $failed += 1
-    puts "FAILED: ActiveRecord: #{name}: #{why}"
-  end
-  $stdout.flush
-end
-
-def eq(name, actual, expected)
-  report(name, actual == expected, "got #{actual.inspect}, expected #{expected.inspect}")
-end
-
-def scenario(name)
-  yield
-rescue StandardError => e
-  report("#{name} ran to its end", false, "#{e.class}: #{e.message}".gsub("\n", ' | '))
-end
-
-def finish
-  puts "end: #{$count} checks, #{$failed} failed"
-  exit($failed.zero? ? 0 : 1)
-end
+require_relative 'checks'
+$check_prefix = 'ActiveRecord: '
 
 begin
   require 'active_record'

@@ -12,22 +12,7 @@
 # is told to give strings.  Arrays of kid ids come back as one String.
 require 'stringio'
 
-$count = 0
-$failed = 0
-def report(name, ok, why = '')
-  $count += 1
-  if ok
-    puts "ok: #{name}"
-  else
-    $failed += 1
-    puts "FAILED: #{name}: #{why}"
-  end
-  $stdout.flush
-end
-
-def eq(name, actual, expected)
-  report(name, actual == expected, "got #{actual.inspect}, expected #{expected.inspect}")
-end
+require_relative 'checks'
 
 # The block must raise a PG::Error with this SQLSTATE (and primary message,
 # and a HINT containing hint_has).
@@ -43,18 +28,11 @@ rescue PG::Error => e
   report(name, ok, "got #{e.class} #{got.inspect}, expected #{sqlstate} #{message.inspect} #{hint_has.inspect}")
 end
 
-def scenario(name)
-  yield
-rescue StandardError => e
-  report("#{name} ran to its end", false, "#{e.class}: #{e.message}".gsub("\n", ' | '))
-end
-
 begin
   require 'pg'
 rescue LoadError => e
   report('require pg (Debian package ruby-pg)', false, e.message)
-  puts "end: #{$count} checks, #{$failed} failed"
-  exit 1
+  finish
 end
 
 T0 = Time.utc(2026, 1, 10)
@@ -156,5 +134,4 @@ scenario('5. a uuid column: uuidv7_new(), a time range with Time parameters') do
 end
 
 conn.close
-puts "end: #{$count} checks, #{$failed} failed"
-exit($failed.zero? ? 0 : 1)
+finish

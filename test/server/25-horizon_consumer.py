@@ -20,6 +20,7 @@ Beside it a naive consumer reads id > (the largest id it saw).
    committed row exactly once and nothing else.
 """
 
+import os
 import random
 import sys
 import threading
@@ -27,36 +28,11 @@ import time
 
 import psycopg
 
-SCHEMES = [
-    # (type, generator, horizon function)
-    ("sno", "sno_new()", "sno_safe_horizon()"),
-    ("atproto_tid", "tid_new()", "tid_safe_horizon()"),
-    ("koid", "koid_new()", "koid_safe_horizon()"),
-    ("uid", "uid_new()", "uid_safe_horizon()"),
-    ("uid_global", "uid_global_new()", "uid_global_safe_horizon()"),
-    ("uuid", "uuidv7_new()", "uuidv7_safe_horizon()"),
-]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from kid_checks import SCHEMES, eq, finish, report  # noqa: E402 (test/server/lib/kid_checks.py)
+
 # Per-backend generators: their horizon is a unit of the clock.
 CLOCKED = ("sno", "uuid")
-
-count = 0
-failed = 0
-lock = threading.Lock()
-
-
-def report(name, ok, why=""):
-    global count, failed
-    with lock:
-        count += 1
-        if ok:
-            print(f"ok: {name}", flush=True)
-        else:
-            failed += 1
-            print(f"FAILED: {name}: {why}", flush=True)
-
-
-def eq(name, actual, expected):
-    report(name, actual == expected, f"got {actual!r}, expected {expected!r}")
 
 
 def connect():
@@ -328,8 +304,7 @@ def main():
             random_run(type_name, generator, horizon, seconds, seed)
         except Exception as e:
             report(f"{type_name}: the random run ran to its end", False, f"{type(e).__name__}: {e}")
-    print(f"end: {count} checks, {failed} failed", flush=True)
-    return 1 if failed else 0
+    return finish()
 
 
 if __name__ == "__main__":

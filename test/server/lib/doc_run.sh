@@ -1,4 +1,4 @@
-# test/server/doc_run.sh - the documentation's examples, run (sourced by
+# test/server/lib/doc_run.sh - the documentation's examples, run (sourced by
 # test/server/70-doc_examples.sh, which runs README.md's and docs/'s, and by
 # the tests of documents whose examples need a server of their own, marked
 # "<!-- examples: NAME -->" on their first line).  The format is in

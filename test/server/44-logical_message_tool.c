@@ -1,5 +1,5 @@
 /*
- * logical_message_tool.c - a helper of test/server/44-replay_without_kid.sh,
+ * 44-logical_message_tool.c - a helper of test/server/44-replay_without_kid.sh,
  * built there with PGXS and loaded by its path (never installed):
  *
  *   logical_message_write(dbid oid, transactional bool, prefix bytea,

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Two edges of the commit horizon (run by test/server/25-horizon.sh, with
 psycopg 3; libpq's environment names the server).  Prints one "ok: NAME" /
-"FAILED: NAME: why" line per check, then "end: P passed, F failed".
+"FAILED: NAME: why" line per check, then "end: N checks, F failed".
 
 1. Every backend slot.  A reader computes the horizon as the least pending
    floor over every backend's slot (one per PGPROC); a slot it skipped
@@ -23,33 +23,15 @@ psycopg 3; libpq's environment names the server).  Prints one "ok: NAME" /
    horizon.
 """
 
+import os
 import sys
 import threading
 import time
 
 import psycopg
 
-SCHEMES = [
-    ("sno", "sno_new()", "sno_safe_horizon()"),
-    ("atproto_tid", "tid_new()", "tid_safe_horizon()"),
-    ("koid", "koid_new()", "koid_safe_horizon()"),
-    ("uid", "uid_new()", "uid_safe_horizon()"),
-    ("uid_global", "uid_global_new()", "uid_global_safe_horizon()"),
-    ("uuid", "uuidv7_new()", "uuidv7_safe_horizon()"),
-]
-
-passed = 0
-failed = 0
-
-
-def report(name, ok, why=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"ok: {name}", flush=True)
-    else:
-        failed += 1
-        print(f"FAILED: {name}: {why}", flush=True)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from kid_checks import SCHEMES, finish, report  # noqa: E402 (test/server/lib/kid_checks.py)
 
 
 def wait_until(conn, sql, seconds=60):
@@ -157,8 +139,7 @@ def main():
             conn.close()
     sync_rep_wait(admin)
     admin.close()
-    print(f"end: {passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return finish()
 
 
 if __name__ == "__main__":

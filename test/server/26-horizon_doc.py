@@ -13,6 +13,7 @@ line per check, then "end: ...".
    delays, abort, and hold transactions open: every committed row is read
    exactly once, in id order, and no aborted one."""
 
+import os
 import random
 import re
 import sys
@@ -21,17 +22,8 @@ import time
 
 import psycopg
 
-count = failed = 0
-
-
-def eq(name, actual, expected):
-    global count, failed
-    count += 1
-    if actual == expected:
-        print(f"ok: {name}", flush=True)
-    else:
-        failed += 1
-        print(f"FAILED: {name}: got {actual!r}, expected {expected!r}", flush=True)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from kid_checks import eq, finish  # noqa: E402 (test/server/lib/kid_checks.py)
 
 
 page = open(sys.argv[1]).read()
@@ -124,5 +116,4 @@ eq(f"3. consume(): every committed row ({len(committed)}) read exactly once, no 
    (sorted(ids) == sorted(committed), len(ids) == len(set(ids)), set(ids) & set(aborted)), (True, True, set()))
 eq("3. consume(): the rows in id order across polls (as SELECT ... ORDER BY id lists the table)",
    ids == [r[0] for r in conn.execute("SELECT id::text FROM outbox ORDER BY id").fetchall()], True)
-print(f"end: {count} checks, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(finish())

@@ -1,6 +1,5 @@
 -- One key type's life under kid_partition_by_time / kid_partition_maintain,
--- included by test/sql/partitions.sql once per type (\i, relative to the top of
--- the tree, where pg_regress runs).  Variables: ty (the
+-- included by test/sql/partitions.sql once per type.  Variables: ty (the
 -- key type), make (a function making an id of a given time), live (an
 -- expression making a live id), bound (*_from_timestamp), decode
 -- (*_to_timestamp).  In a transaction rolled back at the end, so that kid's

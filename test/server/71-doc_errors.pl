@@ -1,4 +1,4 @@
-# test/server/doc_errors.pl ERRCODES_H DOC...: the kid errors documents name
+# test/server/71-doc_errors.pl ERRCODES_H DOC...: the kid errors documents name
 # with a SQLSTATE, against the SQLSTATE src/pg raises them with (used by
 # readme_facts.sh; ERRCODES_H is PostgreSQL's utils/errcodes.h).
 #

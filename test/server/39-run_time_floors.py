@@ -2,7 +2,7 @@
 """Floors raised while the server runs (run by test/server/39-run_time_floors.sh,
 with psycopg 3, on a throwaway server with kid.koid_max_clock_wait_ms = 0;
 libpq's environment names the server).  Prints one "ok: NAME" /
-"FAILED: NAME: why" line per check, then "end: P passed, F failed".
+"FAILED: NAME: why" line per check, then "end: N checks, F failed".
 
 kid_raise_floors() and kid_adopt_database() raise the floors of the whole
 server at run time, above ids that transactions still open may hold.
@@ -20,37 +20,14 @@ server at run time, above ids that transactions still open may hold.
    and waiting (never below) when both are, koid refusing (55000).
 """
 
+import os
 import sys
 import time
 
 import psycopg
 
-# (type, generator, horizon function)
-SCHEMES = [
-    ("sno", "sno_new()", "sno_safe_horizon()"),
-    ("atproto_tid", "tid_new()", "tid_safe_horizon()"),
-    ("koid", "koid_new()", "koid_safe_horizon()"),
-    ("uid", "uid_new()", "uid_safe_horizon()"),
-    ("uid_global", "uid_global_new()", "uid_global_safe_horizon()"),
-    ("uuid", "uuidv7_new()", "uuidv7_safe_horizon()"),
-]
-
-passed = 0
-failed = 0
-
-
-def report(name, ok, why=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"ok: {name}", flush=True)
-    else:
-        failed += 1
-        print(f"FAILED: {name}: {why}", flush=True)
-
-
-def eq(name, actual, expected):
-    report(name, actual == expected, f"got {actual!r}, expected {expected!r}")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from kid_checks import SCHEMES, eq, finish, report  # noqa: E402 (test/server/lib/kid_checks.py)
 
 
 def connect(db, autocommit=True):
@@ -242,8 +219,7 @@ def main():
     part_horizon(admin)
     part_generation(admin)
     admin.close()
-    print(f"end: {passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return finish()
 
 
 if __name__ == "__main__":
