@@ -123,16 +123,24 @@ static void uuidv7_claim()
             /*
              * Reached by the last owner: past it at the pace of real time,
              * without waiting for a clock that is behind it (the last owner
-             * may have carried its ids ahead of the clock).
+             * may have carried its ids ahead of the clock).  The next
+             * millisecond is ours at once: trusted from its first
+             * microsecond, not the last one of the used millisecond (which
+             * would wait if CLOCK_MONOTONIC had not moved a microsecond yet).
              */
-            uuidv7_trust(previous * 1000 + 999);
+            uuidv7_trust((previous + 1) * 1000);
         }
         my_partition = partition;
     }
     if (floor_us > 0) {
         uuidv7_raise_to(floor_us / 1000);
-        /* Past the floor at the pace of real time, not faster (as tid). */
-        uuidv7_trust(floor_us);
+        /*
+         * Past the floor at the pace of real time, not faster (as tid).
+         * The floor's millisecond counts as used, so the next one is
+         * trusted from its first microsecond: the next id is in it at once,
+         * not up to a millisecond later.
+         */
+        uuidv7_trust((floor_us / 1000 + 1) * 1000);
     }
     s->partitions[my_partition].uuidv7.last_ms = my_gen.last_ms;
     my_floor_epoch = RecoveryInProgress() ? 1 : epoch;

@@ -187,11 +187,16 @@ def part_generation(admin):
     for conn in sessions.values():
         conn.execute("SELECT " + ", ".join(g for _, g, _ in SCHEMES if g != "koid_new()"))
     raiser = sessions["the session that raised them"]
-    # An hour ahead on every line but sno's tick 1.
-    floor = one(raiser, "SELECT now() + interval '1 hour'")
+    # An hour ahead on every line but sno's tick 1, on a millisecond's first
+    # microsecond: the floor's millisecond counts as used, and uuidv7_new()
+    # goes on in the next one at once, not when a full millisecond has passed
+    # since the rise.
+    floor = one(raiser, "SELECT date_trunc('milliseconds', now() + interval '1 hour')")
     one(raiser, "SELECT count(*) FROM kid_raise_floors(ARRAY[%s, NULL, %s, %s, %s, %s, NULL, NULL]::timestamptz[])",
         (floor, floor, floor, floor, floor))
+    uuid_waits = "SELECT overflow_waits + clock_waits + ahead_waits FROM kid_generator_stats() WHERE scheme = 'uuid'"
     for who, conn in sessions.items():
+        waits_before = one(conn, uuid_waits)
         row = conn.execute("""
             SELECT tid_to_timestamp(tid_new()) >= %(f)s, uid_to_timestamp(uid_new()) >= date_trunc('second', %(f)s::timestamptz),
                    uid_global_new() > uid_global_from_timestamp(%(f)s),
@@ -199,6 +204,8 @@ def part_generation(admin):
                    uid_new() > uid_from_timestamp(%(f)s)""", {"f": floor}).fetchone()
         eq(f"{who}: the next tid, uid, uid_global and uuidv7 are above floors raised an hour ahead",
            row, (True, True, True, True, True))
+        eq(f"{who}: ... and uuidv7_new() did not wait for its first id above the floor",
+           one(conn, uuid_waits) - waits_before, 0)
         eq(f"{who}: sno, its tick-0 floor an hour ahead, goes on on its other timeline",
            one(conn, "SELECT sno_tick(sno_new())"), 1)
         eq(f"{who}: koid_new() refuses (55000) rather than go below its floor",
