@@ -223,7 +223,10 @@ void horizon_xact_callback(XactEvent event, void *) noexcept
 /*
  * The prepared transactions that were there when the server started hold
  * ids kid cannot know (they were made before): enter them once, by asking
- * pg_prepared_xacts, as legacy entries.
+ * pg_prepared_xacts, as legacy entries.  Transactions prepared since the
+ * start may have used every entry by then, so an entry whose transaction
+ * has ended is taken as well as an unused one; with none (which the
+ * capacity rules out) no horizon is returned rather than one above them.
  */
 void enter_legacy_prepared()
 {
@@ -243,18 +246,30 @@ void enter_legacy_prepared()
             TransactionId xid = static_cast<TransactionId>(strtoul(text, nullptr, 10));
             bool known = false;
             PreparedFloors *free_entry = nullptr;
-            for (int i = 0; i < s->prepared_count; i++) {
-                if (table[i].xid == xid)
-                    known = true;
-                else if (!free_entry && !TransactionIdIsValid(table[i].xid))
+            for (int i = 0; i < s->prepared_count && !known; i++)
+                known = table[i].xid == xid;
+            for (int i = 0; i < s->prepared_count && !known && !free_entry; i++)
+                if (!TransactionIdIsValid(table[i].xid))
                     free_entry = &table[i];
+            for (int i = 0; i < s->prepared_count && !known && !free_entry; i++)
+                if (!TransactionIdIsInProgress(table[i].xid))
+                    free_entry = &table[i];
+            if (known)
+                continue;
+            if (!free_entry) {
+                LWLockRelease(s->horizon_lock);
+                ereport(ERROR,
+                        (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+                         errmsg("kid's table of prepared transactions is full (%d entries)",
+                                s->prepared_count),
+                         errdetail("Transaction %u, prepared before the server started, "
+                                   "could not be entered; no horizon is safe without it.",
+                                   xid)));
             }
-            if (!known && free_entry) {
-                free_entry->xid = xid;
-                free_entry->legacy = true;
-                for (auto &p : free_entry->pending)
-                    p = 0;
-            }
+            free_entry->xid = xid;
+            free_entry->legacy = true;
+            for (auto &p : free_entry->pending)
+                p = 0;
         }
         s->horizon_legacy_checked = true;
     }

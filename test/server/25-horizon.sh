@@ -78,6 +78,22 @@ expect_eq "... and sno_safe_horizon() too, whose generator it may not have used"
 kpsql $HZ_P -d postgres -c "COMMIT PREPARED 'across_restart'"
 expect_eq "after COMMIT PREPARED the horizon is above the prepared transaction's id" \
     "$(kpsql $HZ_P -d postgres -c "SELECT tid_safe_horizon() > max(id) FROM across")" t
+# Again, with every entry of kid's prepared table used by transactions
+# prepared (and ended) since the start before the first horizon is asked:
+# the one prepared before is entered all the same (an ended one's entry).
+kpsql $HZ_P -d postgres -c "BEGIN" -c "INSERT INTO across DEFAULT VALUES" -c "PREPARE TRANSACTION 'across_restart_2'"
+cluster_stop hz && cluster_start hz
+# max_prepared_transactions + MaxBackends entries (horizon_prepared_capacity()), and some more.
+entries=$(kpsql $HZ_P -d postgres -c "SELECT sum(current_setting(name, true)::int) + 8 FROM unnest(ARRAY['max_prepared_transactions',
+    'max_connections', 'autovacuum_max_workers', 'autovacuum_worker_slots', 'max_worker_processes', 'max_wal_senders']) AS name")
+for i in $(seq 1 "$entries"); do
+    echo "BEGIN; INSERT INTO across DEFAULT VALUES; PREPARE TRANSACTION 'cycle_$i'; COMMIT PREPARED 'cycle_$i';"
+done | kpsql $HZ_P -d postgres -q >/dev/null
+expect_eq "... with every entry of kid's prepared table used since the start ($entries prepared and committed): tid_safe_horizon() refuses with 55000 all the same" \
+    "$(kpsql $HZ_P -d postgres -c '\set VERBOSITY sqlstate' -c "SELECT tid_safe_horizon()" 2>&1)" "ERROR:  55000"
+kpsql $HZ_P -d postgres -c "COMMIT PREPARED 'across_restart_2'"
+expect_eq "... and after its COMMIT PREPARED the horizon is above its id" \
+    "$(kpsql $HZ_P -d postgres -c "SELECT tid_safe_horizon() > max(id) FROM across")" t
 
 # 3. A standby.
 standby_init hz_standby $HZ_P $HZ_S && cluster_start hz_standby
