@@ -60,6 +60,34 @@ inline int64_t trusted_offset_of_word(uint64_t word) noexcept
     return static_cast<int64_t>(word ^ (UINT64_C(1) << 63));
 }
 
+/*
+ * The half-pace carry of a per-backend scheme's commit horizon (sno,
+ * uuidv7: src/pg/horizon.cpp).  A reader imposes a clock reading R, taken
+ * at CLOCK_MONOTONIC M, on every later id; while the clock reads below R
+ * (it stepped back, or a restart started the horizon ahead of it) ids take
+ * R carried forward at half the pace of real time, R + (now - M) / 2, which
+ * a clock S behind catches up with after 2 S, so that the carry ends.
+ *
+ * Of several readings the one whose carry is highest counts, and stays the
+ * highest (all carries advance alike), so one number is enough: the
+ * highest carry key 2 R - M, carried time = (key + monotonic now) / 2.  A
+ * reading taken while the clock is below the carry leaves it in place (its
+ * key is lower: the carry goes on); one taken once the clock has caught up
+ * replaces it (its key is higher).  Each carry is thus its own step's: a
+ * reading's key never pairs with another reading's monotonic time, which
+ * would carry later readings ahead by half of an old step, for good.
+ * Keys are kept as words like offsets (trusted_offset_word).
+ */
+inline int64_t carry_key(int64_t unix_us, int64_t monotonic_us) noexcept
+{
+    return 2 * unix_us - monotonic_us;
+}
+
+inline int64_t carried_time(int64_t highest_key, int64_t monotonic_us) noexcept
+{
+    return (highest_key + monotonic_us) / 2;
+}
+
 } // namespace kid
 
 #endif

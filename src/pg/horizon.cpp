@@ -387,10 +387,9 @@ uint64 horizon_compute(Scheme scheme, const char *function)
          * above every horizon returned before).
          */
         lease_cover(s, static_cast<LeaseLine>(def.horizon_line), now);
-        /* The offset first: a generator that sees the new force sees its anchor too. */
+        /* The carry first: a generator that sees the new force sees its carry too. */
         HorizonForce *force = &s->horizon_force;
-        atomic_raise(&force->force_offset[scheme],
-                     kid::trusted_offset_word(kid::trusted_offset(now, mono)));
+        atomic_raise(&force->force_carry[scheme], kid::trusted_offset_word(kid::carry_key(now, mono)));
         atomic_raise(&force->force_us[scheme], static_cast<uint64>(now));
         /*
          * A clock reading, never more: while the clock reads below an
@@ -428,7 +427,7 @@ void horizon_init(KidShared *s)
 {
     for (auto &f : s->horizon_force.force_us)
         pg_atomic_init_u64(&f, 0);
-    for (auto &f : s->horizon_force.force_offset)
+    for (auto &f : s->horizon_force.force_carry)
         pg_atomic_init_u64(&f, 0);
     for (auto &r : s->horizon_returned)
         pg_atomic_init_u64(&r, 0);
@@ -461,9 +460,9 @@ void horizon_generation_began(KidShared *s)
             horizon_generation_floor_us(s, static_cast<Scheme>(scheme)));
         if (floor <= 0)
             continue;
-        /* As horizon_compute imposes a reading: the offset first, then the force. */
-        atomic_raise(&s->horizon_force.force_offset[scheme],
-                     kid::trusted_offset_word(kid::trusted_offset(floor, monotonic_us())));
+        /* As horizon_compute imposes a reading: the carry first, then the force. */
+        atomic_raise(&s->horizon_force.force_carry[scheme],
+                     kid::trusted_offset_word(kid::carry_key(floor, monotonic_us())));
         atomic_raise(&s->horizon_force.force_us[scheme], static_cast<uint64>(floor));
     }
 }
@@ -497,20 +496,21 @@ int64 horizon_clocked_time(Scheme scheme, int64 now_us)
      * the horizon started above it after a restart), or below what this
      * backend was given from it: carry the reading forward, so that ids go
      * on above it instead of piling into its time unit and waiting for the
-     * clock.  At half the pace of real time (the trusted time: the offset
-     * was raised before the force, and this reads it after, so the trusted
-     * time is at or above the force): the clock, at its full pace, catches
-     * up with the carried time after twice the step back, and the
-     * generator goes on with the clock from there without a drop.  (At the
-     * full pace the clock would never catch up; a carry that stopped at the
-     * force would drop back by the step, below the ids just made, and sno
-     * would wait.)
+     * clock.  At half the pace of real time (src/core/trusted_time.h: the
+     * carry was raised before the force, and this reads it after, so the
+     * carried time is at or above the force): the clock, at its full pace,
+     * catches up with it after twice the step back, and the generator goes
+     * on with the clock from there without a drop.  (At the full pace the
+     * clock would never catch up; a carry that stopped at the force would
+     * drop back by the step, below the ids just made, and sno would wait.)
+     * Every backend carries the same reading alike, so a partition handed
+     * over during a carry goes on where its last owner was.
      */
     pg_read_barrier();
-    int64 trusted = kid::trusted_time(kid::trusted_offset_of_word(
-                                          pg_atomic_read_u64(&f->force_offset[scheme])),
-                                      monotonic_us());
-    int64 half = force + (trusted > force ? (trusted - force) / 2 : 0);
+    int64 half = kid::carried_time(
+        kid::trusted_offset_of_word(pg_atomic_read_u64(&f->force_carry[scheme])), monotonic_us());
+    if (half < force)
+        half = force;
     if (half > carried)
         carried = half;
     if (now_us >= carried) {

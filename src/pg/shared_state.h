@@ -273,13 +273,13 @@ struct KID_LINE IdPartition {
  * The commit horizon's words (horizon.cpp): written by readers only, read
  * on every id of a per-backend scheme, so on a line of their own.
  * force_us is the highest clock reading a reader imposed per scheme;
- * force_offset the highest trusted-time offset of those readings
- * (src/core/trusted_time.h), which carries them forward at the pace of real
- * time while the clock reads below them.
+ * force_carry the highest carry key of those readings (kid::carry_key in
+ * src/core/trusted_time.h), which carries the one whose carry is highest
+ * forward at half the pace of real time while the clock reads below it.
  */
 struct KID_LINE HorizonForce {
     pg_atomic_uint64 force_us[SCHEME_COUNT];
-    pg_atomic_uint64 force_offset[SCHEME_COUNT]; /* kid::trusted_offset_word; 0: none */
+    pg_atomic_uint64 force_carry[SCHEME_COUNT]; /* kid::trusted_offset_word of the key; 0: none */
 };
 
 /* The floors of a prepared transaction, until COMMIT or ROLLBACK PREPARED (horizon.cpp). */

@@ -147,6 +147,55 @@ faketime_cluster_start hzlease || exit 1
 hz_after_restart "a crash"
 cluster_stop hzlease
 
+# hz_step_back LABEL: with the clock stepped back 1 s under a horizon just
+# read, sno and uuidv7 carry that reading forward at half pace (their ids
+# move on, not held at it), at most the step ahead of the clock, and are
+# back at it after twice the step, without a wait.  Each carry is its own
+# step's: not half a restart's gap ahead, for good (the carry of a later
+# reading paired with the floor generation began with), nor held at the
+# reading (a carry no reading starts).
+hz_step_back() {
+    hzc -c "SELECT sno_safe_horizon(), uuidv7_safe_horizon()" >/dev/null
+    faketime_set "$FT_FILE" -1
+    hz_step=$(hzc <<SQL 2>&1
+CREATE TEMP TABLE waits AS SELECT scheme, overflow_waits + clock_waits + ahead_waits AS w FROM kid_generator_stats();
+DO \$\$
+DECLARE
+    s sno;
+    u uuid;
+    started timestamptz := clock_timestamp();
+    most interval := interval '0';
+    first_ahead timestamptz;
+    last_ahead timestamptz;
+BEGIN
+    LOOP
+        s := sno_new();
+        u := uuidv7_new();
+        most := greatest(most, sno_to_timestamp(s) - clock_timestamp(), uuidv7_to_timestamp(u) - clock_timestamp());
+        IF sno_to_timestamp(s) > clock_timestamp() THEN
+            first_ahead := coalesce(first_ahead, sno_to_timestamp(s));
+            last_ahead := sno_to_timestamp(s);
+        END IF;
+        EXIT WHEN (sno_to_timestamp(s) <= clock_timestamp() AND uuidv7_to_timestamp(u) <= clock_timestamp()
+                   AND clock_timestamp() > started + interval '0.1 s')
+               OR clock_timestamp() > started + interval '10 s';
+        PERFORM pg_sleep(0.001);
+    END LOOP;
+    RAISE NOTICE 'moving on, not held at the reading: %, at most 1.5 s ahead of the clock: %, back at the clock: %, within 4 s: %',
+        last_ahead - first_ahead >= interval '0.25 s', most <= interval '1.5 s',
+        sno_to_timestamp(s) <= clock_timestamp() AND uuidv7_to_timestamp(u) <= clock_timestamp(),
+        clock_timestamp() <= started + interval '4 s';
+END \$\$;
+SELECT 'waits: ' || string_agg(k.scheme || ' ' || (k.overflow_waits + k.clock_waits + k.ahead_waits - w.w), ', ' ORDER BY k.scheme)
+FROM kid_generator_stats() k JOIN waits w USING (scheme) WHERE k.scheme IN ('sno', 'uuid');
+SQL
+    )
+    faketime_set "$FT_FILE" +0
+    expect_eq "$1: a clock step back of 1 s under a horizon just read: sno and uuidv7 carried it forward (sno's ids ahead of the clock spanning 0.25 s or more), at most 1.5 s ahead of the clock, and were back at the clock within 4 s" \
+    "$(grep -o 'moving on, not held.*' <<<"$hz_step")" "moving on, not held at the reading: t, at most 1.5 s ahead of the clock: t, back at the clock: t, within 4 s: t"
+    expect_eq "$1: ... and neither waited" "$(grep '^waits: ' <<<"$hz_step")" "waits: sno 0, uuid 0"
+}
+
 # 6. After a restart the horizon starts at its line's floor, which may be
 #    below the floor of sno's timeline (the horizon read a second before the
 #    first sno: its line is covered 10 s ahead of the reading, tick 0's 10 s
@@ -156,13 +205,17 @@ cluster_stop hzlease
 #    they are back at the clock).
 HZ_C=54413
 cluster_init hzcarry $HZ_C || exit 1
-cluster_start hzcarry || exit 1
+faketime_set "$FT_FILE" +0
+faketime_cluster_start hzcarry || exit 1
 hzc() { kpsql $HZ_C -d postgres "$@"; }
-hzc -c "CREATE EXTENSION kid" -c "SELECT sno_safe_horizon(), uuidv7_safe_horizon()" -c "SELECT pg_sleep(1)" \
+hzc -c "CREATE EXTENSION kid" >/dev/null
+hz_step_back "a new server"
+hzc -c "SELECT sno_safe_horizon(), uuidv7_safe_horizon()" -c "SELECT pg_sleep(1)" \
     -c "SELECT sno_new(), uuidv7_new()" >/dev/null
 read -r hz_sno hz_uuid < <(hzc -F ' ' -c "SELECT sno_safe_horizon(), uuidv7_safe_horizon()")
 check "a crash (the postmaster killed by SIGKILL)" crash_postmaster hzcarry
-cluster_start hzcarry >/dev/null 2>&1 || exit 1
+faketime_set "$FT_FILE" +0
+faketime_cluster_start hzcarry >/dev/null 2>&1 || exit 1
 hz_carry=$(hzc <<SQL 2>&1
 CREATE TEMP TABLE waits AS SELECT scheme, overflow_waits + clock_waits + ahead_waits AS w FROM kid_generator_stats();
 DO \$\$
@@ -173,27 +226,36 @@ DECLARE
     calls int := 0;
     below int := 0;
     ahead boolean := false;
+    first_ahead timestamptz;
+    last_ahead timestamptz;
 BEGIN
     LOOP
         s := sno_new();
         u := uuidv7_new();
         calls := calls + 1;
+        IF sno_to_timestamp(s) > clock_timestamp() THEN
+            first_ahead := coalesce(first_ahead, sno_to_timestamp(s));
+            last_ahead := sno_to_timestamp(s);
+        END IF;
         below := below + CASE WHEN s < '$hz_sno' OR u < '$hz_uuid' THEN 1 ELSE 0 END;
         ahead := ahead OR sno_to_timestamp(s) > clock_timestamp() + interval '1 s';
         EXIT WHEN (ahead AND sno_to_timestamp(s) <= clock_timestamp() AND uuidv7_to_timestamp(u) <= clock_timestamp())
                OR clock_timestamp() > started + interval '60 s';
         PERFORM pg_sleep(0.001);
     END LOOP;
-    RAISE NOTICE 'carried ahead of the clock: %, back at the clock: %, ids below the horizons read before: %',
-        ahead, sno_to_timestamp(s) <= clock_timestamp(), below;
+    RAISE NOTICE 'carried ahead of the clock: %, moving on (ids ahead spanning 1 s or more): %, back at the clock: %, ids below the horizons read before: %',
+        ahead, last_ahead - first_ahead >= interval '1 s', sno_to_timestamp(s) <= clock_timestamp(), below;
 END \$\$;
 SELECT 'waits: ' || string_agg(k.scheme || ' ' || (k.overflow_waits + k.clock_waits + k.ahead_waits - w.w), ', ' ORDER BY k.scheme)
 FROM kid_generator_stats() k JOIN waits w USING (scheme) WHERE k.scheme IN ('sno', 'uuid');
 SQL
 )
-expect_eq "after the crash, sno and uuidv7 carried the horizon's floor forward ahead of the clock, then were back at the clock, none below the horizons read before" \
-    "$(grep -o 'carried ahead of the clock: .*' <<<"$hz_carry")" "carried ahead of the clock: t, back at the clock: t, ids below the horizons read before: 0"
+expect_eq "after the crash, sno and uuidv7 carried the horizon's floor forward ahead of the clock (moving on, not held at it), then were back at the clock, none below the horizons read before" \
+    "$(grep -o 'carried ahead of the clock: .*' <<<"$hz_carry")" "carried ahead of the clock: t, moving on (ids ahead spanning 1 s or more): t, back at the clock: t, ids below the horizons read before: 0"
 expect_eq "... and neither waited, through the catch-up" "$(grep '^waits: ' <<<"$hz_carry")" "waits: sno 0, uuid 0"
+
+# 7. Back at the clock after the catch-up, a later step's carry is its own.
+hz_step_back "after the catch-up"
 cluster_stop hzcarry
 
 kid_finish
