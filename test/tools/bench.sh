@@ -99,6 +99,9 @@ if [ -n "${BENCH_BASELINE_PG_CONFIG:-}" ]; then
     base_bin=$("$BENCH_BASELINE_PG_CONFIG" --bindir)
     BASE_PORT=$((PORT + 1))
     PG_BIN=$base_bin cluster_init bench_base $BASE_PORT "shared_buffers = 256MB" "synchronous_commit = off"
+    # A baseline kid older than kid.partition_maintenance_interval (which
+    # cluster_init sets) refuses to start with it: its worker is not there.
+    sed -i '/^kid\.partition_maintenance_interval = /d' "$KID_TMP/bench_base/data/postgresql.conf"
     PG_BIN=$base_bin cluster_start bench_base
     PG_BIN=$base_bin kpsql $BASE_PORT -d postgres <<<"$bench_setup_sql"
     servers+=("baseline|$BASE_PORT|$base_bin")
