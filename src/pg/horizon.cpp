@@ -258,13 +258,12 @@ void enter_legacy_prepared()
                 continue;
             if (!free_entry) {
                 LWLockRelease(s->horizon_lock);
-                ereport(ERROR,
-                        (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-                         errmsg("kid's table of prepared transactions is full (%d entries)",
-                                s->prepared_count),
-                         errdetail("Transaction %u, prepared before the server started, "
-                                   "could not be entered; no horizon is safe without it.",
-                                   xid)));
+                ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+                                errmsg("kid's table of prepared transactions is full (%d entries)",
+                                       s->prepared_count),
+                                errdetail("Transaction %u, prepared before the server started, "
+                                          "could not be entered; no horizon is safe without it.",
+                                          xid)));
             }
             free_entry->xid = xid;
             free_entry->legacy = true;
@@ -389,7 +388,8 @@ uint64 horizon_compute(Scheme scheme, const char *function)
         lease_cover(s, static_cast<LeaseLine>(def.horizon_line), now);
         /* The carry first: a generator that sees the new force sees its carry too. */
         HorizonForce *force = &s->horizon_force;
-        atomic_raise(&force->force_carry[scheme], kid::trusted_offset_word(kid::carry_key(now, mono)));
+        atomic_raise(&force->force_carry[scheme],
+                     kid::trusted_offset_word(kid::carry_key(now, mono)));
         atomic_raise(&force->force_us[scheme], static_cast<uint64>(now));
         /*
          * A clock reading, never more: while the clock reads below an
@@ -474,6 +474,27 @@ int64 horizon_force_us(Scheme scheme)
                : 0;
 }
 
+void horizon_partition_taken()
+{
+    /*
+     * The partition's last owner may have been carrying a horizon's reading
+     * (its ids ahead of the clock on both of sno's timelines): carry on from
+     * the same reading, as every backend does, rather than from the clock,
+     * which once past the force would not carry at all and would ask for
+     * time the partition has used.  Below the clock this ends at once.
+     */
+    int64 mono = monotonic_us();
+    for (int scheme = 0; scheme < SCHEME_COUNT; scheme++) {
+        if (!SCHEMES[scheme].per_backend)
+            continue;
+        int64 carry = kid::carried_time(kid::trusted_offset_of_word(pg_atomic_read_u64(
+                                            &shared->horizon_force.force_carry[scheme])),
+                                        mono);
+        if (carry > carried_us[scheme])
+            carried_us[scheme] = carry;
+    }
+}
+
 int64 horizon_clocked_time(Scheme scheme, int64 now_us)
 {
     HorizonForce *f = &shared->horizon_force;
@@ -503,12 +524,14 @@ int64 horizon_clocked_time(Scheme scheme, int64 now_us)
      * on with the clock from there without a drop.  (At the full pace the
      * clock would never catch up; a carry that stopped at the force would
      * drop back by the step, below the ids just made, and sno would wait.)
-     * Every backend carries the same reading alike, so a partition handed
-     * over during a carry goes on where its last owner was.
+     * Every backend carries the same reading alike (a backend taking a
+     * partition over starts from it: horizon_partition_taken), so a
+     * partition handed over during a carry goes on where its last owner was.
      */
     pg_read_barrier();
-    int64 half = kid::carried_time(
-        kid::trusted_offset_of_word(pg_atomic_read_u64(&f->force_carry[scheme])), monotonic_us());
+    int64 half = kid::carried_time(kid::trusted_offset_of_word(
+                                       pg_atomic_read_u64(&f->force_carry[scheme])),
+                                   monotonic_us());
     if (half < force)
         half = force;
     if (half > carried)

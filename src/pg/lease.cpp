@@ -161,13 +161,32 @@ void lease_finalize_floors(KidShared *s)
         int64 want[LEASE_LINES];
         bool rose = false;
         for (int i = 0; i < LEASE_LINES; i++) {
-            int64 own = lf.own[i];
-            int64 w = own > lf.replayed[i] ? own : lf.replayed[i];
+            int64 w = lf.own[i] > lf.replayed[i] ? lf.own[i] : lf.replayed[i];
             if (w > 0 && s->archive_recovery)
                 w += PROMOTION_MARGIN_US;
             want[i] = w;
-            if (w > own) {
-                lf.own[i] = w;
+        }
+        /*
+         * A clocked scheme's commit horizon starts at least at the lowest
+         * floor of its id lines: every id made from now on is above that
+         * floor.  Lower, its ids would be carried up from the horizon's
+         * floor at half pace, and sno, both of whose timelines may be above
+         * it (ids made after the last horizon reading, on both sides of a
+         * step back), would wait twice the gap for the carry to reach them.
+         */
+        for (const SchemeDef &def : SCHEMES) {
+            if (!def.per_backend)
+                continue;
+            int64 least = PG_INT64_MAX;
+            for (int i = 0; i < def.lines; i++)
+                if (want[def.first_line + i] < least)
+                    least = want[def.first_line + i];
+            if (least > want[def.horizon_line])
+                want[def.horizon_line] = least;
+        }
+        for (int i = 0; i < LEASE_LINES; i++) {
+            if (want[i] > lf.own[i]) {
+                lf.own[i] = want[i];
                 rose = true;
             }
         }

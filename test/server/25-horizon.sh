@@ -145,7 +145,41 @@ check "a crash (the postmaster killed by SIGKILL)" crash_postmaster hzlease
 faketime_set "$FT_FILE" -3600
 faketime_cluster_start hzlease || exit 1
 hz_after_restart "a crash"
+
+# Both of sno's timelines above the horizon line at a stop: ids made 3 s
+# after the last horizon reading (one timeline), then, the clock stepped
+# back 300 s, 2 s of ids carried up from that reading at half pace, below
+# them (the other timeline).  Started again with the clock still back, sno
+# goes on at once above both (the horizon starts at the lower timeline's
+# floor), not once the carry from the horizon's floor reached it (5 s).
 cluster_stop hzlease
+faketime_set "$FT_FILE" +0
+HZ_T=54414
+cluster_init hztwo $HZ_T || exit 1
+faketime_cluster_start hztwo || exit 1
+hzt() { kpsql $HZ_T -d postgres "$@"; }
+hzt -c "CREATE EXTENSION kid" >/dev/null
+hz_two=$(hzt <<SQL 2>&1
+SELECT 'read ' || sno_safe_horizon();
+SELECT pg_sleep(3);
+SELECT 'first timeline ' || sno_tick(sno_new());
+\! echo -300 > $FT_FILE.new && chmod 644 $FT_FILE.new && mv -f $FT_FILE.new $FT_FILE
+DO \$\$ DECLARE started timestamptz := clock_timestamp(); BEGIN
+    LOOP PERFORM sno_new(); PERFORM pg_sleep(0.001); EXIT WHEN clock_timestamp() > started + interval '2 s'; END LOOP; END \$\$;
+SELECT 'last ' || s || ' on timeline ' || sno_tick(s) FROM sno_new() s;
+SQL
+)
+read -r hz_sno < <(sed -n 's/^read //p' <<<"$hz_two")
+read -r hz_last < <(sed -n 's/^last \([^ ]*\) .*/\1/p' <<<"$hz_two")
+expect_eq "both of sno's timelines used after the last horizon reading, on both sides of a 300 s step back" \
+    "$(grep -c -e '^first timeline [01]$' -e '^last [^ ]* on timeline [01]$' <<<"$hz_two") $(grep -o 'timeline [01]$' <<<"$hz_two" | sort -u | wc -l)" "2 2"
+cluster_stop hztwo && faketime_cluster_start hztwo || exit 1
+expect_eq "... after a clean stop and a start with the clock still back: the first sno is above the last one and the horizon read before, made at once (statement_timeout 1 s)" \
+    "$(hzt -c "SET statement_timeout = '1s'" -c "SELECT s > '$hz_last' AND s > '$hz_sno' FROM sno_new() s" 2>&1)" t
+expect_eq "... and sno_safe_horizon() is at or above the one read before" \
+    "$(hzt -c "SELECT sno_safe_horizon() >= '$hz_sno'")" t
+faketime_set "$FT_FILE" +0
+cluster_stop hztwo
 
 # hz_step_back LABEL: with the clock stepped back 1 s under a horizon just
 # read, sno and uuidv7 carry that reading forward at half pace (their ids
@@ -157,6 +191,11 @@ cluster_stop hzlease
 hz_step_back() {
     hzc -c "SELECT sno_safe_horizon(), uuidv7_safe_horizon()" >/dev/null
     faketime_set "$FT_FILE" -1
+    # A session that starts once the clock is past the reading again (1.1 s
+    # after the step), while the others still carry it (until 2 s).
+    (sleep 1.1; hzc -c "SELECT sno_to_timestamp(sno_new()) > clock_timestamp() AND uuidv7_to_timestamp(uuidv7_new()) > clock_timestamp()" \
+        >"$KID_TMP/hz_late_session" 2>&1) &
+    local late=$!
     hz_step=$(hzc <<SQL 2>&1
 CREATE TEMP TABLE waits AS SELECT scheme, overflow_waits + clock_waits + ahead_waits AS w FROM kid_generator_stats();
 DO \$\$
@@ -190,7 +229,10 @@ SELECT 'waits: ' || string_agg(k.scheme || ' ' || (k.overflow_waits + k.clock_wa
 FROM kid_generator_stats() k JOIN waits w USING (scheme) WHERE k.scheme IN ('sno', 'uuid');
 SQL
     )
+    wait $late
     faketime_set "$FT_FILE" +0
+    expect_eq "$1: a session started in the second half of the carry (the clock past the reading, not yet at the carry) carries too: its first sno and uuidv7 are ahead of the clock" \
+        "$(cat "$KID_TMP/hz_late_session")" t
     expect_eq "$1: a clock step back of 1 s under a horizon just read: sno and uuidv7 carried it forward (sno's ids ahead of the clock spanning 0.25 s or more), at most 1.5 s ahead of the clock, and were back at the clock within 4 s" \
     "$(grep -o 'moving on, not held.*' <<<"$hz_step")" "moving on, not held at the reading: t, at most 1.5 s ahead of the clock: t, back at the clock: t, within 4 s: t"
     expect_eq "$1: ... and neither waited" "$(grep '^waits: ' <<<"$hz_step")" "waits: sno 0, uuid 0"
