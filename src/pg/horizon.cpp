@@ -474,27 +474,6 @@ int64 horizon_force_us(Scheme scheme)
                : 0;
 }
 
-void horizon_partition_taken()
-{
-    /*
-     * The partition's last owner may have been carrying a horizon's reading
-     * (its ids ahead of the clock on both of sno's timelines): carry on from
-     * the same reading, as every backend does, rather than from the clock,
-     * which once past the force would not carry at all and would ask for
-     * time the partition has used.  Below the clock this ends at once.
-     */
-    int64 mono = monotonic_us();
-    for (int scheme = 0; scheme < SCHEME_COUNT; scheme++) {
-        if (!SCHEMES[scheme].per_backend)
-            continue;
-        int64 carry = kid::carried_time(kid::trusted_offset_of_word(pg_atomic_read_u64(
-                                            &shared->horizon_force.force_carry[scheme])),
-                                        mono);
-        if (carry > carried_us[scheme])
-            carried_us[scheme] = carry;
-    }
-}
-
 int64 horizon_clocked_time(Scheme scheme, int64 now_us)
 {
     HorizonForce *f = &shared->horizon_force;
@@ -524,9 +503,11 @@ int64 horizon_clocked_time(Scheme scheme, int64 now_us)
      * on with the clock from there without a drop.  (At the full pace the
      * clock would never catch up; a carry that stopped at the force would
      * drop back by the step, below the ids just made, and sno would wait.)
-     * Every backend carries the same reading alike (a backend taking a
-     * partition over starts from it: horizon_partition_taken), so a
-     * partition handed over during a carry goes on where its last owner was.
+     * Every backend that carries carries the same reading alike.  (A
+     * backend that takes a partition over once the clock has passed the
+     * force takes the clock, below where its last owner carried: sno then
+     * moves to its other timeline, and waits only if that one is ahead
+     * too, until the clock passes it.)
      */
     pg_read_barrier();
     int64 half = kid::carried_time(kid::trusted_offset_of_word(

@@ -79,9 +79,6 @@ void horizon_generation_began(KidShared *s);
 /* The highest clock reading a horizon imposed on a clocked scheme (0: none), for its lease line. */
 int64 horizon_force_us(Scheme scheme);
 
-/* This backend took an id partition over: carry on from the shared carry (horizon.cpp). */
-void horizon_partition_taken();
-
 } // namespace kid::pg
 
 #endif

@@ -3,7 +3,6 @@
  * and raising their sno generators above the floors.  See id_partitions.h.
  */
 #include "pg/id_partitions.h"
-#include "pg/horizon.h"
 
 extern "C" {
 #include "access/xlog.h"
@@ -112,7 +111,6 @@ SnoGenerator *sno_claim_generator()
                  errhint("Use fewer concurrent connections that generate sno ids, e.g. "
                          "through a connection pooler.")));
     sno_my_generator = &s->partitions[my_partition].sno;
-    horizon_partition_taken();
     int64 sno_floor[2];
     current_sno_floors(s, sno_floor);
     sno_raise_floor(sno_my_generator, sno_floor);

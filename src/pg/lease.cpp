@@ -173,9 +173,12 @@ void lease_finalize_floors(KidShared *s)
          * floor at half pace, and sno, both of whose timelines may be above
          * it (ids made after the last horizon reading, on both sides of a
          * step back), would wait twice the gap for the carry to reach them.
+         * Only where a horizon was read (its line above 0): elsewhere no
+         * carry starts, and the generators meet their floors as without
+         * horizons (docs/lease.md).
          */
         for (const SchemeDef &def : SCHEMES) {
-            if (!def.per_backend)
+            if (!def.per_backend || want[def.horizon_line] <= 0)
                 continue;
             int64 least = PG_INT64_MAX;
             for (int i = 0; i < def.lines; i++)
