@@ -22,9 +22,13 @@ if [ -f "$("$PG_CONFIG" --pkglibdir)/wal2json.so" ]; then
 else
     note "wal2json: not installed for PostgreSQL $("$PG_CONFIG" --version | sed 's/^PostgreSQL //') (Debian packages it for 15 and 17; no package or vendored source for 18): not tested here"
 fi
-need "a server with wal_level = logical, replication connections, output_plugin_libraries = '$plugins'" eval '
+# (A minor release before the setting, such as 15.18, takes any plugin installed.)
+plugin_setting="output_plugin_libraries = '$plugins'"
+grep -q '^#output_plugin_libraries' "$("$PG_CONFIG" --sharedir)/postgresql.conf.sample" ||
+    plugin_setting="# no output_plugin_libraries in PostgreSQL $("$PG_CONFIG" --version | sed 's/^PostgreSQL //'): every plugin is accepted"
+need "a server with wal_level = logical, replication connections, $plugin_setting" eval '
     cluster_init cdc $CDC_P "wal_level = logical" "max_replication_slots = 10" "max_wal_senders = 10" \
-        "output_plugin_libraries = '"'"'$plugins'"'"'" &&
+        "$plugin_setting" &&
     echo "local replication all trust" >>"$KID_TMP/cdc/data/pg_hba.conf" && cluster_start cdc' || { kid_finish; exit; }
 need "a database with kid" eval 'kpsql $CDC_P -d postgres -c "CREATE DATABASE cdc" && kpsql $CDC_P -d cdc -c "CREATE EXTENSION kid"'
 
