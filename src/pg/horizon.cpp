@@ -345,6 +345,18 @@ uint64 ids_generation_floor_us(KidShared *s, Scheme scheme)
     return least;
 }
 
+/*
+ * Impose `unix_us`, a reading (or the floor a horizon starts from), on
+ * every later id of a clocked scheme.  The carry first: a generator that
+ * sees the new force sees its carry too.
+ */
+void impose_reading(KidShared *s, Scheme scheme, int64 unix_us, int64 mono_us)
+{
+    atomic_raise(&s->horizon_force.force_carry[scheme],
+                 kid::trusted_offset_word(kid::carry_key(unix_us, mono_us)));
+    atomic_raise(&s->horizon_force.force_us[scheme], static_cast<uint64>(unix_us));
+}
+
 uint64 raise_returned(Scheme scheme, uint64 key)
 {
     pg_atomic_uint64 *returned = &shared->horizon_returned[scheme];
@@ -386,17 +398,13 @@ uint64 horizon_compute(Scheme scheme, const char *function)
          * above every horizon returned before).
          */
         lease_cover(s, static_cast<LeaseLine>(def.horizon_line), now);
-        /* The carry first: a generator that sees the new force sees its carry too. */
-        HorizonForce *force = &s->horizon_force;
-        atomic_raise(&force->force_carry[scheme],
-                     kid::trusted_offset_word(kid::carry_key(now, mono)));
-        atomic_raise(&force->force_us[scheme], static_cast<uint64>(now));
+        impose_reading(s, scheme, now, mono);
         /*
          * A clock reading, never more: while the clock reads below an
          * earlier reading (it went back), the bound stays there, and the
          * generators carry on above it (horizon_clocked_time).
          */
-        bound = pg_atomic_read_u64(&force->force_us[scheme]);
+        bound = pg_atomic_read_u64(&s->horizon_force.force_us[scheme]);
         least_ever = horizon_generation_floor_us(s, scheme);
     } else {
         bound = def.next_key(s);
@@ -460,10 +468,7 @@ void horizon_generation_began(KidShared *s)
             horizon_generation_floor_us(s, static_cast<Scheme>(scheme)));
         if (floor <= 0)
             continue;
-        /* As horizon_compute imposes a reading: the carry first, then the force. */
-        atomic_raise(&s->horizon_force.force_carry[scheme],
-                     kid::trusted_offset_word(kid::carry_key(floor, monotonic_us())));
-        atomic_raise(&s->horizon_force.force_us[scheme], static_cast<uint64>(floor));
+        impose_reading(s, static_cast<Scheme>(scheme), floor, monotonic_us());
     }
 }
 

@@ -73,20 +73,28 @@ static uint32 my_floor_epoch = 1;
 static int64_t my_trusted_offset = INT64_MIN;
 static uint64 my_generated, my_regressions, my_ahead_waits;
 
-/* Raise the generator above `floor_ms`: that millisecond counts as used up. */
-static void uuidv7_raise_to(int64_t floor_ms)
-{
-    if (floor_ms >= my_gen.last_ms) {
-        my_gen.last_ms = floor_ms;
-        my_gen.counter = kid::UUIDV7_COUNTER_MAX;
-    }
-}
-
 static void uuidv7_trust(int64_t unix_us)
 {
     int64_t offset = kid::trusted_offset(unix_us, kid::pg::monotonic_us());
     if (offset > my_trusted_offset)
         my_trusted_offset = offset;
+}
+
+/*
+ * Raise the generator above `used_ms` (a floor's, or the last owner's
+ * millisecond), which counts as used up, and go on past it at the pace of
+ * real time without waiting for a clock that is behind it: the next
+ * millisecond is trusted from its first microsecond, so the next id is in
+ * it at once (from the used millisecond's last microsecond it would wait
+ * if CLOCK_MONOTONIC had not moved a microsecond yet).
+ */
+static void uuidv7_go_past(int64_t used_ms)
+{
+    if (used_ms >= my_gen.last_ms) {
+        my_gen.last_ms = used_ms;
+        my_gen.counter = kid::UUIDV7_COUNTER_MAX;
+    }
+    uuidv7_trust((used_ms + 1) * 1000);
 }
 
 /* First id, floors risen (after recovery), or the database's mark to read again. */
@@ -118,30 +126,14 @@ static void uuidv7_claim()
         my_regressions = last.regressions;
         my_ahead_waits = last.ahead_waits;
         LWLockRelease(s->partition_lock);
-        if (previous >= 0) {
-            uuidv7_raise_to(previous);
-            /*
-             * Reached by the last owner: past it at the pace of real time,
-             * without waiting for a clock that is behind it (the last owner
-             * may have carried its ids ahead of the clock).  The next
-             * millisecond is ours at once: trusted from its first
-             * microsecond, not the last one of the used millisecond (which
-             * would wait if CLOCK_MONOTONIC had not moved a microsecond yet).
-             */
-            uuidv7_trust((previous + 1) * 1000);
-        }
+        /* Reached by the last owner, which may have carried its ids ahead of the clock. */
+        if (previous >= 0)
+            uuidv7_go_past(previous);
         my_partition = partition;
     }
-    if (floor_us > 0) {
-        uuidv7_raise_to(floor_us / 1000);
-        /*
-         * Past the floor at the pace of real time, not faster (as tid).
-         * The floor's millisecond counts as used, so the next one is
-         * trusted from its first microsecond: the next id is in it at once,
-         * not up to a millisecond later.
-         */
-        uuidv7_trust((floor_us / 1000 + 1) * 1000);
-    }
+    /* Past the floor at the pace of real time, not faster (as tid). */
+    if (floor_us > 0)
+        uuidv7_go_past(floor_us / 1000);
     s->partitions[my_partition].uuidv7.last_ms = my_gen.last_ms;
     my_floor_epoch = RecoveryInProgress() ? 1 : epoch;
 }
