@@ -166,6 +166,23 @@ void clear_floors()
 }
 
 /*
+ * An entry of the prepared table to (re)use, under horizon_lock: an unused
+ * one, else one whose transaction has ended; nullptr when every entry
+ * holds an open transaction.
+ */
+PreparedFloors *free_prepared_entry(KidShared *s)
+{
+    PreparedFloors *table = prepared_floors(s);
+    for (int i = 0; i < s->prepared_count; i++)
+        if (!TransactionIdIsValid(table[i].xid))
+            return &table[i];
+    for (int i = 0; i < s->prepared_count; i++)
+        if (!TransactionIdIsInProgress(table[i].xid))
+            return &table[i];
+    return nullptr;
+}
+
+/*
  * PREPARE TRANSACTION: the transaction outlives this backend, so its
  * floors go to the prepared table, keyed by its xid, before the backend
  * lets go of them (XACT_EVENT_PREPARE).  Every prepared transaction with an
@@ -180,15 +197,8 @@ void enter_prepared()
     if (!TransactionIdIsValid(xid) || s->prepared_count == 0)
         return;
     BackendSlot *mine = floors_of(MyProc);
-    PreparedFloors *table = prepared_floors(s);
     LWLockAcquire(s->horizon_lock, LW_EXCLUSIVE);
-    PreparedFloors *entry = nullptr;
-    for (int i = 0; i < s->prepared_count && !entry; i++)
-        if (!TransactionIdIsValid(table[i].xid))
-            entry = &table[i];
-    for (int i = 0; i < s->prepared_count && !entry; i++)
-        if (!TransactionIdIsInProgress(table[i].xid))
-            entry = &table[i];
+    PreparedFloors *entry = free_prepared_entry(s);
     if (!entry) {
         LWLockRelease(s->horizon_lock);
         ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
@@ -245,17 +255,11 @@ void enter_legacy_prepared()
             char *text = SPI_getvalue(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, 1);
             TransactionId xid = static_cast<TransactionId>(strtoul(text, nullptr, 10));
             bool known = false;
-            PreparedFloors *free_entry = nullptr;
             for (int i = 0; i < s->prepared_count && !known; i++)
                 known = table[i].xid == xid;
-            for (int i = 0; i < s->prepared_count && !known && !free_entry; i++)
-                if (!TransactionIdIsValid(table[i].xid))
-                    free_entry = &table[i];
-            for (int i = 0; i < s->prepared_count && !known && !free_entry; i++)
-                if (!TransactionIdIsInProgress(table[i].xid))
-                    free_entry = &table[i];
             if (known)
                 continue;
+            PreparedFloors *free_entry = free_prepared_entry(s);
             if (!free_entry) {
                 LWLockRelease(s->horizon_lock);
                 ereport(ERROR, (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
@@ -335,14 +339,7 @@ uint64 horizon_generation_floor_us(KidShared *s, Scheme scheme)
  */
 uint64 ids_generation_floor_us(KidShared *s, Scheme scheme)
 {
-    const SchemeDef &def = SCHEMES[scheme];
-    uint64 least = PG_UINT64_MAX;
-    for (int i = 0; i < def.lines; i++) {
-        uint64 f = static_cast<uint64>(s->generation_floor_us[def.first_line + i]);
-        if (f < least)
-            least = f;
-    }
-    return least;
+    return static_cast<uint64>(least_of_lines(SCHEMES[scheme], s->generation_floor_us));
 }
 
 /*

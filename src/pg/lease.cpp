@@ -180,10 +180,7 @@ void lease_finalize_floors(KidShared *s)
         for (const SchemeDef &def : SCHEMES) {
             if (!def.per_backend || want[def.horizon_line] <= 0)
                 continue;
-            int64 least = PG_INT64_MAX;
-            for (int i = 0; i < def.lines; i++)
-                if (want[def.first_line + i] < least)
-                    least = want[def.first_line + i];
+            int64 least = least_of_lines(def, want);
             if (least > want[def.horizon_line])
                 want[def.horizon_line] = least;
         }

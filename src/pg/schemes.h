@@ -193,6 +193,16 @@ inline LeaseLine scheme_lease_line(Scheme scheme)
     return SCHEMES[scheme].first_line;
 }
 
+/* The lowest of a per-line array (floors, marks) over a scheme's generator lines. */
+inline int64 least_of_lines(const SchemeDef &def, const int64 per_line[LEASE_LINES])
+{
+    int64 least = PG_INT64_MAX;
+    for (int i = 0; i < def.lines; i++)
+        if (per_line[def.first_line + i] < least)
+            least = per_line[def.first_line + i];
+    return least;
+}
+
 /* The row of SCHEMES a lease line belongs to. */
 const SchemeDef &lease_line_scheme(int line);
 
