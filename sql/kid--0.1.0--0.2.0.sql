@@ -1438,7 +1438,8 @@ COMMENT ON FUNCTION kid_partition_failed(regclass, text) IS
 -- with the partitions of before would route a row by them), and ATTACH
 -- PARTITION takes ACCESS EXCLUSIVE on the default partition.  Retiring a
 -- partition (DROP TABLE, DETACH PARTITION) takes ACCESS EXCLUSIVE on the
--- table.  DETACH PARTITION ... CONCURRENTLY is not used: PostgreSQL refuses
+-- table, before anything is done (the plan is made again under each lock
+-- taken, and a stronger one taken when it needs one).  DETACH PARTITION ... CONCURRENTLY is not used: PostgreSQL refuses
 -- it while the table has a default partition, and inside a function.  Every
 -- lock is held to the end of the transaction.
 CREATE FUNCTION kid_partition_maintain(
@@ -1493,7 +1494,8 @@ DECLARE
     new_name text;
     new_part regclass;
     taken integer := 0;
-    lock_mode text;
+    lock_mode text;       -- the lock on the table this run holds ('none': it takes none)
+    needed text;          -- the lock the plan needs
     citus boolean;        -- the table is distributed by Citus
     messages text;
     missing integer;
@@ -1691,15 +1693,25 @@ BEGIN
             EXECUTE bounds_sql INTO cutoff_key, hi USING cutoff, cutoff;
         END IF;
 
-        EXIT WHEN lock_mode IS NOT NULL;
         -- Retiring, even a partition made in this run for rows older than
-        -- the cutoff, takes ACCESS EXCLUSIVE: taken first, not upgraded to
-        -- later (which could deadlock with a reader of the default partition).
-        lock_mode := CASE WHEN EXISTS (SELECT FROM unnest(part_hi) h WHERE h <= cutoff_key) OR found_key < cutoff_key
-                          THEN 'ACCESS EXCLUSIVE'
-                          WHEN missing > 0 OR found_key IS NOT NULL OR default_part IS NULL THEN 'SHARE ROW EXCLUSIVE'
-                          ELSE 'none' END;
-        EXIT WHEN lock_mode = 'none';
+        -- the cutoff, takes ACCESS EXCLUSIVE, before anything is done: an
+        -- upgrade after an ATTACH, which holds ACCESS EXCLUSIVE on the
+        -- default partition, would wait for the readers of the table while
+        -- they wait for the default partition (a deadlock).
+        needed := CASE WHEN EXISTS (SELECT FROM unnest(part_hi) h WHERE h <= cutoff_key) OR found_key < cutoff_key
+                       THEN 'ACCESS EXCLUSIVE'
+                       WHEN missing > 0 OR found_key IS NOT NULL OR default_part IS NULL THEN 'SHARE ROW EXCLUSIVE'
+                       ELSE 'none' END;
+        IF lock_mode IS NULL AND needed = 'none' THEN
+            lock_mode := 'none';
+            EXIT;
+        END IF;
+        -- Planned under a lock strong enough: done.  Otherwise the plan
+        -- changed while the lock was awaited (a writer it waited for put a
+        -- row older than the cutoff into the default partition): the
+        -- stronger lock, and the plan once more.
+        EXIT WHEN lock_mode = 'ACCESS EXCLUSIVE' OR (lock_mode = 'SHARE ROW EXCLUSIVE' AND needed <> 'ACCESS EXCLUSIVE');
+        lock_mode := needed;
         EXECUTE format('LOCK TABLE %s IN %s MODE', parent, lock_mode);
     END LOOP;
 
