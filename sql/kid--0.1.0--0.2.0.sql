@@ -1504,6 +1504,16 @@ BEGIN
         RAISE EXCEPTION 'kid_partition_maintain needs a finite time, not %', coalesce(maint_at::text, 'NULL')
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
+    -- The plan is made again under each lock taken, with a new snapshot:
+    -- one taken earlier, for the whole transaction, would miss rows
+    -- committed while the lock waited, which ATTACH (with a new snapshot)
+    -- then finds in the default partition.
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'kid_partition_maintain() must run at transaction isolation level READ COMMITTED, not %',
+                        upper(current_setting('transaction_isolation'))
+            USING ERRCODE = 'invalid_transaction_state',
+                  DETAIL = 'It plans again with a new snapshot once it holds the table''s lock.';
+    END IF;
 
     -- Every configured table the caller owns, each in a subtransaction of
     -- its own: one that fails is recorded, a WARNING and a row 'fail', and
@@ -1711,6 +1721,24 @@ BEGIN
         -- row older than the cutoff into the default partition): the
         -- stronger lock, and the plan once more.
         EXIT WHEN lock_mode = 'ACCESS EXCLUSIVE' OR (lock_mode = 'SHARE ROW EXCLUSIVE' AND needed <> 'ACCESS EXCLUSIVE');
+        -- Before the first lock on the table, the tables a foreign key ties
+        -- it to: ATTACH and DETACH take SHARE ROW EXCLUSIVE on them.  Taken
+        -- after this table's lock, that would wait for a transaction that
+        -- wrote to one of them and then waits to write to this table (a
+        -- customer, then its event: a deadlock); taken first, the run waits
+        -- for that transaction to end.  Those the caller may lock (LOCK
+        -- TABLE's privileges); PostgreSQL locks the others in the ATTACH.
+        IF lock_mode IS NULL THEN
+            FOR p IN SELECT t.oid::regclass FROM (
+                         SELECT DISTINCT r.oid FROM pg_catalog.pg_constraint f
+                         JOIN pg_catalog.pg_class r ON r.oid IN (f.conrelid, f.confrelid)
+                         WHERE f.contype = 'f' AND parent IN (f.conrelid, f.confrelid)
+                           AND r.oid NOT IN (SELECT tree.relid FROM pg_catalog.pg_partition_tree(parent) tree)
+                           AND pg_catalog.has_table_privilege(r.oid, 'UPDATE, DELETE, TRUNCATE')) t
+                     ORDER BY t.oid LOOP
+                EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', p);
+            END LOOP;
+        END IF;
         lock_mode := needed;
         EXECUTE format('LOCK TABLE %s IN %s MODE', parent, lock_mode);
     END LOOP;

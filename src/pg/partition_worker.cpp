@@ -387,6 +387,8 @@ void kid_partition_worker_main(Datum arg)
     BackgroundWorkerUnblockSignals();
     BackgroundWorkerInitializeConnectionByOid(DatumGetObjectId(arg), InvalidOid, 0);
     SetConfigOption("lock_timeout", WORKER_LOCK_TIMEOUT, PGC_SUSET, PGC_S_OVERRIDE);
+    /* kid_partition_maintain() refuses any other, whatever postgresql.conf says. */
+    SetConfigOption("default_transaction_isolation", "read committed", PGC_SUSET, PGC_S_OVERRIDE);
     MemoryContext cxt = AllocSetContextCreate(TopMemoryContext, "kid partition worker",
                                               ALLOCSET_DEFAULT_SIZES);
 

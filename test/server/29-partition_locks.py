@@ -17,9 +17,15 @@ PostgreSQL ends by failing one of them (40P01).  Taken before anything is
 done, the run waits for the reader, the reader reads, and both succeed.
 
 Every step waits for the one before by what the server shows (a session
-waiting on a lock in pg_stat_activity), never by a sleep; deadlock_timeout
+waiting for a lock, in pg_locks), never by a sleep; deadlock_timeout
 is 100 ms, so a deadlock is found long before the 30 s bounds.  Once with
 detach_only (DETACH) and once without (DROP TABLE).
+
+A table of events with a foreign key to customers: ATTACH locks customers
+too (SHARE ROW EXCLUSIVE).  A transaction inserts a customer, then its
+event.  Had the run locked the events first, its ATTACH would wait for the
+transaction while the transaction's INSERT into the events waits for the
+run; the run locks customers first, and waits for the transaction to end.
 """
 
 import os
@@ -42,10 +48,13 @@ def connect():
     return conn
 
 
-def waits_on_lock(watcher, pid):
-    """True once session pid waits on a heavyweight lock (30 s at most)."""
+def waits_for(watcher, pid, table, mode):
+    """True once session pid waits for lock mode on table (30 s at most)."""
     for _ in range(300):
-        if watcher.execute("SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = %s", (pid,)).fetchone()[0]:
+        if watcher.execute(
+            "SELECT EXISTS (SELECT FROM pg_locks WHERE pid = %s AND relation = %s::regclass AND mode = %s AND NOT granted)",
+            (pid, table, mode),
+        ).fetchone()[0]:
             return True
         time.sleep(0.1)
     return False
@@ -80,13 +89,20 @@ def run(detach_only):
 
     thread = threading.Thread(target=maintain)
     thread.start()
-    report(f"{label}: the run waits for the writer (its lock on the table)", waits_on_lock(setup, runner_pid))
+    report(
+        f"{label}: the run waits for the writer (SHARE ROW EXCLUSIVE on the table)",
+        waits_for(setup, runner_pid, "ev", "ShareRowExclusiveLock"),
+    )
 
     # The reader holds the table, not yet its partitions.
     reader.execute("BEGIN")
     reader.execute("LOCK TABLE ONLY ev IN ACCESS SHARE MODE")
     writer.execute("COMMIT")
-    report(f"{label}: the run then waits for the reader (ACCESS EXCLUSIVE on the table)", waits_on_lock(setup, runner_pid))
+    # (The old code waited for it in DETACH or DROP TABLE, after its ATTACH.)
+    report(
+        f"{label}: the run then waits for the reader (ACCESS EXCLUSIVE on the table)",
+        waits_for(setup, runner_pid, "ev", "AccessExclusiveLock"),
+    )
 
     read_error = None
     count = None
@@ -112,6 +128,65 @@ def run(detach_only):
         conn.close()
 
 
+def foreign_key():
+    """A customer, then its event, in one transaction, beside a run on the
+    table of events, whose ATTACH locks customers (SHARE ROW EXCLUSIVE)."""
+    label = "foreign key"
+    setup = connect()
+    setup.execute("DROP TABLE IF EXISTS fk_ev, customers")
+    setup.execute("CREATE TABLE customers (id int PRIMARY KEY)")
+    setup.execute("INSERT INTO customers VALUES (1)")
+    setup.execute(
+        "CREATE TABLE fk_ev (id sno NOT NULL DEFAULT sno_new(), cid int NOT NULL REFERENCES customers,"
+        " PRIMARY KEY (id)) PARTITION BY RANGE (id)"
+    )
+    setup.execute("SELECT count(*) FROM kid_partition_by_time('fk_ev', '1 day', premake => 1, at => '2030-01-10 00:00+00')")
+    writer, runner = connect(), connect()
+    runner_pid = runner.info.backend_pid
+    writer.execute("BEGIN")
+    writer.execute("INSERT INTO customers VALUES (2)")
+    result = {}
+
+    def maintain():
+        try:
+            result["rows"] = runner.execute(
+                "SELECT action || coalesce(' ' || partition_name, '') FROM kid_partition_maintain('fk_ev', at => %s)", (AT,)
+            ).fetchall()
+        except psycopg.Error as e:
+            result["error"] = f"{e.sqlstate}: {e}"
+
+    thread = threading.Thread(target=maintain)
+    thread.start()
+    # (The old code waited for it in its ATTACH, holding fk_ev.)
+    report(
+        f"{label}: the run waits for the writer (SHARE ROW EXCLUSIVE on customers)",
+        waits_for(setup, runner_pid, "customers", "ShareRowExclusiveLock"),
+    )
+    write_error = None
+    try:
+        writer.execute("INSERT INTO fk_ev (id, cid) VALUES (sno_new_with_time('2030-01-12 06:00+00'), 2)")
+        writer.execute("COMMIT")
+    except psycopg.Error as e:
+        write_error = f"{e.sqlstate}: {e}"
+        writer.execute("ROLLBACK")
+    thread.join(60)
+    eq(f"{label}: the customer and its event committed, without an error", write_error, None)
+    eq(f"{label}: the run ended without an error", result.get("error"), None)
+    eq(
+        f"{label}: the run made the partitions of 2030-01-12 and 13",
+        sorted(a for (a,) in result.get("rows", [])),
+        ["create public.fk_ev_p20300112", "create public.fk_ev_p20300113"],
+    )
+    eq(
+        f"{label}: the event is in its day's partition (the run planned again once it had its locks)",
+        setup.execute("SELECT tableoid::regclass::text FROM fk_ev").fetchall(),
+        [("fk_ev_p20300112",)],
+    )
+    for conn in (setup, writer, runner):
+        conn.close()
+
+
 run(True)
 run(False)
+foreign_key()
 sys.exit(finish())

@@ -325,6 +325,11 @@ SELECT * FROM kid_partition_maintain('ok', at => NULL);
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT * FROM kid_partition_maintain(at => '-infinity');
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
+-- It plans again under its lock with a new snapshot: READ COMMITTED only (25000).
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT * FROM kid_partition_maintain('ok');
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+ROLLBACK;
 SELECT uuidv7_to_timestamp('not a uuid'::text);
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 -- A domain over a kid type partitions like the type.
