@@ -1496,6 +1496,12 @@ DECLARE
     taken integer := 0;
     lock_mode text;       -- the lock on the table this run holds ('none': it takes none)
     needed text;          -- the lock the plan needs
+    ties regclass[];      -- the tables a foreign key ties the table to, which the run locks
+    caller_setting text;  -- the caller's lock_timeout
+    caller_timeout interval;
+    tie_timeout interval; -- how long the table's lock is awaited once the tied tables are held
+    locking_since timestamptz;
+    stage text;           -- which lock an attempt was waiting for
     citus boolean;        -- the table is distributed by Citus
     messages text;
     missing integer;
@@ -1512,7 +1518,8 @@ BEGIN
         RAISE EXCEPTION 'kid_partition_maintain() must run at transaction isolation level READ COMMITTED, not %',
                         upper(current_setting('transaction_isolation'))
             USING ERRCODE = 'invalid_transaction_state',
-                  DETAIL = 'It plans again with a new snapshot once it holds the table''s lock.';
+                  DETAIL = 'It plans again with a new snapshot once it holds the table''s lock.',
+                  HINT = 'Call kid_partition_maintain() and kid_partition_by_time() in a transaction at READ COMMITTED, the default.';
     END IF;
 
     -- Every configured table the caller owns, each in a subtransaction of
@@ -1721,23 +1728,57 @@ BEGIN
         -- row older than the cutoff into the default partition): the
         -- stronger lock, and the plan once more.
         EXIT WHEN lock_mode = 'ACCESS EXCLUSIVE' OR (lock_mode = 'SHARE ROW EXCLUSIVE' AND needed <> 'ACCESS EXCLUSIVE');
-        -- Before the first lock on the table, the tables a foreign key ties
-        -- it to: ATTACH and DETACH take SHARE ROW EXCLUSIVE on them.  Taken
-        -- after this table's lock, that would wait for a transaction that
-        -- wrote to one of them and then waits to write to this table (a
-        -- customer, then its event: a deadlock); taken first, the run waits
-        -- for that transaction to end.  Those the caller may lock (LOCK
-        -- TABLE's privileges); PostgreSQL locks the others in the ATTACH.
+        -- The first lock on the table, with the tables a foreign key ties
+        -- it to, which ATTACH and DETACH lock too (SHARE ROW EXCLUSIVE).
+        -- In either order a transaction that writes to both would deadlock
+        -- with the run: taken after this table's, their lock waits for a
+        -- transaction that wrote to them and then waits to write to this
+        -- table (a customer, then its event); taken before, this table's
+        -- waits for one that wrote to it and then waits to write to them
+        -- (an event, then its customer).  So they are taken first and this
+        -- table's then waits at most half of deadlock_timeout: if it is not
+        -- granted, the subtransaction ends, which lets every lock of the
+        -- attempt go, and the run tries again (within the caller's
+        -- lock_timeout, if any).  Only the tables the caller may lock
+        -- (LOCK TABLE's privileges); PostgreSQL locks the others in ATTACH.
         IF lock_mode IS NULL THEN
-            FOR p IN SELECT t.oid::regclass FROM (
-                         SELECT DISTINCT r.oid FROM pg_catalog.pg_constraint f
-                         JOIN pg_catalog.pg_class r ON r.oid IN (f.conrelid, f.confrelid)
-                         WHERE f.contype = 'f' AND parent IN (f.conrelid, f.confrelid)
-                           AND r.oid NOT IN (SELECT tree.relid FROM pg_catalog.pg_partition_tree(parent) tree)
-                           AND pg_catalog.has_table_privilege(r.oid, 'UPDATE, DELETE, TRUNCATE')) t
-                     ORDER BY t.oid LOOP
-                EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', p);
+            ties := ARRAY(SELECT t.oid::regclass FROM (
+                              SELECT DISTINCT r.oid FROM pg_catalog.pg_constraint f
+                              JOIN pg_catalog.pg_class r ON r.oid IN (f.conrelid, f.confrelid)
+                              WHERE f.contype = 'f' AND parent IN (f.conrelid, f.confrelid)
+                                AND r.oid NOT IN (SELECT tree.relid FROM pg_catalog.pg_partition_tree(parent) tree)
+                                AND pg_catalog.has_schema_privilege(r.relnamespace, 'USAGE')
+                                AND pg_catalog.has_table_privilege(r.oid, 'UPDATE, DELETE, TRUNCATE')) t
+                          ORDER BY t.oid);
+        END IF;
+        IF lock_mode IS NULL AND cardinality(ties) > 0 THEN
+            caller_setting := current_setting('lock_timeout');
+            caller_timeout := caller_setting::interval;
+            tie_timeout := least(current_setting('deadlock_timeout')::interval / 2,
+                                 CASE WHEN caller_timeout > interval '0' THEN caller_timeout END);
+            locking_since := pg_catalog.clock_timestamp();
+            LOOP
+                BEGIN
+                    stage := 'ties';
+                    FOREACH p IN ARRAY ties LOOP
+                        EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', p);
+                    END LOOP;
+                    stage := 'table';
+                    PERFORM pg_catalog.set_config('lock_timeout', greatest(1, (extract(epoch FROM tie_timeout) * 1000)::bigint)::text, true);
+                    EXECUTE format('LOCK TABLE %s IN %s MODE', parent, needed);
+                    PERFORM pg_catalog.set_config('lock_timeout', caller_setting, true);
+                    EXIT;
+                EXCEPTION WHEN lock_not_available THEN
+                    -- (lock_timeout is back as the caller had it.)
+                    IF stage <> 'table' OR (caller_timeout > interval '0'
+                                            AND pg_catalog.clock_timestamp() - locking_since >= caller_timeout) THEN
+                        RAISE;
+                    END IF;
+                END;
+                PERFORM pg_catalog.pg_sleep(0.01 + random() * 0.04);
             END LOOP;
+            lock_mode := needed;
+            CONTINUE;
         END IF;
         lock_mode := needed;
         EXECUTE format('LOCK TABLE %s IN %s MODE', parent, lock_mode);

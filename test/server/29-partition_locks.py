@@ -22,10 +22,14 @@ is 100 ms, so a deadlock is found long before the 30 s bounds.  Once with
 detach_only (DETACH) and once without (DROP TABLE).
 
 A table of events with a foreign key to customers: ATTACH locks customers
-too (SHARE ROW EXCLUSIVE).  A transaction inserts a customer, then its
-event.  Had the run locked the events first, its ATTACH would wait for the
+too (SHARE ROW EXCLUSIVE).  A transaction writes a customer, then an event;
+had the run locked the events first, its ATTACH would wait for the
 transaction while the transaction's INSERT into the events waits for the
-run; the run locks customers first, and waits for the transaction to end.
+run.  Another writes an event, then a customer; had the run locked the
+customers first and then waited for the events, the transaction's UPDATE
+of the customer would wait for the run.  The run locks customers first and
+waits for the events half of deadlock_timeout at a time, letting customers
+go in between: both transactions commit, and the run is done after them.
 """
 
 import os
@@ -128,13 +132,14 @@ def run(detach_only):
         conn.close()
 
 
-def foreign_key():
-    """A customer, then its event, in one transaction, beside a run on the
-    table of events, whose ATTACH locks customers (SHARE ROW EXCLUSIVE)."""
-    label = "foreign key"
+def foreign_key(event_first):
+    """A transaction that writes a customer and an event, in one order or
+    the other, beside a run on the table of events, whose ATTACH locks
+    customers too (SHARE ROW EXCLUSIVE)."""
+    label = "foreign key, " + ("an event, then its customer" if event_first else "a customer, then its event")
     setup = connect()
     setup.execute("DROP TABLE IF EXISTS fk_ev, customers")
-    setup.execute("CREATE TABLE customers (id int PRIMARY KEY)")
+    setup.execute("CREATE TABLE customers (id int PRIMARY KEY, seen int)")
     setup.execute("INSERT INTO customers VALUES (1)")
     setup.execute(
         "CREATE TABLE fk_ev (id sno NOT NULL DEFAULT sno_new(), cid int NOT NULL REFERENCES customers,"
@@ -143,35 +148,48 @@ def foreign_key():
     setup.execute("SELECT count(*) FROM kid_partition_by_time('fk_ev', '1 day', premake => 1, at => '2030-01-10 00:00+00')")
     writer, runner = connect(), connect()
     runner_pid = runner.info.backend_pid
+    event = "INSERT INTO fk_ev (id, cid) VALUES (sno_new_with_time('2030-01-12 06:00+00'), 1)"
+    customer = "UPDATE customers SET seen = 1 WHERE id = 1"
     writer.execute("BEGIN")
-    writer.execute("INSERT INTO customers VALUES (2)")
+    writer.execute(event if event_first else customer)
     result = {}
 
     def maintain():
+        # In a transaction with a lock_timeout of its own, which the run
+        # leaves as it found it.
         try:
+            runner.execute("BEGIN")
+            runner.execute("SET LOCAL lock_timeout = '7s'")
             result["rows"] = runner.execute(
                 "SELECT action || coalesce(' ' || partition_name, '') FROM kid_partition_maintain('fk_ev', at => %s)", (AT,)
             ).fetchall()
+            result["lock_timeout"] = runner.execute("SHOW lock_timeout").fetchone()[0]
+            runner.execute("COMMIT")
         except psycopg.Error as e:
             result["error"] = f"{e.sqlstate}: {e}"
+            runner.execute("ROLLBACK")
 
     thread = threading.Thread(target=maintain)
     thread.start()
-    # (The old code waited for it in its ATTACH, holding fk_ev.)
-    report(
-        f"{label}: the run waits for the writer (SHARE ROW EXCLUSIVE on customers)",
-        waits_for(setup, runner_pid, "customers", "ShareRowExclusiveLock"),
-    )
+    if event_first:
+        # It holds customers and waits for the events (the writer's), a
+        # while at a time.
+        report(f"{label}: the run waits for the writer (SHARE ROW EXCLUSIVE on fk_ev)",
+               waits_for(setup, runner_pid, "fk_ev", "ShareRowExclusiveLock"))
+    else:
+        # (The old code waited for it in its ATTACH, holding fk_ev.)
+        report(f"{label}: the run waits for the writer (SHARE ROW EXCLUSIVE on customers)",
+               waits_for(setup, runner_pid, "customers", "ShareRowExclusiveLock"))
     write_error = None
     try:
-        writer.execute("INSERT INTO fk_ev (id, cid) VALUES (sno_new_with_time('2030-01-12 06:00+00'), 2)")
+        writer.execute(customer if event_first else event)
         writer.execute("COMMIT")
     except psycopg.Error as e:
         write_error = f"{e.sqlstate}: {e}"
         writer.execute("ROLLBACK")
     thread.join(60)
-    eq(f"{label}: the customer and its event committed, without an error", write_error, None)
-    eq(f"{label}: the run ended without an error", result.get("error"), None)
+    eq(f"{label}: the writer committed, without an error", write_error, None)
+    eq(f"{label}: the run ended without an error, the caller's lock_timeout as it was", (result.get("error"), result.get("lock_timeout")), (None, "7s"))
     eq(
         f"{label}: the run made the partitions of 2030-01-12 and 13",
         sorted(a for (a,) in result.get("rows", [])),
@@ -186,7 +204,44 @@ def foreign_key():
         conn.close()
 
 
+def tie_out_of_reach():
+    """A table tied by a foreign key that the caller may not lock (no USAGE
+    on its schema, though UPDATE on it): the run leaves it to ATTACH."""
+    label = "a tied table in a schema the caller may not use"
+    su = connect()
+    su.execute("DROP TABLE IF EXISTS bobs.refunds, a_ev")
+    su.execute("DROP SCHEMA IF EXISTS bobs")
+    su.execute("DROP ROLE IF EXISTS kid_alice")
+    su.execute("DROP ROLE IF EXISTS kid_bob")
+    su.execute("CREATE ROLE kid_alice")
+    su.execute("CREATE ROLE kid_bob")
+    su.execute("GRANT CREATE ON SCHEMA public TO kid_alice")
+    su.execute("CREATE SCHEMA bobs AUTHORIZATION kid_bob")
+    su.execute("SET ROLE kid_alice")
+    su.execute("CREATE TABLE a_ev (id sno PRIMARY KEY) PARTITION BY RANGE (id)")
+    su.execute("SELECT count(*) FROM kid_partition_by_time('a_ev', '1 day', premake => 1, at => '2030-01-10 00:00+00')")
+    su.execute("GRANT REFERENCES ON a_ev TO kid_bob")
+    su.execute("SET ROLE kid_bob")
+    su.execute("CREATE TABLE bobs.refunds (ev sno REFERENCES a_ev)")
+    su.execute("GRANT UPDATE ON bobs.refunds TO kid_alice")
+    su.execute("SET ROLE kid_alice")
+    try:
+        rows = su.execute("SELECT action FROM kid_partition_maintain('a_ev', at => %s)", (AT,)).fetchall()
+        eq(f"{label}: the run made the partitions of 2030-01-12 and 13", rows, [("create",), ("create",)])
+    except psycopg.Error as e:
+        report(f"{label}: the run made the partitions of 2030-01-12 and 13", False, f"{e.sqlstate}: {e}")
+    su.execute("RESET ROLE")
+    su.execute("DROP TABLE bobs.refunds, a_ev")
+    su.execute("DROP SCHEMA bobs")
+    su.execute("REVOKE CREATE ON SCHEMA public FROM kid_alice")
+    su.execute("DROP ROLE kid_alice")
+    su.execute("DROP ROLE kid_bob")
+    su.close()
+
+
 run(True)
 run(False)
-foreign_key()
+foreign_key(False)
+foreign_key(True)
+tie_out_of_reach()
 sys.exit(finish())
