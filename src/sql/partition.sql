@@ -265,9 +265,10 @@ DECLARE
     ties regclass[];      -- the tables a foreign key ties the table to, which the run locks
     caller_setting text;  -- the caller's lock_timeout
     caller_timeout interval;
-    tie_timeout interval; -- how long the table's lock is awaited once the tied tables are held
+    short_ms bigint;      -- how long an attempt awaits each lock after its first (ms)
     locking_since timestamptz;
-    stage text;           -- which lock an attempt was waiting for
+    last_granted regclass; -- the last lock an attempt was granted
+    blocked regclass;     -- the lock an attempt was not granted
     citus boolean;        -- the table is distributed by Citus
     messages text;
     missing integer;
@@ -496,17 +497,19 @@ BEGIN
         EXIT WHEN lock_mode = 'ACCESS EXCLUSIVE' OR (lock_mode = 'SHARE ROW EXCLUSIVE' AND needed <> 'ACCESS EXCLUSIVE');
         -- The first lock on the table, with the tables a foreign key ties
         -- it to, which ATTACH and DETACH lock too (SHARE ROW EXCLUSIVE).
-        -- In either order a transaction that writes to both would deadlock
-        -- with the run: taken after this table's, their lock waits for a
-        -- transaction that wrote to them and then waits to write to this
-        -- table (a customer, then its event); taken before, this table's
-        -- waits for one that wrote to it and then waits to write to them
-        -- (an event, then its customer).  So they are taken first and this
-        -- table's then waits at most half of deadlock_timeout: if it is not
-        -- granted, the subtransaction ends, which lets every lock of the
-        -- attempt go, and the run tries again (within the caller's
-        -- lock_timeout, if any).  Only the tables the caller may lock
-        -- (LOCK TABLE's privileges); PostgreSQL locks the others in ATTACH.
+        -- Whatever the order, a transaction that writes to them and to the
+        -- table in the other order would deadlock with a run that holds
+        -- one lock while it waits for the next (a customer, then its
+        -- event; an event, then its customer).  So every lock after the
+        -- first of an attempt is awaited at most half of deadlock_timeout:
+        -- if it is not granted, the attempt's subtransaction ends, which
+        -- lets all its locks go; the run then waits for the lock that was
+        -- not granted alone, holding none of the others, lets it go, and
+        -- tries again (all within the caller's lock_timeout, if any).  Only
+        -- the tables the caller may lock (LOCK TABLE's privileges);
+        -- PostgreSQL locks the others in ATTACH.  Tables this transaction
+        -- already holds (an earlier table of a call for every table) are
+        -- not its to let go: then the locks are simply awaited.
         IF lock_mode IS NULL THEN
             ties := ARRAY(SELECT t.oid::regclass FROM (
                               SELECT DISTINCT r.oid FROM pg_catalog.pg_constraint f
@@ -516,32 +519,53 @@ BEGIN
                                 AND pg_catalog.has_schema_privilege(r.relnamespace, 'USAGE')
                                 AND pg_catalog.has_table_privilege(r.oid, 'UPDATE, DELETE, TRUNCATE')) t
                           ORDER BY t.oid);
+            IF EXISTS (SELECT FROM pg_catalog.pg_locks l
+                       WHERE l.pid = pg_catalog.pg_backend_pid() AND l.locktype = 'relation' AND l.granted
+                         AND l.relation = ANY (ties::oid[])
+                         AND l.mode IN ('ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock')) THEN
+                FOREACH p IN ARRAY ties LOOP
+                    EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', p);
+                END LOOP;
+                ties := '{}';
+            END IF;
         END IF;
         IF lock_mode IS NULL AND cardinality(ties) > 0 THEN
             caller_setting := current_setting('lock_timeout');
             caller_timeout := caller_setting::interval;
-            tie_timeout := least(current_setting('deadlock_timeout')::interval / 2,
-                                 CASE WHEN caller_timeout > interval '0' THEN caller_timeout END);
+            short_ms := greatest(1, (extract(epoch FROM current_setting('deadlock_timeout')::interval) * 500)::bigint);
             locking_since := pg_catalog.clock_timestamp();
             LOOP
                 BEGIN
-                    stage := 'ties';
-                    FOREACH p IN ARRAY ties LOOP
-                        EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', p);
+                    last_granted := NULL;
+                    FOREACH p IN ARRAY ties || parent LOOP
+                        EXECUTE format('LOCK TABLE %s IN %s MODE', p, CASE WHEN p = parent THEN needed ELSE 'SHARE ROW EXCLUSIVE' END);
+                        IF last_granted IS NULL THEN
+                            PERFORM pg_catalog.set_config('lock_timeout', short_ms::text, true);
+                        END IF;
+                        last_granted := p;
                     END LOOP;
-                    stage := 'table';
-                    PERFORM pg_catalog.set_config('lock_timeout', greatest(1, (extract(epoch FROM tie_timeout) * 1000)::bigint)::text, true);
-                    EXECUTE format('LOCK TABLE %s IN %s MODE', parent, needed);
                     PERFORM pg_catalog.set_config('lock_timeout', caller_setting, true);
                     EXIT;
                 EXCEPTION WHEN lock_not_available THEN
-                    -- (lock_timeout is back as the caller had it.)
-                    IF stage <> 'table' OR (caller_timeout > interval '0'
-                                            AND pg_catalog.clock_timestamp() - locking_since >= caller_timeout) THEN
+                    -- (lock_timeout is back as the caller had it.)  The
+                    -- caller's own timeout on the attempt's first lock.
+                    IF last_granted IS NULL THEN
                         RAISE;
                     END IF;
                 END;
-                PERFORM pg_catalog.pg_sleep(0.01 + random() * 0.04);
+                -- The lock after the last one granted.
+                blocked := coalesce(ties[array_position(ties, last_granted) + 1], parent);
+                IF caller_timeout > interval '0' AND pg_catalog.clock_timestamp() - locking_since >= caller_timeout THEN
+                    RAISE EXCEPTION 'kid could not lock table % and the tables a foreign key ties it to within lock_timeout (%)',
+                                    parent, caller_setting
+                        USING ERRCODE = 'lock_not_available';
+                END IF;
+                BEGIN
+                    EXECUTE format('LOCK TABLE %s IN %s MODE', blocked, CASE WHEN blocked = parent THEN needed ELSE 'SHARE ROW EXCLUSIVE' END);
+                    RAISE SQLSTATE 'KP001';  -- granted: let it go
+                EXCEPTION WHEN SQLSTATE 'KP001' THEN
+                    NULL;
+                END;
             END LOOP;
             lock_mode := needed;
             CONTINUE;

@@ -138,7 +138,7 @@ def foreign_key(event_first):
     customers too (SHARE ROW EXCLUSIVE)."""
     label = "foreign key, " + ("an event, then its customer" if event_first else "a customer, then its event")
     setup = connect()
-    setup.execute("DROP TABLE IF EXISTS fk_ev, customers")
+    setup.execute("DROP TABLE IF EXISTS fk_ev, fk2_ev, customers, products")
     setup.execute("CREATE TABLE customers (id int PRIMARY KEY, seen int)")
     setup.execute("INSERT INTO customers VALUES (1)")
     setup.execute(
@@ -239,9 +239,114 @@ def tie_out_of_reach():
     su.close()
 
 
+def start_run(conn, sql, params, result):
+    """sql on conn in a thread of its own, with a statement_timeout: its
+    rows, or its error, into result."""
+
+    def go():
+        try:
+            conn.execute("SET statement_timeout = '20s'")
+            result["rows"] = conn.execute(sql, params).fetchall()
+        except psycopg.Error as e:
+            result["error"] = f"{e.sqlstate}: {e}"
+
+    thread = threading.Thread(target=go)
+    thread.start()
+    return thread
+
+
+def two_ties():
+    """Events tied to customers and to products; a transaction writes a
+    product, then a customer.  The run holds customers (the lower oid) while
+    it waits for products: it lets customers go, waits for products alone,
+    and tries again."""
+    label = "two tied tables, a product then a customer"
+    setup = connect()
+    setup.execute("DROP TABLE IF EXISTS fk_ev, fk2_ev, customers, products")
+    setup.execute("CREATE TABLE customers (id int PRIMARY KEY, seen int)")
+    setup.execute("CREATE TABLE products (id int PRIMARY KEY, seen int)")
+    setup.execute("INSERT INTO customers VALUES (1)")
+    setup.execute("INSERT INTO products VALUES (1)")
+    setup.execute(
+        "CREATE TABLE fk2_ev (id sno NOT NULL DEFAULT sno_new(), cid int REFERENCES customers, pid int REFERENCES products,"
+        " PRIMARY KEY (id)) PARTITION BY RANGE (id)"
+    )
+    setup.execute("SELECT count(*) FROM kid_partition_by_time('fk2_ev', '1 day', premake => 1, at => '2030-01-10 00:00+00')")
+    writer, runner = connect(), connect()
+    writer.execute("BEGIN")
+    writer.execute("UPDATE products SET seen = 1 WHERE id = 1")
+    result = {}
+    thread = start_run(runner, "SELECT action FROM kid_partition_maintain('fk2_ev', at => %s)", (AT,), result)
+    report(f"{label}: the run waits for the writer (SHARE ROW EXCLUSIVE on products)",
+           waits_for(setup, runner.info.backend_pid, "products", "ShareRowExclusiveLock"))
+    write_error = None
+    try:
+        writer.execute("UPDATE customers SET seen = 1 WHERE id = 1")
+        writer.execute("COMMIT")
+    except psycopg.Error as e:
+        write_error = f"{e.sqlstate}: {e}"
+        writer.execute("ROLLBACK")
+    thread.join(60)
+    eq(f"{label}: the writer committed, without an error", write_error, None)
+    eq(f"{label}: the run made the partitions of 2030-01-12 and 13, without an error",
+       (result.get("error"), result.get("rows")), (None, [("create",), ("create",)]))
+    for conn in (setup, writer, runner):
+        conn.close()
+
+
+def every_table():
+    """kid_partition_maintain() for every table: two tables of events tied
+    to customers, one transaction.  Once the first is maintained the run
+    holds customers, which it cannot let go: a transaction that writes an
+    event of the second and then a customer deadlocks with it.  The run,
+    which waited first, is the one that fails (its second table: a row
+    fail), never looping, and the transaction commits once it ends."""
+    label = "every table, the second's event then a customer"
+    setup = connect()
+    setup.execute("DROP TABLE IF EXISTS fk_a, fk_b, fk_ev, fk2_ev, customers")
+    setup.execute("CREATE TABLE customers (id int PRIMARY KEY, seen int)")
+    setup.execute("INSERT INTO customers VALUES (1)")
+    for t in ("fk_a", "fk_b"):
+        setup.execute(
+            f"CREATE TABLE {t} (id sno NOT NULL DEFAULT sno_new(), cid int REFERENCES customers,"
+            " PRIMARY KEY (id)) PARTITION BY RANGE (id)"
+        )
+        setup.execute(f"SELECT count(*) FROM kid_partition_by_time('{t}', '1 day', premake => 1, at => '2030-01-10 00:00+00')")
+    # Only these two are configured (the tables of the cases before are gone).
+    setup.execute("DELETE FROM kid_partition_config WHERE parent NOT IN ('fk_a'::regclass, 'fk_b'::regclass)")
+    writer, runner = connect(), connect()
+    writer.execute("BEGIN")
+    writer.execute("INSERT INTO fk_b (id, cid) VALUES (sno_new_with_time('2030-01-12 06:00+00'), 1)")
+    result = {}
+    thread = start_run(
+        runner,
+        "SELECT parent_table::text || ' ' || action || coalesce(' ' || left(detail, 19), '') FROM kid_partition_maintain(at => %s)",
+        (AT,),
+        result,
+    )
+    report(f"{label}: the run waits for the writer (SHARE ROW EXCLUSIVE on fk_b)",
+           waits_for(setup, runner.info.backend_pid, "fk_b", "ShareRowExclusiveLock"))
+    write_error = None
+    try:
+        writer.execute("UPDATE customers SET seen = 1 WHERE id = 1")
+        writer.execute("COMMIT")
+    except psycopg.Error as e:
+        write_error = f"{e.sqlstate}: {e}"
+        writer.execute("ROLLBACK")
+    thread.join(60)
+    eq(f"{label}: the writer committed, without an error", write_error, None)
+    eq(f"{label}: the run made fk_a's partitions and failed fk_b's (a deadlock), without looping",
+       (result.get("error"), sorted(r for (r,) in result.get("rows", []))),
+       (None, ["fk_a create premade", "fk_a create premade", "fk_b fail deadlock detected"]))
+    for conn in (setup, writer, runner):
+        conn.close()
+
+
 run(True)
 run(False)
 foreign_key(False)
 foreign_key(True)
+two_ties()
+every_table()
 tie_out_of_reach()
 sys.exit(finish())
