@@ -3694,9 +3694,10 @@ DECLARE
     needed text;          -- the lock the plan needs
     ties regclass[];      -- the tables a foreign key ties the table to, which the run locks
     caller_setting text;  -- the caller's lock_timeout
-    caller_timeout interval;
-    short_ms bigint;      -- how long an attempt awaits each lock after its first (ms)
+    caller_ms bigint;     -- the same in ms (0: none)
+    short_ms bigint;      -- how long an attempt awaits its locks after its first, together (ms)
     locking_since timestamptz;
+    first_granted timestamptz;
     last_granted regclass; -- the last lock an attempt was granted
     blocked regclass;     -- the lock an attempt was not granted
     citus boolean;        -- the table is distributed by Citus
@@ -3961,16 +3962,31 @@ BEGIN
         END IF;
         IF lock_mode IS NULL AND cardinality(ties) > 0 THEN
             caller_setting := current_setting('lock_timeout');
-            caller_timeout := caller_setting::interval;
+            caller_ms := (extract(epoch FROM caller_setting::interval) * 1000)::bigint;  -- 0: none
+            -- Half of deadlock_timeout for all the waits of an attempt after
+            -- its first lock together, so that a transaction waiting for a
+            -- lock the attempt holds finds no deadlock before the attempt
+            -- lets go; and never more than the caller's lock_timeout.
             short_ms := greatest(1, (extract(epoch FROM current_setting('deadlock_timeout')::interval) * 500)::bigint);
+            IF caller_ms > 0 THEN
+                short_ms := least(short_ms, caller_ms);
+            END IF;
             locking_since := pg_catalog.clock_timestamp();
             LOOP
                 BEGIN
                     last_granted := NULL;
+                    IF caller_ms > 0 THEN
+                        PERFORM pg_catalog.set_config('lock_timeout', greatest(1, caller_ms - (extract(epoch FROM
+                            pg_catalog.clock_timestamp() - locking_since) * 1000)::bigint)::text, true);
+                    END IF;
                     FOREACH p IN ARRAY ties || parent LOOP
+                        IF last_granted IS NOT NULL THEN
+                            PERFORM pg_catalog.set_config('lock_timeout', greatest(1, short_ms - (extract(epoch FROM
+                                pg_catalog.clock_timestamp() - first_granted) * 1000)::bigint)::text, true);
+                        END IF;
                         EXECUTE format('LOCK TABLE %s IN %s MODE', p, CASE WHEN p = parent THEN needed ELSE 'SHARE ROW EXCLUSIVE' END);
                         IF last_granted IS NULL THEN
-                            PERFORM pg_catalog.set_config('lock_timeout', short_ms::text, true);
+                            first_granted := pg_catalog.clock_timestamp();
                         END IF;
                         last_granted := p;
                     END LOOP;
@@ -3983,16 +3999,21 @@ BEGIN
                         RAISE;
                     END IF;
                 END;
-                -- The lock after the last one granted.
+                -- The lock after the last one granted, awaited alone within
+                -- what is left of the caller's lock_timeout.
                 blocked := coalesce(ties[array_position(ties, last_granted) + 1], parent);
-                IF caller_timeout > interval '0' AND pg_catalog.clock_timestamp() - locking_since >= caller_timeout THEN
+                IF caller_ms > 0 AND pg_catalog.clock_timestamp() - locking_since >= caller_setting::interval THEN
                     RAISE EXCEPTION 'kid could not lock table % and the tables a foreign key ties it to within lock_timeout (%)',
                                     parent, caller_setting
                         USING ERRCODE = 'lock_not_available';
                 END IF;
                 BEGIN
+                    IF caller_ms > 0 THEN
+                        PERFORM pg_catalog.set_config('lock_timeout', greatest(1, caller_ms - (extract(epoch FROM
+                            pg_catalog.clock_timestamp() - locking_since) * 1000)::bigint)::text, true);
+                    END IF;
                     EXECUTE format('LOCK TABLE %s IN %s MODE', blocked, CASE WHEN blocked = parent THEN needed ELSE 'SHARE ROW EXCLUSIVE' END);
-                    RAISE SQLSTATE 'KP001';  -- granted: let it go
+                    RAISE SQLSTATE 'KP001';  -- granted: let it go (and lock_timeout back)
                 EXCEPTION WHEN SQLSTATE 'KP001' THEN
                     NULL;
                 END;
