@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# The locks of kid_partition_maintain() beside a reader (runs alone or from
-# run-all.sh; its own cluster on port 54387): test/server/29-partition_locks.py
-# (psycopg 3) makes a run whose plan needs a stronger lock once it has its
-# first (a row older than the retention committed while it waited), with a
-# reader that holds the table, and checks that neither fails (no deadlock)
-# and that the row's partition is made and retired.
+# The locks of kid_partition_maintain() beside other transactions (runs
+# alone or from run-all.sh; its own cluster on port 54387):
+# test/server/29-partition_locks.py (psycopg 3) makes, each step waiting for
+# a named lock in pg_locks, a run whose plan needs a stronger lock once it
+# has its first, beside a reader that holds the table; runs on a table tied
+# by foreign keys beside transactions that write the tied tables and the
+# table in either order, with two tied tables, and in a call for every
+# table; and a tied table the caller may not lock.  It checks that the
+# other transactions commit, that the run ends (failing only where
+# docs/partitioning.md says it may, never looping), leaves lock_timeout as
+# it was, and makes and retires the partitions it should.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
