@@ -205,9 +205,11 @@ COMMENT ON FUNCTION kid_partition_failed(regclass, text) IS
 -- PARTITION takes ACCESS EXCLUSIVE on the default partition.  Retiring a
 -- partition (DROP TABLE, DETACH PARTITION) takes ACCESS EXCLUSIVE on the
 -- table, before anything is done (the plan is made again under each lock
--- taken, and a stronger one taken when it needs one).  DETACH PARTITION ... CONCURRENTLY is not used: PostgreSQL refuses
--- it while the table has a default partition, and inside a function.  Every
--- lock is held to the end of the transaction.
+-- taken, and a stronger one taken when it needs one).  The tables a
+-- foreign key ties the table to are locked with it (below).  DETACH
+-- PARTITION ... CONCURRENTLY is not used: PostgreSQL refuses it while the
+-- table has a default partition, and inside a function.  Every lock is
+-- held to the end of the transaction.
 CREATE FUNCTION kid_partition_maintain(
     parent regclass DEFAULT NULL,
     at timestamptz DEFAULT pg_catalog.now(),

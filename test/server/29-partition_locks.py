@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The locks of kid_partition_maintain() beside a reader (run by
+"""The locks of kid_partition_maintain() beside other transactions (run by
 test/server/29-partition_locks.sh, with psycopg 3; libpq's environment names
 the server).  Prints one "ok: NAME" / "FAILED: NAME: why" line per check,
 then "end: N checks, F failed".
@@ -30,6 +30,9 @@ customers first and then waited for the events, the transaction's UPDATE
 of the customer would wait for the run.  The run locks customers first and
 waits for the events half of deadlock_timeout at a time, letting customers
 go in between: both transactions commit, and the run is done after them.
+So with two tied tables, and in a call for every table (where the run
+cannot let go what an earlier table took: it fails that table instead);
+and a tied table the caller may not lock is left to ATTACH.
 """
 
 import os
@@ -64,6 +67,62 @@ def waits_for(watcher, pid, table, mode):
     return False
 
 
+def start_run(conn, sql, params, result, lock_timeout=None):
+    """sql (a call of kid_partition_maintain) on conn in a thread of its own,
+    in a transaction with a statement_timeout and, if given, a lock_timeout
+    of its own: its rows, the lock_timeout after it (when given), or its
+    error, into result."""
+
+    def go():
+        try:
+            conn.execute("BEGIN")
+            conn.execute("SET LOCAL statement_timeout = '20s'")
+            if lock_timeout:
+                conn.execute(f"SET LOCAL lock_timeout = '{lock_timeout}'")
+            result["rows"] = conn.execute(sql, params).fetchall()
+            if lock_timeout:
+                result["lock_timeout"] = conn.execute("SHOW lock_timeout").fetchone()[0]
+            conn.execute("COMMIT")
+        except psycopg.Error as e:
+            result["error"] = f"{e.sqlstate}: {e}"
+            conn.execute("ROLLBACK")
+
+    thread = threading.Thread(target=go)
+    thread.start()
+    return thread
+
+
+def end_with(conn, sql):
+    """sql, then COMMIT, in conn's open transaction: (its first value, None),
+    or (None, its error) after a ROLLBACK."""
+    try:
+        cur = conn.execute(sql)
+        value = cur.fetchone()[0] if cur.description else None
+        conn.execute("COMMIT")
+        return value, None
+    except psycopg.Error as e:
+        conn.execute("ROLLBACK")
+        return None, f"{e.sqlstate}: {e}"
+
+
+def tied_tables(setup, referenced, events):
+    """Tables referenced (each with the row 1) and tables of events
+    {name: columns}, partitioned by day from 2030-01-10, one period made
+    ahead; the tables of the cases before gone."""
+    setup.execute("DROP TABLE IF EXISTS fk_ev, fk2_ev, fk_a, fk_b, customers, products")
+    for t in referenced:
+        setup.execute(f"CREATE TABLE {t} (id int PRIMARY KEY, seen int)")
+        setup.execute(f"INSERT INTO {t} VALUES (1)")
+    for t, columns in events.items():
+        setup.execute(f"CREATE TABLE {t} (id sno NOT NULL DEFAULT sno_new(), {columns}, PRIMARY KEY (id)) PARTITION BY RANGE (id)")
+        setup.execute(f"SELECT count(*) FROM kid_partition_by_time('{t}', '1 day', premake => 1, at => '2030-01-10 00:00+00')")
+
+
+def close(*conns):
+    for conn in conns:
+        conn.close()
+
+
 def run(detach_only):
     label = "detach_only" if detach_only else "drop"
     setup = connect()
@@ -80,19 +139,8 @@ def run(detach_only):
     # The writer's row, not yet committed: the run's first plan does not see it.
     writer.execute("BEGIN")
     writer.execute("INSERT INTO ev (id) VALUES (sno_new_with_time(%s))", (OLD,))
-
     result = {}
-
-    def maintain():
-        try:
-            result["rows"] = runner.execute(
-                "SELECT action, partition_name FROM kid_partition_maintain('ev', at => %s)", (AT,)
-            ).fetchall()
-        except psycopg.Error as e:
-            result["error"] = f"{e.sqlstate}: {e}"
-
-    thread = threading.Thread(target=maintain)
-    thread.start()
+    thread = start_run(runner, "SELECT action, partition_name FROM kid_partition_maintain('ev', at => %s)", (AT,), result)
     report(
         f"{label}: the run waits for the writer (SHARE ROW EXCLUSIVE on the table)",
         waits_for(setup, runner_pid, "ev", "ShareRowExclusiveLock"),
@@ -107,15 +155,7 @@ def run(detach_only):
         f"{label}: the run then waits for the reader (ACCESS EXCLUSIVE on the table)",
         waits_for(setup, runner_pid, "ev", "AccessExclusiveLock"),
     )
-
-    read_error = None
-    count = None
-    try:
-        count = reader.execute("SELECT count(*) FROM ev").fetchone()[0]
-        reader.execute("COMMIT")
-    except psycopg.Error as e:
-        read_error = f"{e.sqlstate}: {e}"
-        reader.execute("ROLLBACK")
+    count, read_error = end_with(reader, "SELECT count(*) FROM ev")
     thread.join(60)
     eq(f"{label}: the reader read the writer's row, without an error", (count, read_error), (1, None))
     eq(f"{label}: the run ended without an error", result.get("error"), None)
@@ -128,24 +168,17 @@ def run(detach_only):
     eq(f"{label}: the table has no row older than the retention left", setup.execute("SELECT count(*) FROM ev").fetchone()[0], 0)
     detached = setup.execute("SELECT to_regclass('ev_p20300101') IS NOT NULL").fetchone()[0]
     eq(f"{label}: the retired partition is {'a table of its own' if detach_only else 'gone'}", detached, detach_only)
-    for conn in (setup, writer, runner, reader):
-        conn.close()
+    close(setup, writer, runner, reader)
 
 
 def foreign_key(event_first):
     """A transaction that writes a customer and an event, in one order or
     the other, beside a run on the table of events, whose ATTACH locks
-    customers too (SHARE ROW EXCLUSIVE)."""
+    customers too (SHARE ROW EXCLUSIVE).  The run has a lock_timeout of its
+    own, which it leaves as it found it."""
     label = "foreign key, " + ("an event, then its customer" if event_first else "a customer, then its event")
     setup = connect()
-    setup.execute("DROP TABLE IF EXISTS fk_ev, fk2_ev, customers, products")
-    setup.execute("CREATE TABLE customers (id int PRIMARY KEY, seen int)")
-    setup.execute("INSERT INTO customers VALUES (1)")
-    setup.execute(
-        "CREATE TABLE fk_ev (id sno NOT NULL DEFAULT sno_new(), cid int NOT NULL REFERENCES customers,"
-        " PRIMARY KEY (id)) PARTITION BY RANGE (id)"
-    )
-    setup.execute("SELECT count(*) FROM kid_partition_by_time('fk_ev', '1 day', premake => 1, at => '2030-01-10 00:00+00')")
+    tied_tables(setup, ["customers"], {"fk_ev": "cid int NOT NULL REFERENCES customers"})
     writer, runner = connect(), connect()
     runner_pid = runner.info.backend_pid
     event = "INSERT INTO fk_ev (id, cid) VALUES (sno_new_with_time('2030-01-12 06:00+00'), 1)"
@@ -153,24 +186,13 @@ def foreign_key(event_first):
     writer.execute("BEGIN")
     writer.execute(event if event_first else customer)
     result = {}
-
-    def maintain():
-        # In a transaction with a lock_timeout of its own, which the run
-        # leaves as it found it.
-        try:
-            runner.execute("BEGIN")
-            runner.execute("SET LOCAL lock_timeout = '7s'")
-            result["rows"] = runner.execute(
-                "SELECT action || coalesce(' ' || partition_name, '') FROM kid_partition_maintain('fk_ev', at => %s)", (AT,)
-            ).fetchall()
-            result["lock_timeout"] = runner.execute("SHOW lock_timeout").fetchone()[0]
-            runner.execute("COMMIT")
-        except psycopg.Error as e:
-            result["error"] = f"{e.sqlstate}: {e}"
-            runner.execute("ROLLBACK")
-
-    thread = threading.Thread(target=maintain)
-    thread.start()
+    thread = start_run(
+        runner,
+        "SELECT action || coalesce(' ' || partition_name, '') FROM kid_partition_maintain('fk_ev', at => %s)",
+        (AT,),
+        result,
+        lock_timeout="7s",
+    )
     if event_first:
         # It holds customers and waits for the events (the writer's), a
         # while at a time.
@@ -180,13 +202,7 @@ def foreign_key(event_first):
         # (The old code waited for it in its ATTACH, holding fk_ev.)
         report(f"{label}: the run waits for the writer (SHARE ROW EXCLUSIVE on customers)",
                waits_for(setup, runner_pid, "customers", "ShareRowExclusiveLock"))
-    write_error = None
-    try:
-        writer.execute(customer if event_first else event)
-        writer.execute("COMMIT")
-    except psycopg.Error as e:
-        write_error = f"{e.sqlstate}: {e}"
-        writer.execute("ROLLBACK")
+    _, write_error = end_with(writer, customer if event_first else event)
     thread.join(60)
     eq(f"{label}: the writer committed, without an error", write_error, None)
     eq(f"{label}: the run ended without an error, the caller's lock_timeout as it was", (result.get("error"), result.get("lock_timeout")), (None, "7s"))
@@ -200,8 +216,63 @@ def foreign_key(event_first):
         setup.execute("SELECT tableoid::regclass::text FROM fk_ev").fetchall(),
         [("fk_ev_p20300112",)],
     )
-    for conn in (setup, writer, runner):
-        conn.close()
+    close(setup, writer, runner)
+
+
+def two_ties():
+    """Events tied to customers and to products; a transaction writes a
+    product, then a customer.  The run holds customers (the lower oid) while
+    it waits for products: it lets customers go, waits for products alone,
+    and tries again."""
+    label = "two tied tables, a product then a customer"
+    setup = connect()
+    tied_tables(setup, ["customers", "products"], {"fk2_ev": "cid int REFERENCES customers, pid int REFERENCES products"})
+    writer, runner = connect(), connect()
+    writer.execute("BEGIN")
+    writer.execute("UPDATE products SET seen = 1 WHERE id = 1")
+    result = {}
+    thread = start_run(runner, "SELECT action FROM kid_partition_maintain('fk2_ev', at => %s)", (AT,), result)
+    report(f"{label}: the run waits for the writer (SHARE ROW EXCLUSIVE on products)",
+           waits_for(setup, runner.info.backend_pid, "products", "ShareRowExclusiveLock"))
+    _, write_error = end_with(writer, "UPDATE customers SET seen = 1 WHERE id = 1")
+    thread.join(60)
+    eq(f"{label}: the writer committed, without an error", write_error, None)
+    eq(f"{label}: the run made the partitions of 2030-01-12 and 13, without an error",
+       (result.get("error"), result.get("rows")), (None, [("create",), ("create",)]))
+    close(setup, writer, runner)
+
+
+def every_table():
+    """kid_partition_maintain() for every table: two tables of events tied
+    to customers, one transaction.  Once the first is maintained the run
+    holds customers, which it cannot let go: a transaction that writes an
+    event of the second and then a customer deadlocks with it.  The run,
+    which waited first, is the one that fails (its second table: a row
+    fail), never looping, and the transaction commits once it ends."""
+    label = "every table, the second's event then a customer"
+    setup = connect()
+    tied_tables(setup, ["customers"], {"fk_a": "cid int REFERENCES customers", "fk_b": "cid int REFERENCES customers"})
+    # Only these two are configured (the tables of the cases before are gone).
+    setup.execute("DELETE FROM kid_partition_config WHERE parent NOT IN ('fk_a'::regclass, 'fk_b'::regclass)")
+    writer, runner = connect(), connect()
+    writer.execute("BEGIN")
+    writer.execute("INSERT INTO fk_b (id, cid) VALUES (sno_new_with_time('2030-01-12 06:00+00'), 1)")
+    result = {}
+    thread = start_run(
+        runner,
+        "SELECT parent_table::text || ' ' || action || coalesce(' ' || left(detail, 19), '') FROM kid_partition_maintain(at => %s)",
+        (AT,),
+        result,
+    )
+    report(f"{label}: the run waits for the writer (SHARE ROW EXCLUSIVE on fk_b)",
+           waits_for(setup, runner.info.backend_pid, "fk_b", "ShareRowExclusiveLock"))
+    _, write_error = end_with(writer, "UPDATE customers SET seen = 1 WHERE id = 1")
+    thread.join(60)
+    eq(f"{label}: the writer committed, without an error", write_error, None)
+    eq(f"{label}: the run made fk_a's partitions and failed fk_b's (a deadlock), without looping",
+       (result.get("error"), sorted(r for (r,) in result.get("rows", []))),
+       (None, ["fk_a create premade", "fk_a create premade", "fk_b fail deadlock detected"]))
+    close(setup, writer, runner)
 
 
 def tie_out_of_reach():
@@ -237,109 +308,6 @@ def tie_out_of_reach():
     su.execute("DROP ROLE kid_alice")
     su.execute("DROP ROLE kid_bob")
     su.close()
-
-
-def start_run(conn, sql, params, result):
-    """sql on conn in a thread of its own, with a statement_timeout: its
-    rows, or its error, into result."""
-
-    def go():
-        try:
-            conn.execute("SET statement_timeout = '20s'")
-            result["rows"] = conn.execute(sql, params).fetchall()
-        except psycopg.Error as e:
-            result["error"] = f"{e.sqlstate}: {e}"
-
-    thread = threading.Thread(target=go)
-    thread.start()
-    return thread
-
-
-def two_ties():
-    """Events tied to customers and to products; a transaction writes a
-    product, then a customer.  The run holds customers (the lower oid) while
-    it waits for products: it lets customers go, waits for products alone,
-    and tries again."""
-    label = "two tied tables, a product then a customer"
-    setup = connect()
-    setup.execute("DROP TABLE IF EXISTS fk_ev, fk2_ev, customers, products")
-    setup.execute("CREATE TABLE customers (id int PRIMARY KEY, seen int)")
-    setup.execute("CREATE TABLE products (id int PRIMARY KEY, seen int)")
-    setup.execute("INSERT INTO customers VALUES (1)")
-    setup.execute("INSERT INTO products VALUES (1)")
-    setup.execute(
-        "CREATE TABLE fk2_ev (id sno NOT NULL DEFAULT sno_new(), cid int REFERENCES customers, pid int REFERENCES products,"
-        " PRIMARY KEY (id)) PARTITION BY RANGE (id)"
-    )
-    setup.execute("SELECT count(*) FROM kid_partition_by_time('fk2_ev', '1 day', premake => 1, at => '2030-01-10 00:00+00')")
-    writer, runner = connect(), connect()
-    writer.execute("BEGIN")
-    writer.execute("UPDATE products SET seen = 1 WHERE id = 1")
-    result = {}
-    thread = start_run(runner, "SELECT action FROM kid_partition_maintain('fk2_ev', at => %s)", (AT,), result)
-    report(f"{label}: the run waits for the writer (SHARE ROW EXCLUSIVE on products)",
-           waits_for(setup, runner.info.backend_pid, "products", "ShareRowExclusiveLock"))
-    write_error = None
-    try:
-        writer.execute("UPDATE customers SET seen = 1 WHERE id = 1")
-        writer.execute("COMMIT")
-    except psycopg.Error as e:
-        write_error = f"{e.sqlstate}: {e}"
-        writer.execute("ROLLBACK")
-    thread.join(60)
-    eq(f"{label}: the writer committed, without an error", write_error, None)
-    eq(f"{label}: the run made the partitions of 2030-01-12 and 13, without an error",
-       (result.get("error"), result.get("rows")), (None, [("create",), ("create",)]))
-    for conn in (setup, writer, runner):
-        conn.close()
-
-
-def every_table():
-    """kid_partition_maintain() for every table: two tables of events tied
-    to customers, one transaction.  Once the first is maintained the run
-    holds customers, which it cannot let go: a transaction that writes an
-    event of the second and then a customer deadlocks with it.  The run,
-    which waited first, is the one that fails (its second table: a row
-    fail), never looping, and the transaction commits once it ends."""
-    label = "every table, the second's event then a customer"
-    setup = connect()
-    setup.execute("DROP TABLE IF EXISTS fk_a, fk_b, fk_ev, fk2_ev, customers")
-    setup.execute("CREATE TABLE customers (id int PRIMARY KEY, seen int)")
-    setup.execute("INSERT INTO customers VALUES (1)")
-    for t in ("fk_a", "fk_b"):
-        setup.execute(
-            f"CREATE TABLE {t} (id sno NOT NULL DEFAULT sno_new(), cid int REFERENCES customers,"
-            " PRIMARY KEY (id)) PARTITION BY RANGE (id)"
-        )
-        setup.execute(f"SELECT count(*) FROM kid_partition_by_time('{t}', '1 day', premake => 1, at => '2030-01-10 00:00+00')")
-    # Only these two are configured (the tables of the cases before are gone).
-    setup.execute("DELETE FROM kid_partition_config WHERE parent NOT IN ('fk_a'::regclass, 'fk_b'::regclass)")
-    writer, runner = connect(), connect()
-    writer.execute("BEGIN")
-    writer.execute("INSERT INTO fk_b (id, cid) VALUES (sno_new_with_time('2030-01-12 06:00+00'), 1)")
-    result = {}
-    thread = start_run(
-        runner,
-        "SELECT parent_table::text || ' ' || action || coalesce(' ' || left(detail, 19), '') FROM kid_partition_maintain(at => %s)",
-        (AT,),
-        result,
-    )
-    report(f"{label}: the run waits for the writer (SHARE ROW EXCLUSIVE on fk_b)",
-           waits_for(setup, runner.info.backend_pid, "fk_b", "ShareRowExclusiveLock"))
-    write_error = None
-    try:
-        writer.execute("UPDATE customers SET seen = 1 WHERE id = 1")
-        writer.execute("COMMIT")
-    except psycopg.Error as e:
-        write_error = f"{e.sqlstate}: {e}"
-        writer.execute("ROLLBACK")
-    thread.join(60)
-    eq(f"{label}: the writer committed, without an error", write_error, None)
-    eq(f"{label}: the run made fk_a's partitions and failed fk_b's (a deadlock), without looping",
-       (result.get("error"), sorted(r for (r,) in result.get("rows", []))),
-       (None, ["fk_a create premade", "fk_a create premade", "fk_b fail deadlock detected"]))
-    for conn in (setup, writer, runner):
-        conn.close()
 
 
 run(True)
