@@ -406,6 +406,10 @@ kid_cleanup() {
     rm -rf "$KID_TMP"
 }
 trap kid_cleanup EXIT
+# Stopped by a signal (run-all.sh's time limit, a ^C): exit, so that the EXIT
+# trap stops the servers (bash runs no EXIT trap when a signal kills it).
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 # Test bookkeeping: check NAME COMMAND... counts a pass or a failure.  The
 # output is TAP, as PostgreSQL's own TAP tests print it and prove reads it:

@@ -207,20 +207,30 @@ fi
 # before its last line (kid_finish) dropped the checks it did not reach: its
 # passes count as failures, and so does the stop; so does a non-zero exit
 # with nothing failed.
+# Each runs under a time limit, KID_TEST_LIMIT seconds (900): a test that
+# hangs fails alone, named, instead of holding the whole run until CI's own
+# limit stops it without saying where.  timeout(1) signals the test's
+# process group; lib.sh's TERM trap exits, and its EXIT trap stops the
+# test's servers.  The time each took is printed after it.
 run_server_test() {
     local name=$1 results="$KID_TMP/$1.results" lines="$KID_TMP/$1.lines" rc passed=0 failed=0 finished=stopped
+    local limit=${KID_TEST_LIMIT:-900} start=$SECONDS why
     if server_independent "$name"; then
         echo "== $name: server-independent, checked on the first major"
         return
     fi
     echo "== $name"
-    KID_RESULTS=$results "$(server_script "$name")" | renumber_checks "$KID_CHECKS" "$name" "$lines"
+    KID_RESULTS=$results timeout -k 60 "$limit" "$(server_script "$name")" |
+        renumber_checks "$KID_CHECKS" "$name" "$lines"
     rc=${PIPESTATUS[0]}
+    echo "($name: $((SECONDS - start)) s)"
     KID_CHECKS=$((KID_CHECKS + $(cat "$lines")))
     [ -f "$results" ] && read -r passed failed finished <"$results"
     if [ "$finished" != finished ]; then
         KID_FAILED=$((KID_FAILED + passed + failed + 1))
-        tap_line "not ok" "$name stopped before its end (exit status $rc): its $passed passes count as failures"
+        why="exit status $rc"
+        [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] || why="it ran out of its $limit s (KID_TEST_LIMIT)"
+        tap_line "not ok" "$name stopped before its end ($why): its $passed passes count as failures"
         return
     fi
     KID_PASSED=$((KID_PASSED + passed))
