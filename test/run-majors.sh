@@ -119,6 +119,7 @@ label_major() {
     }'
 }
 
+echo "(make test starts at $(date -u +%H:%M:%S) UTC)"
 for major in $KID_MAJORS; do
     case $major in
     15)
