@@ -207,7 +207,7 @@ fi
 # before its last line (kid_finish) dropped the checks it did not reach: its
 # passes count as failures, and so does the stop; so does a non-zero exit
 # with nothing failed.
-# Each runs under a time limit, KID_TEST_LIMIT seconds (900): a test that
+# Each runs under a time limit, KID_TEST_LIMIT seconds (600): a test that
 # hangs fails alone, named, instead of holding the whole run until CI's own
 # limit stops it without saying where.  timeout(1) signals the test's
 # process group; lib.sh's TERM trap exits, and its EXIT trap stops the
@@ -215,7 +215,7 @@ fi
 # printed after it (a run cut short elsewhere shows its pace in its tail).
 run_server_test() {
     local name=$1 results="$KID_TMP/$1.results" lines="$KID_TMP/$1.lines" rc passed=0 failed=0 finished=stopped
-    local limit=${KID_TEST_LIMIT:-900} start=$SECONDS why
+    local limit=${KID_TEST_LIMIT:-600} start=$SECONDS why
     if server_independent "$name"; then
         echo "== $name: server-independent, checked on the first major"
         return
@@ -230,7 +230,7 @@ run_server_test() {
     if [ "$finished" != finished ]; then
         KID_FAILED=$((KID_FAILED + passed + failed + 1))
         why="exit status $rc"
-        [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] || why="it ran out of its $limit s (KID_TEST_LIMIT)"
+        [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] || why="it ran out of its $limit s, KID_TEST_LIMIT"
         tap_line "not ok" "$name stopped before its end ($why): its $passed passes count as failures"
         return
     fi
