@@ -297,10 +297,10 @@ KID_FUNCTION(kid_raise_floors)
                         errhint("Raise them on the primary: its lease records replicate.")));
     ArrayType *floors = PG_GETARG_ARRAYTYPE_P(0);
     Datum *elems;
-    bool *nulls;
+    bool *elem_nulls;
     int count;
     deconstruct_array(floors, TIMESTAMPTZOID, sizeof(TimestampTz), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
-                      &elems, &nulls, &count);
+                      &elems, &elem_nulls, &count);
     if (ARR_NDIM(floors) != 1 || count != LEASE_LINES) {
         StringInfoData names;
         initStringInfo(&names);
@@ -317,7 +317,7 @@ KID_FUNCTION(kid_raise_floors)
     int64 want[LEASE_LINES];
     for (int i = 0; i < LEASE_LINES; i++) {
         want[i] = 0;
-        if (nulls[i])
+        if (elem_nulls[i])
             continue;
         TimestampTz t = DatumGetTimestampTz(elems[i]);
         if (TIMESTAMP_IS_NOBEGIN(t))
