@@ -293,12 +293,14 @@ faketime_cluster_start() {
 
 # npm_install_once DIR: the packages of DIR/package.json (pinned versions),
 # installed once into DIR/node_modules (gitignored) and reused by every later
-# run and script; reinstalled when package.json changes.
+# run and script; reinstalled when package.json changes.  A request that
+# stalls is given up after 60 s and tried again (npm's own default waits
+# 5 minutes), so a slow registry costs minutes, not the run.
 npm_install_once() {
     local dir=$1 stamp=$1/node_modules/.kid-installed
     [ -f "$stamp" ] && [ "$stamp" -nt "$dir/package.json" ] && return 0
     echo "installing the npm packages of $dir/package.json into $dir/node_modules"
-    if (cd "$dir" && flock package.json npm install --no-audit --no-fund --silent) >"$KID_TMP/npm.log" 2>&1; then
+    if (cd "$dir" && flock package.json npm install --no-audit --no-fund --silent --fetch-timeout=60000 --fetch-retries=3) >"$KID_TMP/npm.log" 2>&1; then
         touch "$stamp"
     else
         tail -5 "$KID_TMP/npm.log"

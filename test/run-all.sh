@@ -210,9 +210,10 @@ fi
 # Each runs under a time limit, KID_TEST_LIMIT seconds (600): a test that
 # hangs fails alone, named, instead of holding the whole run until CI's own
 # limit stops it without saying where.  timeout(1) signals the test's
-# process group; lib.sh's TERM trap exits, and its EXIT trap stops the
-# test's servers.  The time each took, and the time of day it ended, are
-# printed after it (a run cut short elsewhere shows its pace in its tail).
+# process group (its own; stdin is /dev/null, as in CI): lib.sh's TERM
+# trap exits, and its EXIT trap stops the test's servers.  The time each
+# took, and the time of day it ended, are printed after it (a run cut
+# short elsewhere shows its pace in its tail).
 run_server_test() {
     local name=$1 results="$KID_TMP/$1.results" lines="$KID_TMP/$1.lines" rc passed=0 failed=0 finished=stopped
     local limit=${KID_TEST_LIMIT:-600} start=$SECONDS why
@@ -221,7 +222,7 @@ run_server_test() {
         return
     fi
     echo "== $name"
-    KID_RESULTS=$results timeout -k 60 "$limit" "$(server_script "$name")" |
+    KID_RESULTS=$results timeout -k 60 "$limit" "$(server_script "$name")" </dev/null |
         renumber_checks "$KID_CHECKS" "$name" "$lines"
     rc=${PIPESTATUS[0]}
     echo "($name: $((SECONDS - start)) s, ended $(date -u +%H:%M:%S) UTC)"
