@@ -15,8 +15,7 @@
 #
 # On the first major it builds for 15, then 18, then 15 again: both ways
 # between two majors.  On 18 it would build 18, 15, 18, the same moves in
-# another order (three builds, three minutes of a make test), so it runs on
-# the first major only:
+# another order, so it runs on the first major only:
 # kid-test: server-independent
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
