@@ -212,8 +212,9 @@ fi
 # limit stops it without saying where.  timeout(1) signals the test's
 # process group (its own; stdin is /dev/null, as in CI): lib.sh's TERM
 # trap exits, and its EXIT trap stops the test's servers.  The time each
-# took, and the time of day it ended, are printed after it (a run cut
-# short elsewhere shows its pace in its tail).
+# took, the time of day it ended and, under test/run-majors.sh, how long the
+# whole run has gone on are printed after it (a run cut short elsewhere
+# shows its pace in its tail).
 run_server_test() {
     local name=$1 results="$KID_TMP/$1.results" lines="$KID_TMP/$1.lines" rc passed=0 failed=0 finished=stopped
     local limit=${KID_TEST_LIMIT:-600} start=$SECONDS why
@@ -225,7 +226,7 @@ run_server_test() {
     KID_RESULTS=$results timeout -k 60 "$limit" "$(server_script "$name")" </dev/null |
         renumber_checks "$KID_CHECKS" "$name" "$lines"
     rc=${PIPESTATUS[0]}
-    echo "($name: $((SECONDS - start)) s, ended $(date -u +%H:%M:%S) UTC)"
+    echo "($name: $((SECONDS - start)) s, ended $(date -u +%H:%M:%S) UTC${KID_RUN_START:+, $(($(date +%s) - KID_RUN_START)) s into the run})"
     KID_CHECKS=$((KID_CHECKS + $(cat "$lines")))
     [ -f "$results" ] && read -r passed failed finished <"$results"
     if [ "$finished" != finished ]; then

@@ -75,7 +75,7 @@ run_major() {
                 mkdir -p "$root$gitdir" && mount --bind "$gitdir" "$root$gitdir" || exit 1
             fi
             exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
-                PG_CONFIG="$config" ${FUZZ_SECONDS:+FUZZ_SECONDS=$FUZZ_SECONDS} \
+                PG_CONFIG="$config" ${FUZZ_SECONDS:+FUZZ_SECONDS=$FUZZ_SECONDS} KID_RUN_START=$KID_RUN_START \
                 /bin/bash -c "cd \"\$0\" && exec test/run-all.sh \"\$@\"" "$repo" "$@"' \
             _ "$KID_CHROOT" "$PWD" "$gitdir" "$config" "$@"
     }
@@ -126,6 +126,8 @@ label_major() {
 }
 
 echo "(make test starts at $(date -u +%H:%M:%S) UTC)"
+# test/run-all.sh says after each server test how long this run has gone on.
+export KID_RUN_START=${KID_RUN_START:-$(date +%s)}
 # PostgreSQL 18 is built (or found in the cache) before the first major: the
 # first major's build_majors installs kid into it too, and a cold build
 # (about 140 s) is no test's time, nor within a test's time limit.
