@@ -412,6 +412,9 @@ trap kid_cleanup EXIT
 # trap stops the servers (bash runs no EXIT trap when a signal kills it).
 trap 'exit 143' TERM
 trap 'exit 130' INT
+# Its output gone (test/run-all.sh stopped by ^C): stop too, through the
+# EXIT trap, rather than be killed by SIGPIPE without stopping the servers.
+trap 'exit 141' PIPE
 
 # Test bookkeeping: check NAME COMMAND... counts a pass or a failure.  The
 # output is TAP, as PostgreSQL's own TAP tests print it and prove reads it:

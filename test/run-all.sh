@@ -223,22 +223,31 @@ run_server_test() {
         return
     fi
     echo "== $name"
-    KID_RESULTS=$results timeout -k 60 "$limit" "$(server_script "$name")" </dev/null |
-        renumber_checks "$KID_CHECKS" "$name" "$lines"
-    rc=${PIPESTATUS[0]}
+    # timeout in the background of the group, so that the group (a process
+    # of the foreground, as this shell is) can be interrupted while it
+    # waits; its pid for stop_running_test.
+    rm -f "$KID_TMP/test.rc"
+    {
+        KID_RESULTS=$results timeout -k 60 "$limit" "$(server_script "$name")" </dev/null &
+        echo $! >"$KID_TMP/test.pid"
+        wait $!
+        echo $? >"$KID_TMP/test.rc"
+    } | renumber_checks "$KID_CHECKS" "$name" "$lines"
+    rc=$(cat "$KID_TMP/test.rc" 2>/dev/null || echo "none")
+    rm -f "$KID_TMP/test.pid"
     echo "($name: $((SECONDS - start)) s, ended $(date -u +%H:%M:%S) UTC${KID_RUN_START:+, $(($(date +%s) - KID_RUN_START)) s into the run})"
     KID_CHECKS=$((KID_CHECKS + $(cat "$lines")))
     [ -f "$results" ] && read -r passed failed finished <"$results"
     if [ "$finished" != finished ]; then
         KID_FAILED=$((KID_FAILED + passed + failed + 1))
         why="exit status $rc"
-        [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] || why="it ran out of its $limit s, KID_TEST_LIMIT"
+        [ "$rc" != 124 ] && [ "$rc" != 137 ] || why="it ran out of its $limit s, KID_TEST_LIMIT"
         tap_line "not ok" "$name stopped before its end ($why): its $passed passes count as failures"
         return
     fi
     KID_PASSED=$((KID_PASSED + passed))
     KID_FAILED=$((KID_FAILED + failed))
-    if [ $rc -ne 0 ] && [ "$failed" -eq 0 ]; then
+    if [ "$rc" != 0 ] && [ "$failed" -eq 0 ]; then
         kid_fail "$name exited with status $rc with nothing failed"
     fi
 }
@@ -259,6 +268,17 @@ renumber_checks() {
     }
     END { print n + 0 > count_file }'
 }
+# stop_running_test: on ^C or TERM, the test running (in a process group of
+# its own, under timeout) is sent TERM too, and waited for: its EXIT trap
+# stops its servers.
+stop_running_test() {
+    local pid
+    pid=$(cat "$KID_TMP/test.pid" 2>/dev/null) || return 0
+    kill -TERM "$pid" 2>/dev/null || return 0
+    for _ in $(seq 700); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+}
+trap 'stop_running_test; exit 130' INT
+trap 'stop_running_test; exit 143' TERM
 for t in $server_sel; do
     run_server_test "$t"
 done
