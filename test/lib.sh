@@ -22,8 +22,17 @@ export PGCLIENTENCODING=UTF8
 KID_TMP=$(mktemp -d /tmp/kid.XXXXXX)
 chmod 755 "$KID_TMP"
 chown postgres: "$KID_TMP"
-KID_PIDS="$KID_TMP/postmaster.pids"
-: > "$KID_PIDS"
+# Under test/run-all.sh the list is a file of run-all's (KID_SERVER_PIDS),
+# so that run-all can stop what a test killed by its time limit left; it is
+# taken out of the environment, so that a script this one runs keeps a
+# list of its own.
+if [ -n "${KID_SERVER_PIDS:-}" ]; then
+    KID_PIDS=$KID_SERVER_PIDS
+    unset KID_SERVER_PIDS
+else
+    KID_PIDS="$KID_TMP/postmaster.pids"
+    : > "$KID_PIDS"
+fi
 
 as_postgres() {
     # cd first: the caller's directory may not be readable by postgres.
@@ -394,6 +403,8 @@ run_client_test() {
 
 kid_cleanup() {
     local pid
+    # Not cut short by a second signal (a ^C, then run-all's TERM).
+    trap '' INT TERM PIPE
     while read -r pid; do
         [ -n "$pid" ] || continue
         if kill -0 "$pid" 2>/dev/null; then
@@ -407,14 +418,10 @@ kid_cleanup() {
     [ -z "${KID_RESULTS:-}" ] || echo "$KID_PASSED $KID_FAILED ${KID_FINISHED:-stopped}" > "$KID_RESULTS"
     rm -rf "$KID_TMP"
 }
+# Bash runs it too when TERM or SIGPIPE ends the script (run-all.sh's time
+# limit, its output gone), and on ^C through the INT trap.
 trap kid_cleanup EXIT
-# Stopped by a signal (run-all.sh's time limit, a ^C): exit, so that the EXIT
-# trap stops the servers (bash runs no EXIT trap when a signal kills it).
-trap 'exit 143' TERM
 trap 'exit 130' INT
-# Its output gone (test/run-all.sh stopped by ^C): stop too, through the
-# EXIT trap, rather than be killed by SIGPIPE without stopping the servers.
-trap 'exit 141' PIPE
 
 # Test bookkeeping: check NAME COMMAND... counts a pass or a failure.  The
 # output is TAP, as PostgreSQL's own TAP tests print it and prove reads it:

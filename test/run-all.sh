@@ -217,38 +217,44 @@ fi
 # shows its pace in its tail).
 run_server_test() {
     local name=$1 results="$KID_TMP/$1.results" lines="$KID_TMP/$1.lines" rc passed=0 failed=0 finished=stopped
-    local limit=${KID_TEST_LIMIT:-600} start=$SECONDS why
+    local limit=${KID_TEST_LIMIT:-600} start=$SECONDS why pids="$KID_TMP/$1.pids"
     if server_independent "$name"; then
         echo "== $name: server-independent, checked on the first major"
         return
     fi
     echo "== $name"
-    # timeout in the background of the group, so that the group (a process
-    # of the foreground, as this shell is) can be interrupted while it
-    # waits; its pid for stop_running_test.
-    rm -f "$KID_TMP/test.rc"
+    # The pipeline in the background and waited for, so that a signal to
+    # this shell is handled at once (bash runs a trap only after the
+    # foreground command); timeout in the background of its group, its pid
+    # for stop_running_test and its exit status in a file.
+    rm -f "$results" "$lines" "$KID_TMP/test.rc"
+    : >"$pids"
     {
-        KID_RESULTS=$results timeout -k 60 "$limit" "$(server_script "$name")" </dev/null &
+        KID_RESULTS=$results KID_SERVER_PIDS=$pids timeout -k 60 "$limit" "$(server_script "$name")" </dev/null &
         echo $! >"$KID_TMP/test.pid"
         wait $!
         echo $? >"$KID_TMP/test.rc"
-    } | renumber_checks "$KID_CHECKS" "$name" "$lines"
+        rm -f "$KID_TMP/test.pid"
+    } | renumber_checks "$KID_CHECKS" "$name" "$lines" &
+    wait $!
     rc=$(cat "$KID_TMP/test.rc" 2>/dev/null || echo "none")
-    rm -f "$KID_TMP/test.pid"
     echo "($name: $((SECONDS - start)) s, ended $(date -u +%H:%M:%S) UTC${KID_RUN_START:+, $(($(date +%s) - KID_RUN_START)) s into the run})"
     KID_CHECKS=$((KID_CHECKS + $(cat "$lines")))
     [ -f "$results" ] && read -r passed failed finished <"$results"
+    why="exit status $rc"
+    if [ "$rc" = 124 ] || { [ "$rc" = 137 ] && [ $((SECONDS - start)) -ge "$limit" ]; }; then
+        why="it ran out of its $limit s, KID_TEST_LIMIT"
+    fi
     if [ "$finished" != finished ]; then
+        stop_left_servers "$pids"
         KID_FAILED=$((KID_FAILED + passed + failed + 1))
-        why="exit status $rc"
-        [ "$rc" != 124 ] && [ "$rc" != 137 ] || why="it ran out of its $limit s, KID_TEST_LIMIT"
         tap_line "not ok" "$name stopped before its end ($why): its $passed passes count as failures"
         return
     fi
     KID_PASSED=$((KID_PASSED + passed))
     KID_FAILED=$((KID_FAILED + failed))
     if [ "$rc" != 0 ] && [ "$failed" -eq 0 ]; then
-        kid_fail "$name exited with status $rc with nothing failed"
+        kid_fail "$name ended with nothing failed, but not well ($why)"
     fi
 }
 # renumber_checks BASE NAME COUNT_FILE: a server test's output, its check
@@ -267,6 +273,19 @@ renumber_checks() {
         fflush()
     }
     END { print n + 0 > count_file }'
+}
+# stop_left_servers FILE: the servers of a test that ended without its EXIT
+# trap (killed when it would not stop at its time limit) stopped, as
+# kid_cleanup would have: those of FILE's pids that are still a postgres.
+stop_left_servers() {
+    local pid
+    while read -r pid; do
+        [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = postgres ] || continue
+        kill -INT "$pid" 2>/dev/null
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$pid" 2>/dev/null
+        echo "(stopped server $pid, left by the test)"
+    done <"$1"
 }
 # stop_running_test: on ^C or TERM, the test running (in a process group of
 # its own, under timeout) is sent TERM too, and waited for: its EXIT trap

@@ -76,6 +76,7 @@ run_major() {
             fi
             exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
                 PG_CONFIG="$config" ${FUZZ_SECONDS:+FUZZ_SECONDS=$FUZZ_SECONDS} KID_RUN_START=$KID_RUN_START \
+                ${KID_TEST_LIMIT:+KID_TEST_LIMIT=$KID_TEST_LIMIT} \
                 /bin/bash -c "cd \"\$0\" && exec test/run-all.sh \"\$@\"" "$repo" "$@"' \
             _ "$KID_CHROOT" "$PWD" "$gitdir" "$config" "$@"
     }

@@ -56,7 +56,7 @@ upg_cleanup() {
 }
 # Remove the throwaway extension's files and databases whatever happens,
 # then lib.sh's cleanup.
-trap 'upg_cleanup; [ -z "${UPG_KEEP:-}" ] || cp -r "$UPG_DIR" "$UPG_KEEP"; kid_cleanup' EXIT
+trap 'trap "" INT TERM PIPE; upg_cleanup; [ -z "${UPG_KEEP:-}" ] || cp -r "$UPG_DIR" "$UPG_KEEP"; kid_cleanup' EXIT
 
 upg_db() { # upg_db DB: a fresh database DB
     kpsql $PORT -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1"

@@ -124,7 +124,7 @@ echo "-- the same with kid 0.1.0"
 # beside it for this run, and removed whatever happens.
 ext_dir=$("$PG_CONFIG" --sharedir)/extension
 if [ ! -f "$ext_dir/kid--0.1.0.sql" ]; then
-    cp sql/kid--0.1.0.sql "$ext_dir/" && trap 'rm -f "$ext_dir/kid--0.1.0.sql"; kid_cleanup' EXIT
+    cp sql/kid--0.1.0.sql "$ext_dir/" && trap 'trap "" INT TERM PIPE; rm -f "$ext_dir/kid--0.1.0.sql"; kid_cleanup' EXIT
 fi
 if run_suites kid_catalog_sanity_010 0.1.0; then
     # The rows it adds to opr_sanity beyond the allowed ones.

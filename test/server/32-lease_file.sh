@@ -79,8 +79,8 @@ refuses() {
     # gets as far as accepting connections failed the check and is stopped.
     as_postgres "$PG_BIN/postgres" -D "$LF_DATA" >"$out" 2>&1 &
     local pm=$! started=""
-    # Polled every 10 ms (up to 30 s): each of the ~280 tries ends in a few
-    # ms, and a 0.1 s poll made the waits most of the test's time.
+    # Polled every 10 ms (3,000 polls): each of the ~280 tries ends in a
+    # few ms, and a 0.1 s poll made the waits most of the test's time.
     for _ in $(seq 3000); do
         kill -0 $pm 2>/dev/null || break
         if sed -n 8p "$LF_DATA/postmaster.pid" 2>/dev/null | grep -q "^ready"; then

@@ -63,7 +63,7 @@ fi
 OLD_010="$("$OLD_CONFIG" --sharedir)/extension/kid--0.1.0.sql"
 if [ ! -e "$OLD_010" ]; then
     cp sql/kid--0.1.0.sql "$OLD_010"
-    trap 'rm -f "$OLD_010"; kid_cleanup' EXIT
+    trap 'trap "" INT TERM PIPE; rm -f "$OLD_010"; kid_cleanup' EXIT
 fi
 
 # The old cluster, with the old binaries (cluster_init runs PG_BIN's initdb).
