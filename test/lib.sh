@@ -401,18 +401,24 @@ run_client_test() {
     kpsql "$KID_MAIN_PORT" -d postgres -c "DROP DATABASE $db"
 }
 
-kid_cleanup() {
+# stop_servers FILE: every postmaster FILE lists that still runs, stopped by
+# pid: a fast shutdown, SIGKILL after 5 s.  A pid that is no longer a
+# postgres process is left alone (the number may have been reused).
+stop_servers() {
     local pid
-    # Not cut short by a second signal (a ^C, then run-all's TERM).
-    trap '' INT TERM PIPE
     while read -r pid; do
         [ -n "$pid" ] || continue
-        if kill -0 "$pid" 2>/dev/null; then
-            kill -INT "$pid" 2>/dev/null || true   # fast shutdown
-            for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-            kill -KILL "$pid" 2>/dev/null || true
-        fi
-    done < "$KID_PIDS"
+        [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = postgres ] || continue
+        kill -INT "$pid" 2>/dev/null || true   # fast shutdown
+        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$pid" 2>/dev/null || true
+    done < "$1"
+}
+
+kid_cleanup() {
+    # Not cut short by a second signal (a ^C, then run-all's TERM).
+    trap '' INT TERM PIPE
+    stop_servers "$KID_PIDS"
     # For test/run-all.sh, which runs each server test as its own process:
     # its counts, and whether it reached kid_finish (its last line).
     [ -z "${KID_RESULTS:-}" ] || echo "$KID_PASSED $KID_FAILED ${KID_FINISHED:-stopped}" > "$KID_RESULTS"

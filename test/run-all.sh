@@ -210,8 +210,8 @@ fi
 # Each runs under a time limit, KID_TEST_LIMIT seconds (600): a test that
 # hangs fails alone, named, instead of holding the whole run until CI's own
 # limit stops it without saying where.  timeout(1) signals the test's
-# process group (its own; stdin is /dev/null, as in CI): lib.sh's TERM
-# trap exits, and its EXIT trap stops the test's servers.  The time each
+# process group (its own; stdin is /dev/null, as in CI), and the test's
+# EXIT trap stops its servers (bash runs it on TERM).  The time each
 # took, the time of day it ended and, under test/run-majors.sh, how long the
 # whole run has gone on are printed after it (a run cut short elsewhere
 # shows its pace in its tail).
@@ -246,7 +246,8 @@ run_server_test() {
         why="it ran out of its $limit s, KID_TEST_LIMIT"
     fi
     if [ "$finished" != finished ]; then
-        stop_left_servers "$pids"
+        # A test killed past its limit ran no EXIT trap: its servers.
+        stop_servers "$pids"
         KID_FAILED=$((KID_FAILED + passed + failed + 1))
         tap_line "not ok" "$name stopped before its end ($why): its $passed passes count as failures"
         return
@@ -273,19 +274,6 @@ renumber_checks() {
         fflush()
     }
     END { print n + 0 > count_file }'
-}
-# stop_left_servers FILE: the servers of a test that ended without its EXIT
-# trap (killed when it would not stop at its time limit) stopped, as
-# kid_cleanup would have: those of FILE's pids that are still a postgres.
-stop_left_servers() {
-    local pid
-    while read -r pid; do
-        [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = postgres ] || continue
-        kill -INT "$pid" 2>/dev/null
-        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$pid" 2>/dev/null
-        echo "(stopped server $pid, left by the test)"
-    done <"$1"
 }
 # stop_running_test: on ^C or TERM, the test running (in a process group of
 # its own, under timeout) is sent TERM too, and waited for: its EXIT trap
