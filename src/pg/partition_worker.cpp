@@ -9,19 +9,28 @@
  * two kinds of process:
  *   - the launcher, a static background worker registered while kid is
  *     preloaded, connected to no database (it reads the shared catalog
- *     pg_database).  Every kid.partition_maintenance_interval seconds it
- *     starts, for each database that accepts connections (templates
- *     excepted), one worker connected to it, and waits for it to end: one
- *     database at a time, so kid holds at most two worker slots
- *     (max_worker_processes).  With the setting at 0 it only waits for a
- *     reload.
+ *     pg_database).  Every kid.partition_maintenance_interval seconds, on
+ *     CLOCK_MONOTONIC (a step of the system clock neither hurries nor
+ *     pauses it), it starts, for each database that accepts connections
+ *     (templates excepted), one worker connected to it, and waits for it
+ *     to end: one database at a time, so kid holds two worker slots
+ *     (max_worker_processes).  It waits at most
+ *     kid.partition_maintenance_timeout for a database: one whose worker
+ *     runs longer is left to it (a slot more while it runs, and skipped by
+ *     the next rounds until it ends), and the others go on.  With the
+ *     interval at 0 it only waits for a reload.
  *   - a worker (a dynamic background worker, never restarted) finds kid's
  *     schema and the tables of kid_partition_config, and calls
- *     kid_partition_maintain() for each in a transaction of its own, as the
- *     table's owner (security-restricted, as autovacuum runs a table's
- *     index functions).  A table that fails is logged (WARNING), recorded
- *     by kid_partition_failed() in a new transaction, and left for the
- *     next round; the other tables go on.
+ *     kid_partition_maintain() for each in a transaction of its own, which
+ *     runs the table's maintenance as its owner (security-restricted, with
+ *     search_path pinned: partition_maintenance.cpp), within
+ *     kid.partition_maintenance_timeout.  A table that fails or runs out of
+ *     time is logged (WARNING), recorded by kid_partition_failed() in a new
+ *     transaction, and left for the next round; the other tables go on.  A
+ *     configured table that is gone is forgotten.  The worker's own
+ *     queries run as the bootstrap superuser, with search_path pinned to
+ *     pg_catalog, pg_temp (no ALTER DATABASE ... SET search_path reaches
+ *     it) and every function and operator they name schema-qualified.
  *
  * Nothing here takes the server down: an ERROR in a table's maintenance is
  * caught and its transaction aborted; an ERROR elsewhere ends the worker
@@ -37,6 +46,8 @@
  */
 #include "pg/partition_worker.h"
 #include "pg/settings.h"
+
+#include <ctime>
 
 extern "C" {
 #include "access/heapam.h"
@@ -59,6 +70,7 @@ extern "C" {
 #include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
+#include "utils/timeout.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
@@ -70,6 +82,16 @@ namespace kid::pg {
 
 constexpr int LAUNCHER_RESTART_S = 10;
 constexpr const char *WORKER_LOCK_TIMEOUT = "5s";
+/* The search_path of a worker's own queries (and of what they call). */
+constexpr const char *WORKER_SEARCH_PATH = "pg_catalog, pg_temp";
+
+/* CLOCK_MONOTONIC in milliseconds: the launcher's schedule and waits. */
+static int64 monotonic_ms() noexcept
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<int64>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
 
 /* What the processes wait on, as pg_stat_activity shows it. */
 static uint32 launcher_wait_event() noexcept
@@ -139,9 +161,49 @@ static List *databases_to_visit(MemoryContext cxt) noexcept
     return result;
 }
 
-/* One worker for database d, waited for. */
+/*
+ * The workers the launcher stopped waiting for (they ran longer than
+ * kid.partition_maintenance_timeout), by database, in TopMemoryContext: a
+ * database whose worker still runs is not visited again until it ends.
+ */
+struct Overrun {
+    Oid database;
+    BackgroundWorkerHandle *handle;
+};
+static List *overruns = NIL;
+
+/* Whether database d's worker of an earlier round still runs (one that ended is forgotten). */
+static bool still_running(const Database *d) noexcept
+{
+    ListCell *lc;
+    foreach (lc, overruns) {
+        Overrun *o = static_cast<Overrun *>(lfirst(lc));
+        if (o->database != d->oid)
+            continue;
+        pid_t pid;
+        if (GetBackgroundWorkerPid(o->handle, &pid) != BGWH_STOPPED)
+            return true;
+        overruns = foreach_delete_current(overruns, lc);
+        pfree(o->handle);
+        pfree(o);
+        return false;
+    }
+    return false;
+}
+
+/*
+ * One worker for database d, waited for at most
+ * kid.partition_maintenance_timeout (the worker notifies the launcher's
+ * latch when it ends).
+ */
 static void visit(const Database *d) noexcept
 {
+    if (still_running(d)) {
+        ereport(LOG, (errmsg("kid skips the partition maintenance of database \"%s\" this round",
+                             NameStr(d->name)),
+                      errdetail("Its worker of an earlier round is still running.")));
+        return;
+    }
     BackgroundWorker w;
     char name[BGW_MAXLEN];
     snprintf(name, sizeof(name), "kid partition maintenance of %s", NameStr(d->name));
@@ -157,9 +219,36 @@ static void visit(const Database *d) noexcept
                           errhint("Raise max_worker_processes; the next round tries again.")));
         return;
     }
-    if (WaitForBackgroundWorkerShutdown(handle) == BGWH_POSTMASTER_DIED)
-        proc_exit(1);
-    pfree(handle);
+    int64 deadline = monotonic_ms() + partition_maintenance_timeout * INT64CONST(1000);
+    for (;;) {
+        pid_t pid;
+        BgwHandleStatus status = GetBackgroundWorkerPid(handle, &pid);
+        if (status == BGWH_POSTMASTER_DIED)
+            proc_exit(1);
+        if (status == BGWH_STOPPED) {
+            pfree(handle);
+            return;
+        }
+        int64 left = deadline - monotonic_ms();
+        if (left <= 0)
+            break;
+        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, left,
+                        launcher_wait_event());
+        ResetLatch(MyLatch);
+        CHECK_FOR_INTERRUPTS();
+    }
+    ereport(LOG, (errmsg("kid goes on without waiting for the partition maintenance of database "
+                         "\"%s\"",
+                         NameStr(d->name)),
+                  errdetail("It has run longer than kid.partition_maintenance_timeout (%d s); it "
+                            "goes on, and the next rounds skip the database until it ends.",
+                            partition_maintenance_timeout)));
+    MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+    Overrun *o = static_cast<Overrun *>(palloc(sizeof(Overrun)));
+    o->database = d->oid;
+    o->handle = handle;
+    overruns = lappend(overruns, o);
+    MemoryContextSwitchTo(old);
 }
 
 static void launcher_round(MemoryContext cxt) noexcept
@@ -193,7 +282,8 @@ void kid_partition_launcher_main(Datum)
                                                     ALLOCSET_DEFAULT_SIZES);
 
     int interval = -1; /* the interval in force, -1 before the first look */
-    TimestampTz last_round = 0, next_round = 0;
+    /* The schedule, in monotonic_ms(): when the last round started, when the next one is due. */
+    int64 last_round = 0, next_round = 0;
     for (;;) {
         CHECK_FOR_INTERRUPTS();
         if (ConfigReloadPending) {
@@ -202,10 +292,8 @@ void kid_partition_launcher_main(Datum)
         }
         if (partition_maintenance_interval != interval) {
             /* Turned on: a round now.  Changed: the next one an interval after the last. */
-            next_round = interval <= 0
-                             ? GetCurrentTimestamp()
-                             : TimestampTzPlusMilliseconds(last_round,
-                                                           partition_maintenance_interval * 1000L);
+            next_round = interval <= 0 ? monotonic_ms()
+                                       : last_round + partition_maintenance_interval * INT64CONST(1000);
             interval = partition_maintenance_interval;
             if (interval == 0)
                 ereport(LOG, (errmsg("kid partition maintenance is off"),
@@ -216,16 +304,16 @@ void kid_partition_launcher_main(Datum)
         }
         long timeout = -1;
         if (interval > 0) {
-            TimestampTz now = GetCurrentTimestamp();
+            int64 now = monotonic_ms();
             if (now >= next_round) {
                 pgstat_report_activity(STATE_RUNNING, "kid: maintaining partitions");
                 launcher_round(round_cxt);
                 pgstat_report_activity(STATE_IDLE, nullptr);
                 last_round = now;
-                next_round = TimestampTzPlusMilliseconds(now, interval * 1000L);
+                next_round = now + interval * INT64CONST(1000);
                 continue;
             }
-            timeout = TimestampDifferenceMilliseconds(now, next_round);
+            timeout = static_cast<long>(next_round - now);
         }
         (void)WaitLatch(MyLatch,
                         WL_LATCH_SET | WL_EXIT_ON_PM_DEATH | (timeout >= 0 ? WL_TIMEOUT : 0),
@@ -310,58 +398,88 @@ static void record_failure(const char *schema, Oid table, const char *message) n
     PG_END_TRY();
 }
 
+/* What a run did, for the log: the actions kid_partition_maintain() returns, in this order. */
+constexpr const char *LOGGED_ACTIONS[] = {"create", "create default", "detach", "drop", "forget", "keep"};
+
 /*
- * kid_partition_maintain() of one table, as its owner, in a transaction of
- * its own.  What it did goes to the log (LOG) when it made, moved or
- * retired something; a failure is a WARNING and is recorded.
+ * The rows of the last SPI result (action, partition_name) summed up for the
+ * log, e.g. "2 create (public.events_p20261201, public.events_p20261202),
+ * 1 drop (public.events_p20261101)"; "" when it made, moved and retired
+ * nothing.
+ */
+static char *actions_done() noexcept
+{
+    StringInfoData done;
+    initStringInfo(&done);
+    for (const char *action : LOGGED_ACTIONS) {
+        int count = 0;
+        StringInfoData names;
+        initStringInfo(&names);
+        for (uint64 i = 0; i < SPI_processed; i++) {
+            char *a = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
+            if (a == nullptr || strcmp(a, action) != 0)
+                continue;
+            char *name = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
+            appendStringInfo(&names, "%s%s", count > 0 ? ", " : "", name ? name : "-");
+            count++;
+        }
+        if (count > 0)
+            appendStringInfo(&done, "%s%d %s (%s)", done.len > 0 ? ", " : "", count, action,
+                             names.data);
+    }
+    return done.data;
+}
+
+/*
+ * kid_partition_maintain() of one table, in a transaction of its own,
+ * within kid.partition_maintenance_timeout (the statement timeout, armed
+ * here: a background worker has no statement of a client's to time, and a
+ * SET of the table's owner cannot lift it).  What it did goes to the log
+ * (LOG) when it made, moved or retired something; a failure is a WARNING
+ * and is recorded.  A table that is gone is forgotten.
  */
 static void maintain_table(const char *schema, const char *database, Oid table) noexcept
 {
     MemoryContext cxt = CurrentMemoryContext;
     char name[2 * NAMEDATALEN + 8] = "";
-    char done[512] = "";
+    char done[2048] = "";
     char message[1024] = "";
     volatile bool failed = false;
+    volatile bool forgotten = false;
     PG_TRY();
     {
         begin_spi("kid: maintaining the partitions of a table");
         Oid types[1] = {OIDOID};
         Datum values[1] = {ObjectIdGetDatum(table)};
-        SPI_execute_with_args("SELECT c.relowner, pg_catalog.format('%I.%I', n.nspname, c.relname) "
+        SPI_execute_with_args("SELECT pg_catalog.format('%I.%I', n.nspname, c.relname) "
                               "FROM pg_catalog.pg_class c "
-                              "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
-                              "WHERE c.oid = $1",
+                              "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace "
+                              "WHERE c.oid OPERATOR(pg_catalog.=) $1",
                               1, types, values, nullptr, true, 1);
-        /* A table dropped since the list was read is forgotten by the event trigger. */
         if (SPI_processed == 1) {
-            bool isnull;
-            Oid owner = DatumGetObjectId(
-                SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-            strlcpy(name, SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2),
+            strlcpy(name, SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1),
                     sizeof(name));
-            Oid saved_user;
-            int saved_context;
-            GetUserIdAndSecContext(&saved_user, &saved_context);
-            SetUserIdAndSecContext(owner, saved_context | SECURITY_LOCAL_USERID_CHANGE |
-                                              SECURITY_RESTRICTED_OPERATION);
             types[0] = REGCLASSOID;
+            enable_timeout_after(STATEMENT_TIMEOUT, partition_maintenance_timeout * 1000);
             SPI_execute_with_args(
-                psprintf(
-                    "SELECT pg_catalog.string_agg(a.n || ' ' || a.action, ', ' ORDER BY a.action) "
-                    "FROM (SELECT m.action, pg_catalog.count(*) AS n "
-                    "FROM %s.kid_partition_maintain($1) m WHERE m.action <> 'wait' "
-                    "GROUP BY m.action) a",
-                    schema),
+                psprintf("SELECT m.action, m.partition_name FROM %s.kid_partition_maintain($1) m",
+                         schema),
                 1, types, values, nullptr, false, 0);
-            char *d = spi_text(cxt);
-            if (d)
-                strlcpy(done, d, sizeof(done));
-            SetUserIdAndSecContext(saved_user, saved_context);
+            disable_timeout(STATEMENT_TIMEOUT, false);
+            strlcpy(done, actions_done(), sizeof(done));
+        } else {
+            /* Gone, and its configuration left behind (dropped while event triggers were off). */
+            SPI_execute_with_args(psprintf("DELETE FROM %s.kid_partition_config c "
+                                           "WHERE c.parent::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
+                                           schema),
+                                  1, types, values, nullptr, false, 0);
+            forgotten = SPI_processed > 0;
         }
         end_spi();
     }
     PG_CATCH();
     {
+        disable_timeout(STATEMENT_TIMEOUT, false);
         abort_with_message(cxt, message, sizeof(message));
         failed = true;
     }
@@ -373,7 +491,11 @@ static void maintain_table(const char *schema, const char *database, Oid table) 
                           errhint("kid_partition_status shows the last error of every table; the "
                                   "next round tries again.")));
         record_failure(schema, table, message);
-    } else if (done[0])
+    } else if (forgotten)
+        ereport(LOG, (errmsg("kid forgot the partitioning of the table with OID %u in database "
+                             "\"%s\": the table is gone",
+                             table, database)));
+    else if (done[0])
         ereport(LOG, (errmsg("kid maintained the partitions of %s in database \"%s\": %s", name,
                              database, done)));
 }
@@ -386,6 +508,8 @@ void kid_partition_worker_main(Datum arg)
     pqsignal(SIGTERM, die);
     BackgroundWorkerUnblockSignals();
     BackgroundWorkerInitializeConnectionByOid(DatumGetObjectId(arg), InvalidOid, 0);
+    /* Above the database's and the role's settings (ALTER DATABASE ... SET). */
+    SetConfigOption("search_path", WORKER_SEARCH_PATH, PGC_SUSET, PGC_S_OVERRIDE);
     SetConfigOption("lock_timeout", WORKER_LOCK_TIMEOUT, PGC_SUSET, PGC_S_OVERRIDE);
     /* kid_partition_maintain() refuses any other, whatever postgresql.conf says. */
     SetConfigOption("default_transaction_isolation", "read committed", PGC_SUSET, PGC_S_OVERRIDE);
@@ -400,14 +524,15 @@ void kid_partition_worker_main(Datum arg)
     database = MemoryContextStrdup(cxt, get_database_name(MyDatabaseId));
     SPI_execute(
         "SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
-        "JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace "
-        "WHERE e.extname = 'kid' AND pg_catalog.to_regclass(pg_catalog.quote_ident(n.nspname) "
-        "|| '.kid_partition_config') IS NOT NULL",
+        "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace "
+        "WHERE e.extname OPERATOR(pg_catalog.=) 'kid' AND EXISTS (SELECT FROM pg_catalog.pg_class c "
+        "WHERE c.relnamespace OPERATOR(pg_catalog.=) n.oid "
+        "AND c.relname OPERATOR(pg_catalog.=) 'kid_partition_config')",
         true, 1);
     schema = spi_text(cxt);
     if (schema) {
         SPI_execute(psprintf("SELECT c.parent::pg_catalog.oid FROM %s.kid_partition_config c "
-                             "ORDER BY c.parent::pg_catalog.text",
+                             "ORDER BY c.parent::pg_catalog.text COLLATE \"C\"",
                              schema),
                     true, 0);
         MemoryContext old = MemoryContextSwitchTo(cxt);

@@ -27,6 +27,11 @@ extern uint32 uid_node;
 extern int wal_rmgr_id;
 /* kid.partition_maintenance_interval, in seconds; 0: no partition maintenance (partition_worker.cpp). */
 extern int partition_maintenance_interval;
+/*
+ * kid.partition_maintenance_timeout, in seconds: the worker's time for one
+ * table, and the launcher's wait for one database (partition_worker.cpp).
+ */
+extern int partition_maintenance_timeout;
 
 /* kid.koid_epoch_ms as whole milliseconds. */
 inline int64 koid_epoch_whole_ms()
