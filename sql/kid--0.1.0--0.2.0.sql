@@ -1252,14 +1252,27 @@ COMMENT ON FUNCTION uuidv7_to_timestamp(text) IS
 -- pg_upgrade) are docs/partitioning.md's.
 --
 -- Who may do what: the owner of a table (a member of its owning role) or a
--- superuser configures and maintains it.  The functions run with the
--- caller's rights (none is SECURITY DEFINER), so the tables below are
--- writable by PUBLIC and kid_partition_guard() refuses a row about a table
--- the caller does not own; the worker maintains each table as its owner.
+-- superuser configures and maintains it.  The functions a user calls run
+-- with the caller's rights (none is SECURITY DEFINER), so the tables below
+-- are writable by PUBLIC and kid_partition_guard() refuses a row about a
+-- table the caller does not own.  The maintenance itself runs as the
+-- table's owner, security-restricted (no SET ROLE, no temporary objects),
+-- with search_path pinned to pg_catalog, pg_temp, whoever calls: the
+-- worker, kid_partition_maintain() or kid_partition_by_time() (the C entry
+-- kid_partition_maintain_as_owner(), src/pg/partition_maintenance.cpp), as
+-- PostgreSQL runs a table's own code for VACUUM and REFRESH MATERIALIZED
+-- VIEW.  A superuser who maintains another role's table never runs that
+-- role's triggers, index expressions or constraints with its own rights.
 
 -- The configuration, one row per table; extension configuration, so that
 -- pg_dump dumps its rows (they name the tables, restored by name) and
--- pg_upgrade carries it (a regclass keeps its table's OID there).
+-- pg_upgrade carries it (a regclass keeps its table's OID there).  A row
+-- names one table for its whole life: parent is its OID and relname the
+-- name it had when it was configured (kept up to date by
+-- kid_partition_follow_rename()), so that an OID that comes round again
+-- for another table is not taken for it; the dump writes only the rows of
+-- tables that exist (a number for a table that is gone would fail the
+-- restore of the whole table).
 CREATE TABLE kid_partition_config (
     parent regclass PRIMARY KEY,
     every interval NOT NULL,
@@ -1272,13 +1285,16 @@ CREATE TABLE kid_partition_config (
     -- not line up with the partitions made before, so maintenance stops.
     koid_epoch_ms bigint,
     uid_interval integer,
-    configured_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+    configured_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    -- (Set by kid_partition_guard() from pg_class.)
+    relname name NOT NULL
 );
-SELECT pg_catalog.pg_extension_config_dump('kid_partition_config', '');
+SELECT pg_catalog.pg_extension_config_dump('kid_partition_config',
+    'WHERE EXISTS (SELECT FROM pg_catalog.pg_class r WHERE r.oid OPERATOR(pg_catalog.=) parent::pg_catalog.oid)');
 GRANT SELECT, INSERT, UPDATE, DELETE ON kid_partition_config TO PUBLIC;
 
 COMMENT ON TABLE kid_partition_config IS
-'The tables whose time partitions kid makes and retires (kid_partition_by_time() writes a row): the period (every), how many periods ahead are made (premake), the retention (retain, NULL keeps every partition), whether retired partitions are only detached (detach_only), the time zone whose calendar the periods follow, and the koid epoch or uid_global interval the bounds were made under. Dumped by pg_dump; a row can be written only by the table''s owner.';
+'The tables whose time partitions kid makes and retires (kid_partition_by_time() writes a row): the period (every), how many periods ahead are made (premake), the retention (retain, NULL keeps every partition), whether retired partitions are only detached (detach_only), the time zone whose calendar the periods follow, the koid epoch or uid_global interval the bounds were made under, and the table''s name (relname), which a table that takes the OID of a dropped one does not have. Dumped by pg_dump (rows of tables that exist); a row can be written only by the table''s owner.';
 
 -- What the last runs did, per table (not dumped: it describes this
 -- cluster's runs).  A row goes with its configuration.
@@ -1300,11 +1316,14 @@ LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     p regclass;
     owner oid;
+    persistence "char";
 BEGIN
+    -- An UPDATE is checked against both rows: the table it was about and
+    -- the one it is about now.
     FOREACH p IN ARRAY CASE TG_OP WHEN 'INSERT' THEN ARRAY[NEW.parent]
                                   WHEN 'DELETE' THEN ARRAY[OLD.parent]
                                   ELSE ARRAY[OLD.parent, NEW.parent] END LOOP
-        SELECT c.relowner INTO owner FROM pg_catalog.pg_class c WHERE c.oid = p;
+        SELECT c.relowner, c.relpersistence INTO owner, persistence FROM pg_catalog.pg_class c WHERE c.oid = p;
         IF owner IS NULL THEN
             -- A row about a table that is gone may be deleted by anyone (the
             -- event trigger below does it for whoever dropped the table).
@@ -1315,12 +1334,24 @@ BEGIN
             RAISE EXCEPTION 'must be owner of table %', p USING ERRCODE = 'insufficient_privilege',
                 DETAIL = format('Only the owner of a table, or a member of its role, writes its rows of %s.', TG_TABLE_NAME);
         END IF;
+        -- A temporary table ends with its session, which fires no event
+        -- trigger: its row would outlive it and name a free OID.
+        IF persistence = 't' AND TG_OP <> 'DELETE' THEN
+            RAISE EXCEPTION 'kid does not partition temporary table %', p USING ERRCODE = 'feature_not_supported',
+                DETAIL = 'A temporary table''s configuration would outlive it.';
+        END IF;
     END LOOP;
-    RETURN CASE TG_OP WHEN 'DELETE' THEN OLD ELSE NEW END;
+    IF TG_OP = 'DELETE' THEN
+        RETURN OLD;
+    END IF;
+    IF TG_TABLE_NAME = 'kid_partition_config' THEN
+        NEW.relname := (SELECT c.relname FROM pg_catalog.pg_class c WHERE c.oid = NEW.parent);
+    END IF;
+    RETURN NEW;
 END $$;
 
 COMMENT ON FUNCTION kid_partition_guard() IS
-'trigger of kid_partition_config and kid_partition_state: a row may be written only by the owner of its table (a member of the owning role) or a superuser; a row of a dropped table by anyone';
+'trigger of kid_partition_config and kid_partition_state: a row may be written only by the owner of its table (a member of the owning role) or a superuser, never about a temporary table; a row of a dropped table by anyone; a configuration row takes its table''s current name (relname)';
 
 CREATE TRIGGER kid_partition_guard BEFORE INSERT OR UPDATE OR DELETE ON kid_partition_config
 FOR EACH ROW EXECUTE FUNCTION kid_partition_guard();
@@ -1348,6 +1379,30 @@ COMMENT ON FUNCTION kid_partition_forget() IS
 CREATE EVENT TRIGGER kid_partition_forget ON sql_drop EXECUTE FUNCTION kid_partition_forget();
 COMMENT ON EVENT TRIGGER kid_partition_forget IS
 'removes the kid_partition_config row of a dropped table (kid_partition_forget())';
+
+-- ALTER TABLE ... RENAME of a configured table: its row takes the new name
+-- (kid_partition_guard() sets it), so that maintenance still knows it as the
+-- table it configured.  Never in the way of the ALTER: a failure is a
+-- WARNING (maintenance then refuses the table until it is configured again).
+CREATE FUNCTION kid_partition_follow_rename() RETURNS event_trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    UPDATE @extschema@.kid_partition_config c SET relname = r.relname
+    FROM pg_catalog.pg_class r
+    WHERE r.oid = c.parent AND r.relname <> c.relname
+      AND c.parent IN (SELECT d.objid FROM pg_catalog.pg_event_trigger_ddl_commands() d
+                       WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass);
+EXCEPTION WHEN OTHERS THEN
+    RAISE WARNING 'kid could not record the new name of a partitioned table: %', SQLERRM;
+END $$;
+
+COMMENT ON FUNCTION kid_partition_follow_rename() IS
+'event trigger function: gives the kid_partition_config row of a renamed table its new name';
+
+CREATE EVENT TRIGGER kid_partition_follow_rename ON ddl_command_end WHEN TAG IN ('ALTER TABLE')
+EXECUTE FUNCTION kid_partition_follow_rename();
+COMMENT ON EVENT TRIGGER kid_partition_follow_rename IS
+'keeps the name kid_partition_config records for a table up to date when it is renamed (kid_partition_follow_rename())';
 
 CREATE VIEW kid_partition_status AS
 SELECT c.parent, c.every, c.premake, c.retain, c.detach_only, c.time_zone,
@@ -1412,6 +1467,17 @@ END $$;
 COMMENT ON FUNCTION kid_partition_period(interval, text, timestamptz, integer) IS
 'internal: the period of length every, on time_zone''s calendar, that holds time t (or the one step periods after it): its lower and upper time and the suffix of its partition''s name (YYYY, YYYYMM, YYYYMMDD or YYYYMMDD_HH24MI of its local start)';
 
+-- Whether CREATE TABLE could not take name in schema nsp: a relation has it,
+-- or a type (a table makes a composite type of its own name, so a domain
+-- or a type of that name is in the way too).
+CREATE FUNCTION kid_partition_name_taken(nsp oid, name text) RETURNS boolean
+LANGUAGE sql STABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp
+RETURN EXISTS (SELECT FROM pg_catalog.pg_class r WHERE r.relnamespace = nsp AND r.relname = name)
+    OR EXISTS (SELECT FROM pg_catalog.pg_type ty WHERE ty.typnamespace = nsp AND ty.typname = name);
+
+COMMENT ON FUNCTION kid_partition_name_taken(oid, text) IS
+'internal: whether a table named name could not be made in schema nsp (a relation or a type has the name)';
+
 -- The one place a failed maintenance is recorded: kid_partition_maintain()
 -- calls it for each table that fails while it maintains every table, and
 -- the worker, in a transaction of its own, for a table whose maintenance
@@ -1429,7 +1495,44 @@ END $$;
 COMMENT ON FUNCTION kid_partition_failed(regclass, text) IS
 'internal: records that the maintenance of a table failed, with the message (kid_partition_status shows it)';
 
--- The maintenance of one table, or of every table the caller owns.
+-- The maintenance runs at READ COMMITTED only: it plans again with a new
+-- snapshot once it holds the table's lock (one taken earlier, for the
+-- whole transaction, would miss rows committed while the lock waited,
+-- which ATTACH, with a new snapshot, then finds in the default partition).
+CREATE FUNCTION kid_partition_read_committed() RETURNS void
+LANGUAGE plpgsql STABLE PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'kid_partition_maintain() must run at transaction isolation level READ COMMITTED, not %',
+                        upper(current_setting('transaction_isolation'))
+            USING ERRCODE = 'invalid_transaction_state',
+                  DETAIL = 'It plans again with a new snapshot once it holds the table''s lock.',
+                  HINT = 'Call kid_partition_maintain() and kid_partition_by_time() in a transaction at READ COMMITTED, the default.';
+    END IF;
+END $$;
+
+COMMENT ON FUNCTION kid_partition_read_committed() IS
+'internal: 25000 unless the transaction runs at READ COMMITTED, which kid_partition_maintain() needs';
+
+-- t less span, as timestamptz - interval counts in time_zone: the months
+-- and days of span on its calendar (a day is 23 or 25 hours across a change
+-- of summer time), the rest of it (hours, minutes, seconds) in absolute
+-- time, so that a retention of '36 hours' is 36 hours whatever the clocks
+-- of time_zone did meanwhile.
+CREATE FUNCTION kid_partition_minus(t timestamptz, span interval, time_zone text) RETURNS timestamptz
+LANGUAGE sql STABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp
+RETURN ((t AT TIME ZONE time_zone) - justify_hours(make_interval(months => (extract(year FROM span) * 12 + extract(month FROM span))::integer,
+                                                                 days => extract(day FROM span)::integer)))
+       AT TIME ZONE time_zone
+       - (span - make_interval(months => (extract(year FROM span) * 12 + extract(month FROM span))::integer,
+                               days => extract(day FROM span)::integer));
+
+COMMENT ON FUNCTION kid_partition_minus(timestamptz, interval, text) IS
+'internal: t - span, the months and days of span on the calendar of time_zone, its hours, minutes and seconds in absolute time';
+
+-- The maintenance of one table (kid_partition_maintain() below calls it
+-- through kid_partition_maintain_as_owner(), as the table's owner; no one
+-- else may call it).
 --
 -- Locks (docs/partitioning.md, "Locks"): an advisory lock per table
 -- serializes runs (the worker's and one by hand); a run with nothing to do
@@ -1444,9 +1547,9 @@ COMMENT ON FUNCTION kid_partition_failed(regclass, text) IS
 -- PARTITION ... CONCURRENTLY is not used: PostgreSQL refuses it while the
 -- table has a default partition, and inside a function.  Every lock is
 -- held to the end of the transaction.
-CREATE FUNCTION kid_partition_maintain(
-    parent regclass DEFAULT NULL,
-    at timestamptz DEFAULT pg_catalog.now(),
+CREATE FUNCTION kid_partition_maintain_table(
+    parent regclass,
+    at timestamptz,
     OUT parent_table regclass,
     OUT action text,
     OUT partition_name text,
@@ -1488,6 +1591,9 @@ DECLARE
     horizon bytea;        -- no partition is made for ids from here on
     cutoff timestamptz;
     cutoff_key bytea;
+    newest timestamptz;   -- the time of the table's newest row (below the horizon)
+    newest_key bytea;
+    clock_cutoff_key bytea; -- the cutoff of at alone, when it is well ahead of the newest row
     found_key bytea;
     next_key bytea;
     t timestamptz;
@@ -1514,43 +1620,7 @@ BEGIN
         RAISE EXCEPTION 'kid_partition_maintain needs a finite time, not %', coalesce(maint_at::text, 'NULL')
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    -- The plan is made again under each lock taken, with a new snapshot:
-    -- one taken earlier, for the whole transaction, would miss rows
-    -- committed while the lock waited, which ATTACH (with a new snapshot)
-    -- then finds in the default partition.
-    IF current_setting('transaction_isolation') <> 'read committed' THEN
-        RAISE EXCEPTION 'kid_partition_maintain() must run at transaction isolation level READ COMMITTED, not %',
-                        upper(current_setting('transaction_isolation'))
-            USING ERRCODE = 'invalid_transaction_state',
-                  DETAIL = 'It plans again with a new snapshot once it holds the table''s lock.',
-                  HINT = 'Call kid_partition_maintain() and kid_partition_by_time() in a transaction at READ COMMITTED, the default.';
-    END IF;
-
-    -- Every configured table the caller owns, each in a subtransaction of
-    -- its own: one that fails is recorded, a WARNING and a row 'fail', and
-    -- keeps neither the others nor the next run from being done.
-    IF parent IS NULL THEN
-        FOR p IN SELECT c.parent FROM @extschema@.kid_partition_config c ORDER BY c.parent::text LOOP
-            IF NOT EXISTS (SELECT FROM pg_catalog.pg_class r WHERE r.oid = p) THEN
-                DELETE FROM @extschema@.kid_partition_config c WHERE c.parent = p;
-                parent_table := p; action := 'forget'; partition_name := NULL; period := NULL; rows := NULL;
-                detail := 'the table is gone: its configuration is removed';
-                RETURN NEXT;
-                CONTINUE;
-            END IF;
-            CONTINUE WHEN NOT pg_catalog.pg_has_role(current_user, (SELECT r.relowner FROM pg_catalog.pg_class r WHERE r.oid = p), 'USAGE');
-            BEGIN
-                RETURN QUERY SELECT * FROM @extschema@.kid_partition_maintain(p, maint_at);
-            EXCEPTION WHEN OTHERS THEN
-                PERFORM @extschema@.kid_partition_failed(p, SQLERRM);
-                RAISE WARNING 'kid could not maintain the partitions of %: %', p, SQLERRM;
-                parent_table := p; action := 'fail'; partition_name := NULL; period := NULL; rows := NULL;
-                detail := SQLERRM;
-                RETURN NEXT;
-            END;
-        END LOOP;
-        RETURN;
-    END IF;
+    PERFORM @extschema@.kid_partition_read_committed();
 
     parent_table := parent;
     -- One run per table at a time: a second one waits here, then finds the
@@ -1558,19 +1628,34 @@ BEGIN
     PERFORM pg_catalog.pg_advisory_xact_lock((7039332::bigint << 32) | parent::oid::bigint);
 
     -- Check: the configuration, the table and its key.
-    SELECT * INTO cfg FROM @extschema@.kid_partition_config c WHERE c.parent = kid_partition_maintain.parent;
+    SELECT * INTO cfg FROM @extschema@.kid_partition_config c WHERE c.parent = kid_partition_maintain_table.parent;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'kid does not partition table %', parent USING ERRCODE = 'object_not_in_prerequisite_state',
             HINT = 'Configure it with kid_partition_by_time().';
     END IF;
-    SELECT c.relname, c.relnamespace, n.nspname, c.relowner, c.relkind, c.reltablespace, c.relam,
+    SELECT c.relname, c.relnamespace, n.nspname, c.relowner, c.relkind, c.relpersistence, c.reltablespace, c.relam,
            pt.partstrat, pt.partnatts, pt.partattrs[0] AS keyattnum, pt.partclass[0] AS keyclass
     INTO rel
     FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
     LEFT JOIN pg_catalog.pg_partitioned_table pt ON pt.partrelid = c.oid
     WHERE c.oid = parent;
-    IF NOT pg_catalog.pg_has_role(current_user, rel.relowner, 'USAGE') THEN
-        RAISE EXCEPTION 'must be owner of table %', parent USING ERRCODE = 'insufficient_privilege';
+    -- Only as the table's owner (kid_partition_maintain_as_owner() made it
+    -- the current user, security-restricted): never with another role's
+    -- rights, which the owner's triggers, index expressions and
+    -- constraints would run with.
+    IF rel.relowner IS DISTINCT FROM (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = current_user) THEN
+        RAISE EXCEPTION 'kid_partition_maintain_table() runs as the owner of table % only', parent
+            USING ERRCODE = 'insufficient_privilege', HINT = 'Call kid_partition_maintain().';
+    END IF;
+    -- The row is about this table, not about a dropped one whose OID it took.
+    IF cfg.relname <> rel.relname THEN
+        RAISE EXCEPTION 'kid_partition_config configured a table named "%" with the OID of table %', cfg.relname, parent
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'The table was renamed while kid could not follow, or it is another table that took the OID of a dropped one.',
+                  HINT = 'Configure it again with kid_partition_by_time() if it is the table you configured; otherwise delete its row of kid_partition_config.';
+    END IF;
+    IF rel.relpersistence = 't' THEN
+        RAISE EXCEPTION 'kid does not partition temporary table %', parent USING ERRCODE = 'feature_not_supported';
     END IF;
     IF rel.relkind <> 'p' OR rel.partstrat <> 'r' THEN
         RAISE EXCEPTION 'table % is not partitioned by range', parent USING ERRCODE = 'wrong_object_type',
@@ -1607,7 +1692,7 @@ BEGIN
             UPDATE @extschema@.kid_partition_config c
             SET koid_epoch_ms = CASE prefix WHEN 'koid' THEN current_setting('kid.koid_epoch_ms')::bigint END,
                 uid_interval = CASE prefix WHEN 'uid_global' THEN current_setting('kid.uid_interval')::integer END
-            WHERE c.parent = kid_partition_maintain.parent
+            WHERE c.parent = kid_partition_maintain_table.parent
             RETURNING * INTO cfg;
         END IF;
         IF cfg.koid_epoch_ms IS DISTINCT FROM (CASE prefix WHEN 'koid' THEN current_setting('kid.koid_epoch_ms')::bigint END)
@@ -1621,6 +1706,26 @@ BEGIN
                                 current_setting(CASE prefix WHEN 'koid' THEN 'kid.koid_epoch_ms' ELSE 'kid.uid_interval' END)),
                 HINT = 'Start the server with the setting the table was partitioned under.';
         END IF;
+    END IF;
+    -- A uuid table holds version 7 uuids only.  PostgreSQL places a row by
+    -- the bytes of its key, so a uuid of another version (a version 4, its
+    -- first 48 bits random) would land in whichever time partition its
+    -- bits fall in, and be retired with it: a CHECK on the table refuses
+    -- it (23514), every partition included, once and for all.  Added at
+    -- the first maintenance (it reads every partition), and again if it
+    -- is dropped.
+    IF prefix = 'uuidv7' AND NOT EXISTS (
+            SELECT FROM pg_catalog.pg_constraint k
+            WHERE k.conrelid = parent AND k.contype = 'c' AND k.convalidated
+              AND pg_catalog.pg_get_constraintdef(k.oid) = format('CHECK (((%1$I IS NULL) OR (@extschema@.uuidv7_to_timestamp(%1$I) IS NOT NULL)))', key_name)) THEN
+        new_name := left(rel.relname, 63 - octet_length('_uuidv7')) || '_uuidv7';
+        i := 0;
+        WHILE EXISTS (SELECT FROM pg_catalog.pg_constraint k WHERE k.conrelid = parent AND k.conname = new_name) LOOP
+            i := i + 1;
+            new_name := left(rel.relname, 63 - octet_length('_uuidv7_' || i)) || '_uuidv7_' || i;
+        END LOOP;
+        EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I CHECK (%I IS NULL OR @extschema@.uuidv7_to_timestamp(%I) IS NOT NULL)',
+                       parent, new_name, key_name, key_name);
     END IF;
     IF prefix = 'uuidv7' THEN
         to_bytes := 'pg_catalog.uuid_send(%s)';
@@ -1707,11 +1812,33 @@ BEGIN
                            format('%I', key_name), default_part, below, v7_only, key_name)
                 INTO found_key USING horizon;
         END IF;
-        -- Partitions wholly older than the cutoff.
+        -- Partitions wholly older than the cutoff: the retention counted
+        -- back from the older of at and the time of the table's newest row.
+        -- Dropping is the one thing kid does that cannot be undone, and at
+        -- is the clock (the worker's now()), which may be wrong: a server
+        -- started with its clock a month ahead would otherwise drop a
+        -- month of rows.  The rows are the clock kid can vouch for: a
+        -- partition goes only when the table holds a row made retain after
+        -- it.  (A table with no row has none to lose.)
         cutoff_key := NULL;
+        clock_cutoff_key := NULL;
         IF cfg.retain IS NOT NULL THEN
-            cutoff := ((maint_at AT TIME ZONE cfg.time_zone) - cfg.retain) AT TIME ZONE cfg.time_zone;
+            EXECUTE format('SELECT ' || to_bytes || ' FROM %s WHERE %s%s ORDER BY %I DESC LIMIT 1',
+                           format('%I', key_name), parent, below, v7_only, key_name)
+                INTO newest_key USING horizon;
+            newest := NULL;
+            IF newest_key IS NOT NULL THEN
+                EXECUTE format('SELECT @extschema@.%s_to_timestamp(' || from_bytes || ')', prefix, '$1') INTO newest USING newest_key;
+            END IF;
+            cutoff := @extschema@.kid_partition_minus(least(maint_at, newest), cfg.retain, cfg.time_zone);
             EXECUTE bounds_sql INTO cutoff_key, hi USING cutoff, cutoff;
+            -- When at is well ahead of the newest row (more than a period,
+            -- and more than an hour), what at alone would have retired is
+            -- said (a WARNING and rows keep).
+            IF maint_at - newest > greatest(cfg.every, interval '1 hour') THEN
+                EXECUTE bounds_sql INTO clock_cutoff_key, hi
+                    USING @extschema@.kid_partition_minus(maint_at, cfg.retain, cfg.time_zone), cutoff;
+            END IF;
         END IF;
 
         -- Retiring, even a partition made in this run for rows older than
@@ -1845,15 +1972,12 @@ BEGIN
     IF default_part IS NULL THEN
         new_name := name_base || '_default';
         i := 0;
-        WHILE EXISTS (SELECT FROM pg_catalog.pg_class r WHERE r.relnamespace = rel.relnamespace AND r.relname = new_name) LOOP
+        WHILE @extschema@.kid_partition_name_taken(rel.relnamespace, new_name) LOOP
             i := i + 1;
             new_name := name_base || '_default_' || i;
         END LOOP;
         EXECUTE format(like_parent, rel.nspname, new_name);
         default_part := format('%I.%I', rel.nspname, new_name)::regclass;
-        IF (SELECT r.relowner FROM pg_catalog.pg_class r WHERE r.oid = default_part) <> rel.relowner THEN
-            EXECUTE format('ALTER TABLE %s OWNER TO %I', default_part, rel.relowner::regrole);
-        END IF;
         EXECUTE format('ALTER TABLE %s ATTACH PARTITION %s DEFAULT', parent, default_part);
         taken := taken + 1;
         action := 'create default'; partition_name := default_part::text; period := NULL; rows := 0;
@@ -1917,7 +2041,7 @@ BEGIN
                                            WHERE f.contype = 'f' AND f.confrelid IN (SELECT tree.relid FROM pg_catalog.pg_partition_tree(parent) tree));
         new_name := name_base || '_p' || per.suffix;
         i := 0;
-        WHILE EXISTS (SELECT FROM pg_catalog.pg_class r WHERE r.relnamespace = rel.relnamespace AND r.relname = new_name) LOOP
+        WHILE @extschema@.kid_partition_name_taken(rel.relnamespace, new_name) LOOP
             i := i + 1;
             new_name := name_base || '_p' || per.suffix || '_' || i;
         END LOOP;
@@ -1929,9 +2053,6 @@ BEGIN
                            default_part, in_range, columns, new_part, columns, columns)
                 USING lo, hi;
             GET DIAGNOSTICS rows = ROW_COUNT;
-        END IF;
-        IF (SELECT r.relowner FROM pg_catalog.pg_class r WHERE r.oid = new_part) <> rel.relowner THEN
-            EXECUTE format('ALTER TABLE %s OWNER TO %I', new_part, rel.relowner::regrole);
         END IF;
         -- On a Citus coordinator ATTACH distributes the new table and copies
         -- its rows into its shards (saying so in NOTICEs): the local copy goes.
@@ -1980,6 +2101,24 @@ BEGIN
         END LOOP;
     END IF;
 
+    -- The partitions at alone would have retired, kept for the newest row.
+    IF clock_cutoff_key IS NOT NULL THEN
+        i := 0;
+        FOR p IN SELECT part_oids[j]::regclass FROM generate_subscripts(part_oids, 1) j
+                 WHERE part_hi[j] <= clock_cutoff_key AND NOT part_hi[j] <= cutoff_key ORDER BY part_hi[j] LOOP
+            action := 'keep'; partition_name := p::text; period := NULL; rows := NULL;
+            detail := format('older than the retention by the time %s, not by the newest row, made at %s', maint_at, newest);
+            RETURN NEXT;
+            i := i + 1;
+        END LOOP;
+        IF i > 0 THEN
+            RAISE WARNING 'kid keeps % partitions of % that the retention would retire by the clock', i, parent
+                USING DETAIL = format('The clock reads %s, but the newest row of the table was made at %s, %s before: kid counts the retention (%s) back from the older of the two.',
+                                      maint_at, newest, maint_at - newest, cfg.retain),
+                      HINT = 'If the clock is right and the table has had no row since, retire them by hand (DROP TABLE, or ALTER TABLE ... DETACH PARTITION).';
+        END IF;
+    END IF;
+
     -- What stays in the default partition: rows beyond the
     -- horizon, rows of a period a partition attached by hand overlaps, rows
     -- of a table that foreign keys reference, uuids that are not version 7.
@@ -1996,8 +2135,79 @@ BEGIN
         SET last_run = EXCLUDED.last_run, last_actions = EXCLUDED.last_actions, failed_runs = 0;
 END $$;
 
+COMMENT ON FUNCTION kid_partition_maintain_table(regclass, timestamptz) IS
+'internal: the maintenance of one table as at time at, run as the table''s owner by kid_partition_maintain_as_owner() (no one may call it directly)';
+REVOKE ALL ON FUNCTION kid_partition_maintain_table(regclass, timestamptz) FROM PUBLIC;
+
+-- The door to kid_partition_maintain_table(): checks that the caller owns
+-- the table (is a member of its owning role, or a superuser), then runs it
+-- as the owner, security-restricted, with search_path pinned
+-- (src/pg/partition_maintenance.cpp).
+CREATE FUNCTION kid_partition_maintain_as_owner(
+    parent regclass,
+    at timestamptz,
+    OUT parent_table regclass,
+    OUT action text,
+    OUT partition_name text,
+    OUT period tstzrange,
+    OUT rows bigint,
+    OUT detail text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'kid_partition_maintain_as_owner' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION kid_partition_maintain_as_owner(regclass, timestamptz) IS
+'internal: runs kid_partition_maintain_table(parent, at) as the owner of the table, security-restricted, with search_path pinned to pg_catalog, pg_temp, for a caller who owns the table (a member of its role, or a superuser); 42501 for any other';
+
+-- The maintenance of one table, or of every table the caller owns.
+CREATE FUNCTION kid_partition_maintain(
+    parent regclass DEFAULT NULL,
+    at timestamptz DEFAULT pg_catalog.now(),
+    OUT parent_table regclass,
+    OUT action text,
+    OUT partition_name text,
+    OUT period tstzrange,
+    OUT rows bigint,
+    OUT detail text)
+RETURNS SETOF record
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    p regclass;
+BEGIN
+    IF $2 IS NULL OR NOT isfinite($2) THEN
+        RAISE EXCEPTION 'kid_partition_maintain needs a finite time, not %', coalesce($2::text, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    PERFORM @extschema@.kid_partition_read_committed();
+    IF parent IS NOT NULL THEN
+        RETURN QUERY SELECT * FROM @extschema@.kid_partition_maintain_as_owner(parent, $2);
+        RETURN;
+    END IF;
+    -- Every configured table the caller owns, each in a subtransaction of
+    -- its own: one that fails is recorded, a WARNING and a row 'fail', and
+    -- keeps neither the others nor the next run from being done.
+    FOR p IN SELECT c.parent FROM @extschema@.kid_partition_config c ORDER BY c.parent::text LOOP
+        IF NOT EXISTS (SELECT FROM pg_catalog.pg_class r WHERE r.oid = p) THEN
+            DELETE FROM @extschema@.kid_partition_config c WHERE c.parent = p;
+            parent_table := p; action := 'forget'; partition_name := NULL; period := NULL; rows := NULL;
+            detail := 'the table is gone: its configuration is removed';
+            RETURN NEXT;
+            CONTINUE;
+        END IF;
+        CONTINUE WHEN NOT pg_catalog.pg_has_role(current_user, (SELECT r.relowner FROM pg_catalog.pg_class r WHERE r.oid = p), 'USAGE');
+        BEGIN
+            RETURN QUERY SELECT * FROM @extschema@.kid_partition_maintain_as_owner(p, $2);
+        EXCEPTION WHEN OTHERS THEN
+            PERFORM @extschema@.kid_partition_failed(p, SQLERRM);
+            RAISE WARNING 'kid could not maintain the partitions of %: %', p, SQLERRM;
+            parent_table := p; action := 'fail'; partition_name := NULL; period := NULL; rows := NULL;
+            detail := SQLERRM;
+            RETURN NEXT;
+        END;
+    END LOOP;
+END $$;
+
 COMMENT ON FUNCTION kid_partition_maintain(regclass, timestamptz) IS
-'Maintains the time partitions of a table kid_partition_by_time() configured (every table the caller owns when parent is NULL, each apart: a failure is recorded, warned of and returned as a row fail). As at time at: makes the partitions of at''s period through premake periods ahead; moves the rows waiting in the default partition into partitions made for their periods, up to that horizon; drops (or detaches) the partitions wholly older than at - retain. Idempotent. One row per action: create default, create (rows moved), drop, detach, wait (rows left in the default partition), forget (a configured table that is gone), fail.';
+'Maintains the time partitions of a table kid_partition_by_time() configured (every table the caller owns when parent is NULL, each apart: a failure is recorded, warned of and returned as a row fail), as the table''s owner, security-restricted, with search_path pinned, whoever calls. As at time at: makes the partitions of at''s period through premake periods ahead; moves the rows waiting in the default partition into partitions made for their periods, up to that horizon; drops (or detaches) the partitions wholly older than the retention, counted back from the older of at and the table''s newest row. Idempotent. One row per action: create default, create (rows moved), drop, detach, wait (rows left in the default partition), keep (a partition older than the retention by at alone, kept for the newest row), forget (a configured table that is gone), fail.';
 
 CREATE FUNCTION kid_partition_by_time(
     parent regclass,
@@ -2040,4 +2250,4 @@ BEGIN
 END $$;
 
 COMMENT ON FUNCTION kid_partition_by_time(regclass, interval, integer, interval, boolean, text, timestamptz) IS
-'Partitions a table PARTITION BY RANGE on a kid id (sno, atproto_tid, koid, uid, uid_global) or uuid (version 7) by time: records it in kid_partition_config (again: changes its configuration) and makes, with bounds from the key type''s *_from_timestamp, the partitions [t, t + every) of at''s period through premake periods ahead, and a default partition. every is a number of months, days or minutes dividing a day, on time_zone''s calendar; retain (NULL: keep all) retires the partitions wholly older than now - retain at each maintenance, dropped or, with detach_only, detached. Returns what kid_partition_maintain() did.';
+'Partitions a table PARTITION BY RANGE on a kid id (sno, atproto_tid, koid, uid, uid_global) or uuid (version 7 only: a CHECK refuses other versions) by time: records it in kid_partition_config (again: changes its configuration) and makes, with bounds from the key type''s *_from_timestamp, the partitions [t, t + every) of at''s period through premake periods ahead, and a default partition, as the table''s owner. every is a number of months, days or minutes dividing a day, on time_zone''s calendar; retain (NULL: keep all) retires at each maintenance the partitions wholly older than the retention counted back from the older of now and the table''s newest row, dropped or, with detach_only, detached. Refuses a temporary table. Returns what kid_partition_maintain() did.';

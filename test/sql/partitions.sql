@@ -176,19 +176,69 @@ ROLLBACK;
 
 -- A row far ahead (a clock that was wrong) waits in the default partition
 -- until premake reaches its period: kid makes partitions up to premake
--- periods ahead, never further.  So does a uuid that is not version 7,
--- whose first 48 bits are not a time.
+-- periods ahead, never further.
 BEGIN;
 CREATE TABLE ahead (id sno PRIMARY KEY) PARTITION BY RANGE (id);
-CREATE TABLE mixed (id uuid PRIMARY KEY) PARTITION BY RANGE (id);
 SELECT count(*) AS made FROM kid_partition_by_time('ahead', '1 month', premake => 1, at => '2026-01-10 00:00+00');
-SELECT count(*) AS made FROM kid_partition_by_time('mixed', '1 month', premake => 1, at => '2026-01-10 00:00+00');
 INSERT INTO ahead VALUES (sno_new_with_time('2070-07-07 00:00+00'));
-INSERT INTO mixed VALUES ('00000000-0000-4000-8000-000000000000'), (uuidv7_new_with_time('2025-07-07 00:00+00'));
 SELECT action, partition_name, rows, detail FROM kid_partition_maintain('ahead', at => '2026-01-10 00:00+00');
 SELECT action, partition_name, rows FROM kid_partition_maintain('ahead', at => '2070-06-10 00:00+00');
-SELECT action, partition_name, rows FROM kid_partition_maintain('mixed', at => '2026-01-10 00:00+00');
-SELECT uuidv7_to_timestamp(id) AS made, uuidv7_to_timestamp(id) IS NULL AS not_version_7, tableoid::regclass AS partition FROM mixed ORDER BY id;
+ROLLBACK;
+
+-- A uuid table holds version 7 uuids only.  PostgreSQL places a row by the
+-- bytes of its key, so a version 4 uuid would land in the partition its
+-- random first 48 bits fall in, and be retired with it: kid's CHECK on the
+-- table refuses any other version (23514) wherever its bits fall, in a
+-- partition kept, in one retired next, in the default partition, below an
+-- archive's bound.  v4(t) is a uuid of version 4 whose first 48 bits are
+-- those of a version 7 uuid of time t.
+BEGIN;
+CREATE FUNCTION pg_temp.v4(t timestamptz) RETURNS uuid LANGUAGE sql
+RETURN overlay(uuidv7_new_with_time(t)::text PLACING '4' FROM 15 FOR 1)::uuid;
+CREATE TABLE mixed (id uuid PRIMARY KEY) PARTITION BY RANGE (id);
+CREATE TABLE mixed_archive PARTITION OF mixed FOR VALUES FROM (MINVALUE) TO (uuidv7_from_timestamp('2025-12-01 00:00+00'));
+SELECT count(*) AS made FROM kid_partition_by_time('mixed', '1 month', premake => 2, at => '2025-12-10 00:00+00');
+SELECT c.relname, k.conname, pg_get_constraintdef(k.oid) FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
+WHERE k.contype = 'c' AND c.relname LIKE 'mixed%' ORDER BY 1, 2;
+-- (Terse: the DETAIL would print the uuid's random bits.)
+\set VERBOSITY terse
+SAVEPOINT v4;
+INSERT INTO mixed VALUES (pg_temp.v4('2026-01-20 00:00+00'));  -- January: kept
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+ROLLBACK TO v4;
+INSERT INTO mixed VALUES (pg_temp.v4('2025-12-20 00:00+00'));  -- December: retired by the run below
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+ROLLBACK TO v4;
+INSERT INTO mixed VALUES (pg_temp.v4('2030-07-07 00:00+00'));  -- no partition: the default one
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+ROLLBACK TO v4;
+INSERT INTO mixed VALUES (pg_temp.v4('2025-07-07 00:00+00'));  -- the archive
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+ROLLBACK TO v4;
+INSERT INTO mixed VALUES ('00000000-0000-4000-8000-000000000000');
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+ROLLBACK TO v4;
+\set VERBOSITY default
+-- Version 7 uuids go where their time says; a retention of a month at
+-- 2026-02-10 retires the archive and December; configured again, the table
+-- gets no second CHECK.
+INSERT INTO mixed VALUES (uuidv7_new_with_time('2025-07-07 00:00+00')), (uuidv7_new_with_time('2025-12-20 00:00+00')),
+                         (uuidv7_new_with_time('2026-01-20 00:00+00')), (uuidv7_new_with_time('2026-02-09 00:00+00'));
+SELECT action, partition_name, rows FROM kid_partition_by_time('mixed', '1 month', premake => 0, retain => '1 month', at => '2026-02-10 00:00+00');
+SELECT uuidv7_to_timestamp(id) AS made, tableoid::regclass AS partition FROM mixed ORDER BY id;
+SELECT count(*) AS kid_checks FROM pg_constraint WHERE conrelid = 'mixed'::regclass AND contype = 'c';
+ROLLBACK;
+-- A uuid table that holds a uuid of another version is refused, and left
+-- unconfigured.
+BEGIN;
+CREATE TABLE has_v4 (id uuid PRIMARY KEY) PARTITION BY RANGE (id);
+CREATE TABLE has_v4_all PARTITION OF has_v4 FOR VALUES FROM (MINVALUE) TO (MAXVALUE);
+INSERT INTO has_v4 VALUES (gen_random_uuid());
+SAVEPOINT refused;
+SELECT count(*) FROM kid_partition_by_time('has_v4', '1 month', at => '2026-01-10 00:00+00');
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+ROLLBACK TO refused;
+SELECT count(*) AS configured FROM kid_partition_config WHERE parent = 'has_v4'::regclass;
 ROLLBACK;
 
 -- Partitions attached by hand are respected: kid makes no partition that
@@ -203,15 +253,61 @@ SELECT action, partition_name FROM kid_partition_by_time('hand', '1 month', prem
 INSERT INTO hand VALUES (sno_new_with_time('2025-03-03 00:00+00')), (sno_new_with_time('2026-02-10 00:00+00')), (sno_new_with_time('2026-02-20 00:00+00'));
 SELECT action, partition_name, rows FROM kid_partition_maintain('hand', at => '2026-02-03 00:00+00');
 SELECT sno_to_timestamp(id) AS made, tableoid::regclass AS partition FROM hand ORDER BY id;
--- At 2026-03-10 with a month's retention the cutoff is 2026-02-10: the
--- archive and January go, the first half of February (to the 15th) stays.
+-- At 2026-03-10, a row of that day in the table, with a month's retention
+-- the cutoff is 2026-02-10: the archive and January go, the first half of
+-- February (to the 15th) stays.
+INSERT INTO hand VALUES (sno_new_with_time('2026-03-10 00:00+00'));
 SELECT action, partition_name, rows FROM kid_partition_by_time('hand', '1 month', premake => 0, retain => '1 month', at => '2026-03-10 00:00+00');
 SELECT sno_to_timestamp(id) AS made, tableoid::regclass AS partition FROM hand ORDER BY id;
 -- At 2026-04-10 (cutoff 2026-03-10) the first half of February goes too;
 -- the next run makes February for the row that waited, and retires it.
+INSERT INTO hand VALUES (sno_new_with_time('2026-04-10 00:00+00'));
 SELECT action, partition_name, rows FROM kid_partition_maintain('hand', at => '2026-04-10 00:00+00');
 SELECT action, partition_name, rows FROM kid_partition_maintain('hand', at => '2026-04-10 00:00+00');
-SELECT count(*) AS rows_left FROM hand;
+SELECT sno_to_timestamp(id) AS rows_left FROM hand ORDER BY id;
+ROLLBACK;
+
+-- Retention counts back from the older of at (the clock, for the worker)
+-- and the table's newest row: a clock a month ahead (a server started
+-- before NTP set its clock) retires nothing the rows do not vouch for.  A
+-- daily table with a retention of 30 days and rows 0 to 20 days old at
+-- 2026-03-01, maintained at 2026-04-01: every row stays, the partitions
+-- the clock alone would have retired are rows keep, with a WARNING naming
+-- both times.  Once a row of 2026-04-01 is in, the clock is vouched for.
+BEGIN;
+CREATE TABLE daily (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+SELECT count(*) AS made FROM kid_partition_by_time('daily', '1 day', premake => 0, retain => '30 days', at => '2026-02-09 12:00+00');
+INSERT INTO daily SELECT sno_new_with_time('2026-03-01 00:00+00'::timestamptz - d * interval '1 day') FROM generate_series(0, 20) d;
+SELECT count(*) AS made FROM kid_partition_maintain('daily', at => '2026-03-01 12:00+00') WHERE action = 'create';
+SELECT action, count(*), min(partition_name), max(partition_name) FROM kid_partition_maintain('daily', at => '2026-04-01 12:00+00') GROUP BY action ORDER BY action;
+SELECT count(*) AS rows_kept FROM daily;
+INSERT INTO daily VALUES (sno_new_with_time('2026-04-01 11:00+00'));
+SELECT action, count(*), min(partition_name), max(partition_name) FROM kid_partition_maintain('daily', at => '2026-04-01 12:00+00') GROUP BY action ORDER BY action;
+SELECT count(*) AS rows_kept, min(id::timestamptz) AS oldest FROM daily;
+-- The cutoff is exact: at 2026-04-20 00:00, with a row of that time, a
+-- retention of 30 days puts it at 2026-03-21 00:00: the day that ends
+-- there goes (made for its row and retired in the same run), the day after
+-- stays.
+INSERT INTO daily VALUES (sno_new_with_time('2026-03-20 12:00+00')), (sno_new_with_time('2026-03-21 12:00+00')), (sno_new_with_time('2026-04-20 00:00+00'));
+SELECT action, partition_name, rows FROM kid_partition_maintain('daily', at => '2026-04-20 00:00+00') ORDER BY action, partition_name;
+SELECT id::timestamptz AS made, tableoid::regclass AS partition FROM daily ORDER BY id;
+ROLLBACK;
+
+-- A retention of hours is absolute time, across a change of summer time
+-- too: hourly partitions in Paris, whose clocks went forward on 29 March
+-- 2026 at 01:00 UTC, retain 36 hours, maintained at 12:00 UTC that day:
+-- the cutoff is 2026-03-28 00:00 UTC, 36 hours before (35 in Paris's wall
+-- time), and the row of 00:30 UTC, 35.5 hours old, stays.  A retention of
+-- '1 day 12 hours' counts its day on Paris's calendar (23 hours there).
+BEGIN;
+CREATE TABLE paris (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+SELECT count(*) AS made FROM kid_partition_by_time('paris', '1 hour', premake => 50, retain => '36 hours', time_zone => 'Europe/Paris', at => '2026-03-27 12:00+00');
+INSERT INTO paris SELECT sno_new_with_time('2026-03-27 12:30+00'::timestamptz + h * interval '1 hour') FROM generate_series(0, 47) h
+                  UNION ALL SELECT sno_new_with_time('2026-03-29 12:00+00');
+SELECT kid_partition_minus('2026-03-29 12:00+00', '36 hours', 'Europe/Paris') AS cutoff_36_hours,
+       kid_partition_minus('2026-03-29 12:00+00', '1 day 12 hours', 'Europe/Paris') AS cutoff_1_day_12_hours;
+SELECT count(*) FILTER (WHERE action = 'drop') AS dropped FROM kid_partition_maintain('paris', at => '2026-03-29 12:00+00');
+SELECT min(id::timestamptz) AS oldest_row_left FROM paris;
 ROLLBACK;
 
 -- A table that foreign keys reference: its rows never move out of the
@@ -230,16 +326,19 @@ ROLLBACK;
 
 -- What a new partition has: the table's columns, defaults, CHECK and NOT
 -- NULL constraints, generated and identity columns, indexes, row triggers;
--- rows moved keep their values.  Its owner is the table's owner whoever
--- runs the maintenance.
+-- rows moved keep their values.  The maintenance runs as the table's
+-- owner whoever calls it (here a superuser, for an owner whose name needs
+-- quoting), so the partitions are the owner's, and the owner needs CREATE
+-- on the schema.
 BEGIN;
-CREATE ROLE regress_kid_parts_owner;
+CREATE ROLE "regress_kid Parts Owner";
+GRANT CREATE ON SCHEMA public TO "regress_kid Parts Owner";
 CREATE TABLE rich (id uid NOT NULL DEFAULT uid_new(), n integer GENERATED ALWAYS AS IDENTITY, v integer CHECK (v >= 0),
                    twice integer GENERATED ALWAYS AS (v * 2) STORED, PRIMARY KEY (id)) PARTITION BY RANGE (id);
 CREATE INDEX rich_v ON rich (v);
 CREATE FUNCTION pg_temp.rich_seen() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.v := NEW.v + 100; RETURN NEW; END $$;
 CREATE TRIGGER rich_seen BEFORE INSERT ON rich FOR EACH ROW EXECUTE FUNCTION pg_temp.rich_seen();
-ALTER TABLE rich OWNER TO regress_kid_parts_owner;
+ALTER TABLE rich OWNER TO "regress_kid Parts Owner";
 SELECT count(*) AS made FROM kid_partition_by_time('rich', '1 month', premake => 0, at => '2026-01-10 00:00+00');
 INSERT INTO rich (id, v) VALUES (uid_new_with_time('2026-03-05 00:00+00'), 3);
 SELECT action, partition_name, rows FROM kid_partition_maintain('rich', at => '2026-03-10 00:00+00');
@@ -258,6 +357,8 @@ BEGIN;
 CREATE SCHEMA "Odd Schema";
 CREATE TABLE "Odd Schema"."Events Of A Very Long Name That Goes On And On And On" (id koid PRIMARY KEY) PARTITION BY RANGE (id);
 CREATE TABLE "Odd Schema"."Events Of A Very Long Name That Goes On And O_p20260311" (x int);
+-- (A domain takes a name CREATE TABLE needs too: a table makes a type of its name.)
+CREATE DOMAIN "Odd Schema"."Events Of A Very Long Name That Goes On And O_p20260312" AS integer;
 SELECT action, partition_name, period FROM kid_partition_by_time('"Odd Schema"."Events Of A Very Long Name That Goes On And On And On"', '1 day',
                                                                  premake => 1, time_zone => 'Europe/Paris', at => '2026-03-11 12:00+00');
 SELECT parent, every, premake, time_zone, partitions FROM kid_partition_status;
@@ -332,9 +433,40 @@ SELECT * FROM kid_partition_maintain('ok');
 ROLLBACK;
 SELECT uuidv7_to_timestamp('not a uuid'::text);
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
--- A domain over a kid type partitions like the type.
+-- A domain over a kid type partitions like the type, a domain over that
+-- domain too.
 BEGIN;
 SELECT action, partition_name FROM kid_partition_by_time('by_domain', '1 year', premake => 0, at => '2026-06-01 00:00+00');
+CREATE DOMAIN event_id_again AS event_id;
+CREATE TABLE by_domain_again (id event_id_again PRIMARY KEY) PARTITION BY RANGE (id);
+SELECT action, partition_name FROM kid_partition_by_time('by_domain_again', '1 year', premake => 0, at => '2026-06-01 00:00+00');
+ROLLBACK;
+-- A temporary table ends with its session, which fires no event trigger:
+-- its configuration would outlive it and name a free OID.  Refused (0A000).
+CREATE TEMP TABLE temporary_parts (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+SELECT * FROM kid_partition_by_time('temporary_parts', '1 day');
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+INSERT INTO kid_partition_config (parent, every, premake) VALUES ('temporary_parts', '1 day', 1);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+DROP TABLE temporary_parts;
+-- A configuration row names its table by OID and by name: a rename is
+-- followed (an event trigger of kid's); a table whose name is not the
+-- row's (renamed while kid could not follow, or another table that took
+-- the OID of a dropped one) is refused (55000) until configured again.
+BEGIN;
+SELECT count(*) AS made FROM kid_partition_by_time('ok', '1 day', premake => 0, at => '2026-06-01 00:00+00');
+ALTER TABLE ok RENAME TO ok_renamed;
+SELECT parent, relname FROM kid_partition_config;
+SELECT count(*) AS made FROM kid_partition_maintain('ok_renamed', at => '2026-06-02 00:00+00');
+ALTER EVENT TRIGGER kid_partition_follow_rename DISABLE;
+ALTER TABLE ok_renamed RENAME TO ok_unfollowed;
+ALTER EVENT TRIGGER kid_partition_follow_rename ENABLE;
+SAVEPOINT unfollowed;
+SELECT * FROM kid_partition_maintain('ok_unfollowed', at => '2026-06-03 00:00+00');
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+ROLLBACK TO unfollowed;
+SELECT count(*) AS made FROM kid_partition_by_time('ok_unfollowed', '1 day', premake => 0, at => '2026-06-03 00:00+00');
+SELECT parent, relname FROM kid_partition_config;
 ROLLBACK;
 -- Only the table's owner (or a member of its role) configures it, or
 -- writes its rows of kid's tables: 42501.
@@ -358,6 +490,16 @@ SELECT count(*) AS made FROM kid_partition_by_time('ok', '1 day', premake => 0, 
 SET ROLE regress_kid_parts_user;
 SELECT parent_table, action FROM kid_partition_maintain(at => '2026-06-02 00:00+00');
 UPDATE kid_partition_config SET premake = 3 WHERE parent = 'ok'::regclass;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+ROLLBACK;
+-- Nor may it move another's row to a table of its own: the row it was is
+-- checked as well as the row it becomes (42501).
+BEGIN;
+RESET ROLE;
+SELECT count(*) AS made FROM kid_partition_by_time('ok', '1 day', premake => 0, at => '2026-06-01 00:00+00');
+DELETE FROM kid_partition_state;
+SET ROLE regress_kid_parts_user;
+UPDATE kid_partition_config SET parent = 'mine'::regclass WHERE parent = 'ok'::regclass;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 ROLLBACK;
 RESET ROLE;

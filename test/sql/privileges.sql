@@ -244,7 +244,7 @@ SELECT sno_safe_horizon() <= sno_new() AS sno_horizon, tid_safe_horizon() <= tid
 -- a uuid as text (pg_partman's time decoder).
 CREATE TABLE regress_kid_parts.ev (id uuid PRIMARY KEY) PARTITION BY RANGE (id);
 CREATE TABLE regress_kid_parts.bad (id koid PRIMARY KEY) PARTITION BY RANGE (id);
-SELECT action, partition_name, period FROM kid_partition_by_time('regress_kid_parts.ev', '1 day', premake => 1, at => '2024-05-06 07:08:09+00');
+SELECT action, partition_name, period FROM kid_partition_by_time('regress_kid_parts.ev', '1 day', premake => 1, retain => '30 days', at => '2024-05-06 07:08:09+00');
 SELECT count(*) AS bad_partitions FROM kid_partition_by_time('regress_kid_parts.bad', '1 month', premake => 0, at => '2024-05-06 07:08:09+00');
 UPDATE kid_partition_config SET time_zone = 'Nowhere/Bogus' WHERE parent = 'regress_kid_parts.bad'::regclass;
 INSERT INTO regress_kid_parts.ev VALUES (uuidv7_new_with_time('2024-05-09 10:00+00'));
