@@ -1,0 +1,381 @@
+#!/usr/bin/env bash
+# Partition maintenance never gives a role another's rights (issue 34; runs
+# alone or from run-all.sh; its own cluster on port 54391).
+#
+# mallory (LOGIN, not superuser) owns the database and so its schema public;
+# helper is a member of mallory; postgres is the bootstrap superuser.  A
+# trap of mallory's (SECURITY INVOKER) makes mallory superuser whenever the
+# role it runs as is one, and logs who ran it (session and current user).
+# Asserts, each on a fresh table of mallory's partitioned by RANGE (id),
+# mallory reset to NOSUPERUSER between cases:
+# 1. operators of mallory's in public (=(oid, oid), ||(bigint, text),
+#    ||(text, text)) ahead of pg_catalog's in the database's search_path:
+#    neither the worker nor a superuser's kid_partition_by_time() and
+#    kid_partition_maintain() (nor helper's) runs them as anyone but mallory;
+# 2. a BEFORE DELETE trigger of the default partition, fired by moving rows
+#    waiting there, run by the worker, a superuser's kid_partition_maintain()
+#    of the table and of every table, a superuser's kid_partition_by_time(),
+#    and helper: it runs as mallory every time (and it ran), mallory stays
+#    no superuser, the rows moved;
+# 3. an index expression and a CHECK constraint calling mallory's IMMUTABLE
+#    functions, evaluated while a partition is made, filled and attached,
+#    by the worker and by a superuser: as mallory;
+# 4. kid_partition_maintain_table() called directly is refused (42501) to a
+#    superuser and to its owner (EXECUTE not granted to PUBLIC), and
+#    kid_partition_maintain_as_owner() and kid_partition_maintain() to a
+#    role that does not own the table;
+# 5. the owner's code cannot get back to the caller: a trigger that runs
+#    RESET ROLE or SET ROLE postgres fails a superuser's maintenance
+#    (42501, the role cannot be set there), and mallory stays no superuser;
+# 6. the worker's SQL (the string literals of src/pg/partition_worker.cpp
+#    that are SQL) names every function, operator, type and relation
+#    schema-qualified (pg_catalog., or kid's schema %s.); the worker pins
+#    search_path to pg_catalog, pg_temp (PGC_S_OVERRIDE) before its first
+#    query, and kid_partition_maintain_as_owner()
+#    (src/pg/partition_maintenance.cpp) pins it between the switch to the
+#    owner and the call; every PL/pgSQL function of kid's, and every SQL one
+#    whose body is a string, has search_path=pg_catalog, pg_temp.
+# (The pins of 6 are read in the source: the SQL of both is qualified and
+# kid_partition_maintain_table() pins search_path itself, so no behaviour
+# shows one missing; they are the defence in depth the issue asks for.)
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
+
+SP_PORT=54391
+LOG=$KID_TMP/sec/server.log
+DB=secdb
+cluster_init sec $SP_PORT || exit 1
+cluster_start sec || exit 1
+# The test's own queries: as postgres, pg_catalog first (mallory's
+# operators then never win one of them).
+q() { PGOPTIONS="-c search_path=pg_catalog,public" kpsql $SP_PORT -d $DB "$@"; }
+# A superuser's session as the database sets it up (mallory's search_path).
+qsu() { kpsql $SP_PORT -d $DB "$@"; }
+# ROLE's session.
+qas() {
+    local role=$1
+    shift
+    kpsql $SP_PORT -d $DB -U "$role" "$@"
+}
+# err_of ROLE SQL: "SQLSTATE: message" of the error SQL raises as ROLE, or "no error".
+err_of() {
+    local out
+    out=$(kpsql $SP_PORT -d $DB -U "$1" -v VERBOSITY=verbose -c "$2" 2>&1 >/dev/null)
+    if [ -z "$out" ]; then echo "no error"; else grep -m1 '^ERROR:' <<<"$out" | sed 's/^ERROR:  //'; fi
+}
+
+kpsql $SP_PORT -d postgres >/dev/null <<SQL || exit 1
+CREATE ROLE mallory LOGIN NOSUPERUSER;
+CREATE ROLE helper LOGIN NOSUPERUSER;
+GRANT mallory TO helper;
+CREATE ROLE outsider LOGIN NOSUPERUSER;
+CREATE DATABASE $DB OWNER mallory;
+SQL
+kpsql $SP_PORT -d $DB -c "CREATE EXTENSION kid" || exit 1
+
+# The trap, and the functions that call it, all mallory's.
+qas mallory >/dev/null <<'SQL' || exit 1
+CREATE TABLE public.trap_log (n bigserial PRIMARY KEY, sess name, who name, label text);
+GRANT INSERT ON public.trap_log TO PUBLIC;
+GRANT USAGE ON SEQUENCE public.trap_log_n_seq TO PUBLIC;
+CREATE FUNCTION public.trap(label text) RETURNS boolean
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user) THEN
+        EXECUTE 'ALTER ROLE mallory SUPERUSER';
+    END IF;
+    INSERT INTO public.trap_log (sess, who, label) VALUES (session_user, current_user, label);
+    RETURN true;
+END $$;
+CREATE FUNCTION public.trap_trigger() RETURNS trigger
+LANGUAGE plpgsql AS $$ BEGIN PERFORM public.trap(TG_ARGV[0]); RETURN OLD; END $$;
+CREATE FUNCTION public.reset_role_trigger() RETURNS trigger
+LANGUAGE plpgsql AS $$ BEGIN RESET ROLE; PERFORM public.trap(TG_ARGV[0]); RETURN OLD; END $$;
+CREATE FUNCTION public.set_role_trigger() RETURNS trigger
+LANGUAGE plpgsql AS $$ BEGIN SET ROLE postgres; PERFORM public.trap(TG_ARGV[0]); RETURN OLD; END $$;
+CREATE FUNCTION public.index_f(id sno) RETURNS integer
+LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN PERFORM public.trap('index'); RETURN 0; END $$;
+CREATE FUNCTION public.check_f(id sno) RETURNS boolean
+LANGUAGE plpgsql IMMUTABLE AS $$ BEGIN PERFORM public.trap('check'); RETURN true; END $$;
+SQL
+
+superuser_of() { q -c "SELECT rolsuper FROM pg_roles WHERE rolname = 'mallory'"; }
+reset_mallory() { q -c "ALTER ROLE mallory NOSUPERUSER" >/dev/null; }
+# mark: the trap log's last entry so far; fired_since MARK [LABEL_PATTERN]:
+# the firings after MARK in sessions of roles other than mallory (her own
+# inserts evaluate her CHECK and index too), "LABEL: N as ROLE" each.
+mark() { q -c "SELECT coalesce(max(n), 0) FROM trap_log"; }
+fired_since() {
+    q -c "SELECT coalesce(string_agg(format('%s: %s as %s', label, c, who), '; ' ORDER BY label, who), 'nothing')
+          FROM (SELECT label, who, count(*) AS c FROM trap_log
+                WHERE n > $1 AND sess <> 'mallory' AND label LIKE '${2:-%}' GROUP BY label, who) f"
+}
+# in_default TABLE: the rows left in TABLE's default partition, and in all.
+in_default() { q -c "SELECT format('%s of %s', (SELECT count(*) FROM ${1}_default), (SELECT count(*) FROM $1))"; }
+# make_table NAME KEY AT [EXTRA_SQL]: mallory's table NAME (key type KEY),
+# configured daily with premake 0 as at AT, in a transaction with EXTRA_SQL.
+make_table() {
+    qas mallory >/dev/null <<SQL
+BEGIN;
+CREATE TABLE $1 (id $2 PRIMARY KEY, v integer) PARTITION BY RANGE (id);
+SELECT count(*) FROM kid_partition_by_time('$1', '1 day', premake => 0, at => $3);
+${4:-}
+COMMIT;
+SQL
+}
+# The times of the SQL cases: configured at T0, rows of T1 (the next day)
+# wait in the default partition until a maintenance as at T1.
+T0="'2026-03-10 12:00+00'::timestamptz"
+T1="'2026-03-11 12:00+00'::timestamptz"
+rows_at() { # rows_at TABLE KEY_FUNCTION TIME: three rows of TIME
+    echo "INSERT INTO $1 (id, v) SELECT $2($3), g FROM generate_series(1, 3) g;"
+}
+
+# ---------------------------------------------------------------- 6. the source and the catalog
+# sql_offences FILE: every SQL string literal of the C++ FILE (adjacent
+# literals joined) that names a function, operator, type or relation
+# without a schema (pg_catalog, or kid's: %s), one line each; "N SQL
+# statements read" last.  Exit status 1 when it finds an offence or no SQL.
+sql_offences() {
+    perl -0777 -ne '
+        my (@toks, @sql, $bad);
+        while (m{\G(?:(/\*.*?\*/|//[^\n]*)|("(?:[^"\\\n]|\\.)*")|(\x27(?:[^\x27\\\n]|\\.)*\x27)|([^"\x27/]+|/))}gs) {
+            if (defined $2) { push @toks, ["S", $2] }
+            elsif (defined $1) { push @toks, ["W", " "] }
+            else { push @toks, ["C", defined $3 ? $3 : $4] }
+        }
+        # Adjacent literals (only white space between) are one string.
+        my ($cur, $gap) = (undef, "");
+        for my $t (@toks, ["C", "x"]) {
+            if ($t->[0] eq "S") {
+                my $s = substr($t->[1], 1, -1);
+                $s =~ s/\\(["\\])/$1/g; $s =~ s/\\n/\n/g;
+                $cur = defined $cur ? $cur . $s : $s;
+            } elsif ($t->[1] =~ /^\s*$/) {
+            } else {
+                push @sql, $cur if defined $cur && $cur =~ /^\s*(SELECT|WITH|INSERT|UPDATE|DELETE)\b/i;
+                undef $cur;
+            }
+        }
+        my %kw = map { $_ => 1 } qw(EXISTS IN ANY ALL SOME VALUES OVER FILTER COALESCE NULLIF GREATEST LEAST
+                                    CAST ROW ARRAY AS FROM JOIN ON WHERE AND OR NOT USING SELECT LATERAL);
+        my $ok_schema = qr/^(pg_catalog|KIDSCHEMA)$/;
+        for my $s (@sql) {
+            my $t = $s;
+            my $head = substr($s =~ s/\s+/ /gr, 0, 70);
+            $t =~ s/%s/KIDSCHEMA/g;             # psprintf: the schema of kid
+            $t =~ s/%[a-zA-Z]/ARG/g;
+            $t =~ s/\x27(?:[^\x27]|\x27\x27)*\x27/LIT/g;   # SQL string constants
+            $t =~ s/"(?:[^"]|"")*"/QID/g;                   # quoted identifiers
+            $t =~ s/OPERATOR\s*\(\s*pg_catalog\s*\.\s*[^\s()]+\s*\)/ QOP /g;
+            $t =~ s/\(\s*\*\s*\)/(ALL)/g;                   # count(*)
+            $t =~ s/(\bSELECT|\.)\s*\*/$1 ALL/g;            # SELECT *, m.*
+            while ($t =~ /([-+*\/<>=~!@#%^&|`?]+)/g) { print "$head...: operator $1 not OPERATOR(pg_catalog.$1)\n"; $bad++ }
+            while ($t =~ /(?:(\w+)\s*\.\s*)?(\w+)\s*\(/g) {
+                my ($q, $f) = ($1, $2);
+                if (defined $q) { next if $q =~ $ok_schema }
+                else { next if $kw{uc $f} }
+                print "$head...: function ", (defined $q ? "$q." : ""), "$f( not schema-qualified\n"; $bad++;
+            }
+            while ($t =~ /::\s*(?:(\w+)\s*\.\s*)?(\w+)/g) {
+                next if defined $1 && $1 =~ $ok_schema;
+                print "$head...: type ", (defined $1 ? "$1." : ""), "$2 not schema-qualified\n"; $bad++;
+            }
+            while ($t =~ /\b(FROM|JOIN|INTO|UPDATE)\s+(?:(\w+)\s*\.\s*)?(\w+)/gi) {
+                next if defined $2 && $2 =~ $ok_schema;
+                next if !defined $2 && $kw{uc $3};
+                print "$head...: relation ", (defined $2 ? "$2." : ""), "$3 not schema-qualified\n"; $bad++;
+            }
+        }
+        print scalar(@sql), " SQL statements read\n";
+        exit(($bad || !@sql) ? 1 : 0);
+    ' "$1"
+}
+# pinned FILE FUNCTION AFTER CALL BEFORE [MUST]: in FUNCTION of FILE
+# (comments left out), CALL ("SetConfigOption" or "set_config_option")
+# sets search_path to "pg_catalog, pg_temp" (a literal, or a constant of
+# FILE), its other arguments matching MUST, after the first match of AFTER
+# and before the first of BEFORE (Perl patterns).
+pinned() {
+    perl -0777 -e '
+        my ($fn, $after, $call, $before, $must) = @ARGV;
+        my $src = do { local $/; <STDIN> };
+        $src =~ s{/\*.*?\*/}{}gs;
+        $src =~ s{//[^\n]*}{}g;
+        my %const;
+        $const{$1} = $2 while $src =~ /constexpr\s+const\s+char\s*\*\s*(\w+)\s*=\s*"([^"]*)"/g;
+        $src =~ /\b\Q$fn\E\b[^;{]*\{(.*?)\n\}/s or do { print "  no function $fn\n"; exit 1 };
+        my $body = $1;
+        $body =~ /$after(.*?)$before/s or do { print "  no /$after/ then /$before/ in $fn\n"; exit 1 };
+        my $between = $1;
+        my $ok = 0;
+        while ($between =~ /\b\Q$call\E\s*\(\s*"search_path"\s*,\s*(?:"([^"]*)"|(\w+))([^;]*);/g) {
+            my $v = defined $1 ? $1 : $const{$2};
+            $ok = 1 if defined $v && $v eq "pg_catalog, pg_temp" && (!defined $must || $3 =~ /$must/);
+        }
+        print "  $fn sets no search_path = pg_catalog, pg_temp ($call) between /$after/ and /$before/\n" unless $ok;
+        exit !$ok;
+    ' "$2" "$3" "$4" "$5" ${6:+"$6"} <"$1"
+}
+offences=$(sql_offences src/pg/partition_worker.cpp)
+offences_rc=$?
+note "$offences"
+check "the worker's SQL (src/pg/partition_worker.cpp: $(tail -1 <<<"$offences")) names every function, operator, type and relation with its schema" \
+    test $offences_rc = 0
+check "the worker pins search_path (pg_catalog, pg_temp, PGC_S_OVERRIDE) before its first query" \
+    pinned src/pg/partition_worker.cpp kid_partition_worker_main BackgroundWorkerInitializeConnectionByOid \
+    SetConfigOption 'begin_spi' PGC_S_OVERRIDE
+check "kid_partition_maintain_as_owner() pins search_path (pg_catalog, pg_temp) as the owner, before the maintenance" \
+    pinned src/pg/partition_maintenance.cpp kid_partition_maintain_as_owner 'SetUserIdAndSecContext\(\s*owner' \
+    set_config_option 'FunctionCallInvoke'
+unpinned=$(q -c "SELECT format('%s of %s functions: ', count(*) FILTER (WHERE NOT pinned), count(*))
+                        || coalesce(string_agg(f, ', ' ORDER BY f) FILTER (WHERE NOT pinned), 'none unpinned')
+                 FROM (SELECT p.oid::regprocedure::text AS f,
+                              coalesce('search_path=pg_catalog, pg_temp' = ANY (p.proconfig), false) AS pinned
+                       FROM pg_proc p
+                       JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+                       JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'kid'
+                       JOIN pg_language l ON l.oid = p.prolang
+                       WHERE l.lanname = 'plpgsql' OR (l.lanname = 'sql' AND p.prosqlbody IS NULL)) f")
+check "every PL/pgSQL function of kid's, and every SQL one with a string body, has search_path=pg_catalog, pg_temp ($unpinned)" \
+    grep -qE '^0 of [1-9][0-9]* functions: none unpinned$' <<<"$unpinned"
+
+# ---------------------------------------------------------------- 4. who may call what
+make_table t4 sno "now()" >/dev/null || exit 1
+expect_eq "4. kid_partition_maintain_table() called by a superuser on mallory's table: 42501" \
+    "$(err_of postgres "SELECT count(*) FROM kid_partition_maintain_table('t4', now())" | cut -d: -f1)" 42501
+expect_eq "4. ... called by mallory, the table's owner: 42501 (no EXECUTE for PUBLIC)" \
+    "$(err_of mallory "SELECT count(*) FROM kid_partition_maintain_table('t4', now())" | cut -d: -f1) $(q -c "SELECT has_function_privilege('mallory', 'kid_partition_maintain_table(regclass, timestamptz)', 'EXECUTE')" 2>/dev/null)" \
+    "42501 f"
+expect_eq "4. kid_partition_maintain_as_owner() by a role that does not own the table: 42501" \
+    "$(err_of outsider "SELECT count(*) FROM kid_partition_maintain_as_owner('t4', now())" | cut -d: -f1)" 42501
+expect_eq "4. kid_partition_maintain() of the table by a role that does not own it: 42501" \
+    "$(err_of outsider "SELECT count(*) FROM kid_partition_maintain('t4')" | cut -d: -f1)" 42501
+
+# ---------------------------------------------------------------- 1. operators in public
+# As database owner mallory puts public before pg_catalog for every
+# session of the database, and operators there that win over pg_catalog's
+# for the worker's queries of be96dd6 (n.oid = c.relnamespace,
+# a.n || ' ' || a.action, quote_ident(...) || '.kid_partition_config').
+qas mallory >/dev/null <<SQL || exit 1
+CREATE FUNCTION public.op_eq(a oid, b oid) RETURNS boolean LANGUAGE plpgsql AS \$\$
+BEGIN PERFORM public.trap('op ='); RETURN a OPERATOR(pg_catalog.=) b; END \$\$;
+CREATE OPERATOR public.= (LEFTARG = oid, RIGHTARG = oid, FUNCTION = public.op_eq);
+CREATE FUNCTION public.op_cat_bt(a bigint, b text) RETURNS text LANGUAGE plpgsql AS \$\$
+BEGIN PERFORM public.trap('op || bigint'); RETURN a::pg_catalog.text OPERATOR(pg_catalog.||) b; END \$\$;
+CREATE OPERATOR public.|| (LEFTARG = bigint, RIGHTARG = text, FUNCTION = public.op_cat_bt);
+CREATE FUNCTION public.op_cat_tt(a text, b text) RETURNS text LANGUAGE plpgsql AS \$\$
+BEGIN PERFORM public.trap('op || text'); RETURN a OPERATOR(pg_catalog.||) b; END \$\$;
+CREATE OPERATOR public.|| (LEFTARG = text, RIGHTARG = text, FUNCTION = public.op_cat_tt);
+ALTER DATABASE $DB SET search_path = public, pg_catalog;
+SQL
+m=$(mark)
+# Configured and maintained as at yesterday: the worker has today's partition to make.
+qas mallory -c "CREATE TABLE t1 (id sno PRIMARY KEY, v integer) PARTITION BY RANGE (id)" >/dev/null
+qsu -c "SELECT count(*) FROM kid_partition_by_time('t1', '1 day', premake => 0, at => now() - interval '1 day')" \
+    -c "SELECT count(*) FROM kid_partition_maintain(at => now() - interval '1 day')" >/dev/null
+qas helper -c "SELECT count(*) FROM kid_partition_maintain('t1', at => now() - interval '1 day')" >/dev/null
+expect_eq "1. an operator in public: a superuser's kid_partition_by_time() and kid_partition_maintain(), and helper's: mallory no superuser" \
+    "$(superuser_of)" f
+expect_eq "1. ... and none of mallory's operators ran in their sessions" "$(fired_since "$m" 'op %')" nothing
+reset_mallory
+m=$(mark)
+offset=$(log_size "$LOG")
+q -d postgres -c "ALTER SYSTEM SET kid.partition_maintenance_interval = 1" >/dev/null
+need "the worker turned on by a reload" reload_conf $SP_PORT
+check "1. the worker maintains mallory's table (in her database, search_path public, pg_catalog)" \
+    wait_for_log "$LOG" "$offset" "kid maintained the partitions of public.t1 in database \"$DB\""
+expect_eq "1. ... and mallory is no superuser" "$(superuser_of)" f
+expect_eq "1. ... none of mallory's operators ran in the worker" "$(fired_since "$m" 'op %')" nothing
+# The operators go: the cases below are about the table's own code.
+qas mallory -c "DROP OPERATOR public.= (oid, oid)" -c "DROP OPERATOR public.|| (bigint, text)" \
+    -c "DROP OPERATOR public.|| (text, text)" >/dev/null
+reset_mallory
+
+# ---------------------------------------------------------------- 2a, 3 by the worker
+# Yesterday's partition made, today's rows waiting in the default partition:
+# the worker's next round makes today's and moves them, all committed at once.
+m=$(mark)
+offset=$(log_size "$LOG")
+make_table t2a sno "now() - interval '1 day'" \
+    "CREATE TRIGGER trap BEFORE DELETE ON t2a_default FOR EACH ROW EXECUTE FUNCTION trap_trigger('2a delete');
+     $(rows_at t2a sno_new_with_time 'now()')" || exit 1
+check "2a. the worker moves the rows waiting in the default partition" \
+    wait_for_log "$LOG" "$offset" "kid (maintained|could not maintain) the partitions of public.t2a in database \"$DB\""
+expect_eq "2a. ... mallory's trigger on the default partition ran as mallory, once a row" "$(fired_since "$m")" "2a delete: 3 as mallory"
+expect_eq "2a. ... mallory is no superuser" "$(superuser_of)" f
+expect_eq "2a. ... the rows left the default partition" "$(in_default t2a)" "0 of 3"
+reset_mallory
+# An index expression and a CHECK of mallory's, evaluated as the rows move
+# into a new partition (the CHECK) and it is attached (the index).
+t3_sql() { # t3_sql NAME: the CHECK and the index of table NAME
+    echo "ALTER TABLE $1 ADD CONSTRAINT trap_check CHECK (public.check_f(id));
+          CREATE INDEX ${1}_trap ON $1 (public.index_f(id));"
+}
+m=$(mark)
+offset=$(log_size "$LOG")
+make_table t3w sno "now() - interval '1 day'" "$(t3_sql t3w) $(rows_at t3w sno_new_with_time 'now()')" || exit 1
+check "3. the worker moves the rows of a table with an index expression and a CHECK of mallory's" \
+    wait_for_log "$LOG" "$offset" "kid (maintained|could not maintain) the partitions of public.t3w in database \"$DB\""
+expect_eq "3. ... which ran as mallory" "$(fired_since "$m")" "check: 3 as mallory; index: 3 as mallory"
+expect_eq "3. ... mallory is no superuser" "$(superuser_of)" f
+expect_eq "3. ... the rows left the default partition" "$(in_default t3w)" "0 of 3"
+reset_mallory
+offset=$(log_size "$LOG")
+q -d postgres -c "ALTER SYSTEM SET kid.partition_maintenance_interval = 0" >/dev/null
+need "the worker turned off by a reload" reload_conf $SP_PORT
+need "... and off (the launcher says so)" wait_for_log "$LOG" "$offset" 'kid partition maintenance is off'
+
+# ---------------------------------------------------------------- 2b-2e, 3, 5 in SQL
+# sql_case LABEL TABLE KEY MAINTENANCE_ROLE MAINTENANCE_SQL [EXTRA_SQL]:
+# TABLE configured as at T0 with a trap trigger on its default partition
+# (or EXTRA_SQL), three rows of T1 waiting; MAINTENANCE_SQL run by
+# MAINTENANCE_ROLE; then the checks.
+trigger_sql() { echo "CREATE TRIGGER trap BEFORE DELETE ON ${1}_default FOR EACH ROW EXECUTE FUNCTION ${3:-trap_trigger}('$2');"; }
+sql_case() {
+    local label=$1 table=$2 key=$3 role=$4 sql=$5 extra=${6:-} keyf=sno_new_with_time m
+    [ "$key" = uuid ] && keyf=uuidv7_new_with_time
+    [ -n "$extra" ] || extra=$(trigger_sql "$table" "$label delete")
+    make_table "$table" "$key" "$T0" "$extra $(rows_at "$table" $keyf "$T1")" || return 1
+    m=$(mark)
+    if [ "$role" = postgres ]; then qsu -c "$sql" >/dev/null; else qas "$role" -c "$sql" >/dev/null; fi
+    M=$m
+}
+sql_case 2b t2b sno postgres "SELECT * FROM kid_partition_maintain('t2b', at => $T1)"
+expect_eq "2b. a superuser's kid_partition_maintain('t2b'): mallory's trigger ran as mallory, once a row" "$(fired_since "$M")" "2b delete: 3 as mallory"
+expect_eq "2b. ... mallory is no superuser, the rows left the default partition" "$(superuser_of) $(in_default t2b)" "f 0 of 3"
+reset_mallory
+sql_case 2c t2c uuid postgres "SELECT * FROM kid_partition_maintain(at => $T1)"
+expect_eq "2c. a superuser's kid_partition_maintain() of every table (a uuid key): mallory's trigger ran as mallory" "$(fired_since "$M")" "2c delete: 3 as mallory"
+expect_eq "2c. ... mallory is no superuser, the rows left the default partition" "$(superuser_of) $(in_default t2c)" "f 0 of 3"
+reset_mallory
+sql_case 2d t2d sno postgres "SELECT * FROM kid_partition_by_time('t2d', '1 day', premake => 0, at => $T1)"
+expect_eq "2d. a superuser's kid_partition_by_time() of mallory's table: her trigger ran as mallory" "$(fired_since "$M")" "2d delete: 3 as mallory"
+expect_eq "2d. ... mallory is no superuser, the rows left the default partition" "$(superuser_of) $(in_default t2d)" "f 0 of 3"
+reset_mallory
+sql_case 2e t2e sno helper "SELECT * FROM kid_partition_maintain('t2e', at => $T1)"
+expect_eq "2e. helper (a member of mallory) maintains: the trigger ran as mallory, the table's owner" "$(fired_since "$M")" "2e delete: 3 as mallory"
+expect_eq "2e. ... mallory is no superuser, the rows left the default partition" "$(superuser_of) $(in_default t2e)" "f 0 of 3"
+reset_mallory
+sql_case 3 t3s sno postgres "SELECT * FROM kid_partition_maintain('t3s', at => $T1)" "$(t3_sql t3s)"
+expect_eq "3. a superuser's kid_partition_maintain() of a table with an index expression and a CHECK of mallory's: they ran as mallory" \
+    "$(fired_since "$M")" "check: 3 as mallory; index: 3 as mallory"
+expect_eq "3. ... mallory is no superuser, the rows left the default partition" "$(superuser_of) $(in_default t3s)" "f 0 of 3"
+reset_mallory
+
+# ---------------------------------------------------------------- 5. no way back to the caller
+for how in reset set; do
+    make_table t5$how sno "$T0" "$(trigger_sql t5$how "5 $how role" ${how}_role_trigger) $(rows_at t5$how sno_new_with_time "$T1")" || exit 1
+    m=$(mark)
+    e=$(err_of postgres "SELECT * FROM kid_partition_maintain('t5$how', at => $T1)")
+    expect_eq "5. a trigger that runs $(tr a-z A-Z <<<$how) ROLE$([ $how = set ] && echo ' postgres') fails a superuser's maintenance (42501, role not settable there)" \
+        "$(sed -E 's/^(42501): (cannot set parameter "role") within .*/\1: \2/' <<<"$e")" '42501: cannot set parameter "role"'
+    expect_eq "5. ... mallory is no superuser, the trap never ran, the rows wait" \
+        "$(superuser_of); $(fired_since "$m"); $(in_default t5$how)" "f; nothing; 3 of 3"
+    reset_mallory
+done
+
+expect_eq "no process of the server ended by a signal or an error exit" \
+    "$(grep -c -e 'terminated by signal' -e 'exited with exit code [^0]' "$LOG")" 0
+
+kid_finish
