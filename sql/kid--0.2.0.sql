@@ -3500,12 +3500,15 @@ CREATE TABLE kid_partition_state (
     last_actions integer,
     last_error text,
     last_error_at timestamptz,
-    failed_runs integer NOT NULL DEFAULT 0
+    failed_runs integer NOT NULL DEFAULT 0,
+    -- When the worker last began to maintain it (committed before it runs:
+    -- the worker tries the least recently tried tables first).
+    last_attempt timestamptz
 );
 GRANT SELECT, INSERT, UPDATE, DELETE ON kid_partition_state TO PUBLIC;
 
 COMMENT ON TABLE kid_partition_state IS
-'The runs of kid_partition_maintain() per configured table: when the last one succeeded and how many actions it took, the last error and when it happened, and how many runs in a row have failed since the last success. Read it through kid_partition_status.';
+'The runs of kid_partition_maintain() per configured table: when the last one succeeded and how many actions it took, the last error and when it happened, how many runs in a row have failed since the last success, and when kid''s worker last began one. Read it through kid_partition_status.';
 
 CREATE FUNCTION kid_partition_guard() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
@@ -3576,7 +3579,8 @@ CREATE EVENT TRIGGER kid_partition_forget ON sql_drop EXECUTE FUNCTION kid_parti
 COMMENT ON EVENT TRIGGER kid_partition_forget IS
 'removes the kid_partition_config row of a dropped table (kid_partition_forget())';
 
--- ALTER TABLE ... RENAME of a configured table: its row takes the new name
+-- ALTER TABLE ... RENAME of a configured table (or ALTER INDEX, SEQUENCE,
+-- VIEW ... RENAME, which rename any relation): its row takes the new name
 -- (kid_partition_guard() sets it), so that maintenance still knows it as the
 -- table it configured.  Never in the way of the ALTER: a failure is a
 -- WARNING (maintenance then refuses the table until it is configured again).
@@ -3595,7 +3599,8 @@ END $$;
 COMMENT ON FUNCTION kid_partition_follow_rename() IS
 'event trigger function: gives the kid_partition_config row of a renamed table its new name';
 
-CREATE EVENT TRIGGER kid_partition_follow_rename ON ddl_command_end WHEN TAG IN ('ALTER TABLE')
+CREATE EVENT TRIGGER kid_partition_follow_rename ON ddl_command_end
+WHEN TAG IN ('ALTER TABLE', 'ALTER INDEX', 'ALTER SEQUENCE', 'ALTER VIEW', 'ALTER MATERIALIZED VIEW', 'ALTER FOREIGN TABLE')
 EXECUTE FUNCTION kid_partition_follow_rename();
 COMMENT ON EVENT TRIGGER kid_partition_follow_rename IS
 'keeps the name kid_partition_config records for a table up to date when it is renamed (kid_partition_follow_rename())';
@@ -3603,13 +3608,14 @@ COMMENT ON EVENT TRIGGER kid_partition_follow_rename IS
 CREATE VIEW kid_partition_status AS
 SELECT c.parent, c.every, c.premake, c.retain, c.detach_only, c.time_zone,
        (SELECT pg_catalog.count(*) FROM pg_catalog.pg_inherits i WHERE i.inhparent = c.parent)::integer AS partitions,
-       s.last_run, s.last_actions, s.last_error, s.last_error_at, COALESCE(s.failed_runs, 0) AS failed_runs
+       s.last_run, s.last_actions, s.last_error, s.last_error_at, COALESCE(s.failed_runs, 0) AS failed_runs,
+       s.last_attempt
 FROM @extschema@.kid_partition_config c
 LEFT JOIN @extschema@.kid_partition_state s ON s.parent = c.parent;
 GRANT SELECT ON kid_partition_status TO PUBLIC;
 
 COMMENT ON VIEW kid_partition_status IS
-'One row per table kid partitions: its configuration, its partitions (the default one included), when maintenance last succeeded and how many actions it took, its last error and when, and how many runs in a row have failed (0 when the last one succeeded)';
+'One row per table kid partitions: its configuration, its partitions (the default one included), when maintenance last succeeded and how many actions it took, its last error and when, how many runs in a row have failed (0 when the last one succeeded), and when kid''s worker last began to maintain it';
 
 
 -- The periods.  A period is a whole number of months (counted from January
@@ -3674,6 +3680,22 @@ RETURN EXISTS (SELECT FROM pg_catalog.pg_class r WHERE r.relnamespace = nsp AND 
 COMMENT ON FUNCTION kid_partition_name_taken(oid, text) IS
 'internal: whether a table named name could not be made in schema nsp (a relation or a type has the name)';
 
+-- kid's worker records that it begins the maintenance of a table, in a
+-- transaction of its own before the maintenance's: a worker that its time
+-- limit ends (partition_worker.cpp) leaves that mark, and the next one
+-- tries the least recently tried tables first.
+CREATE FUNCTION kid_partition_attempt(parent regclass) RETURNS void
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    INSERT INTO @extschema@.kid_partition_state AS s (parent, last_attempt)
+    SELECT c.parent, pg_catalog.clock_timestamp()
+    FROM @extschema@.kid_partition_config c WHERE c.parent = kid_partition_attempt.parent
+    ON CONFLICT ON CONSTRAINT kid_partition_state_pkey DO UPDATE SET last_attempt = EXCLUDED.last_attempt;
+END $$;
+
+COMMENT ON FUNCTION kid_partition_attempt(regclass) IS
+'internal: records that kid''s worker begins to maintain a table now (kid_partition_status.last_attempt)';
+
 -- The one place a failed maintenance is recorded: kid_partition_maintain()
 -- calls it for each table that fails while it maintains every table, and
 -- the worker, in a transaction of its own, for a table whose maintenance
@@ -3730,9 +3752,11 @@ COMMENT ON FUNCTION kid_partition_minus(timestamptz, interval, text) IS
 -- through kid_partition_maintain_as_owner(), as the table's owner; no one
 -- else may call it).
 --
--- Locks (docs/partitioning.md, "Locks"): an advisory lock per table
--- serializes runs (the worker's and one by hand); a run with nothing to do
--- takes no other.  To make partitions and move rows it takes SHARE ROW
+-- Locks (docs/partitioning.md, "Locks"): SHARE UPDATE EXCLUSIVE on the
+-- table alone (ONLY: not its partitions) serializes runs (the worker's and
+-- one by hand), a lock only roles that may write the table can take (an
+-- advisory lock anyone could hold); a run with nothing to do takes no
+-- other.  To make partitions and move rows it takes SHARE ROW
 -- EXCLUSIVE on the table (writers wait, readers do not: an INSERT planned
 -- with the partitions of before would route a row by them), and ATTACH
 -- PARTITION takes ACCESS EXCLUSIVE on the default partition.  Retiring a
@@ -3761,6 +3785,8 @@ DECLARE
     p regclass;
     keytype regtype;
     key_name name;
+    key_expr text;        -- the key as its base type, (key)::type: see below
+    key_domain boolean;   -- the key column is of a domain over the type
     prefix text;          -- of the key type's functions: sno, tid, koid, uid, uid_global, uuidv7
     to_bytes text;        -- format(): the key %s as bytea, in the key's btree order
     from_bytes text;      -- format(): the key from the bytea %s
@@ -3820,8 +3846,9 @@ BEGIN
 
     parent_table := parent;
     -- One run per table at a time: a second one waits here, then finds the
-    -- first one's work done.
-    PERFORM pg_catalog.pg_advisory_xact_lock((7039332::bigint << 32) | parent::oid::bigint);
+    -- first one's work done.  (It conflicts with itself, not with readers
+    -- and writers, nor with VACUUM of the partitions.)
+    EXECUTE format('LOCK TABLE ONLY %s IN SHARE UPDATE EXCLUSIVE MODE', parent);
 
     -- Check: the configuration, the table and its key.
     SELECT * INTO cfg FROM @extschema@.kid_partition_config c WHERE c.parent = kid_partition_maintain_table.parent;
@@ -3863,9 +3890,17 @@ BEGIN
     END IF;
     SELECT a.attname, a.atttypid INTO key_name, keytype
     FROM pg_catalog.pg_attribute a WHERE a.attrelid = parent AND a.attnum = rel.keyattnum;
+    key_domain := false;
     WHILE (SELECT ty.typtype FROM pg_catalog.pg_type ty WHERE ty.oid = keytype) = 'd' LOOP
         keytype := (SELECT ty.typbasetype FROM pg_catalog.pg_type ty WHERE ty.oid = keytype);
+        key_domain := true;
     END LOOP;
+    -- Every operator and function the maintenance applies to the key takes
+    -- it as its base type: for a key of a domain, an operator or function
+    -- of that domain's exact type in kid's schema (which another role may
+    -- be able to create objects in) would win over kid's own.  Casting to
+    -- a domain's base type calls nothing.
+    key_expr := format('(%I)::%s', key_name, keytype);
     prefix := CASE keytype WHEN '@extschema@.sno'::regtype THEN 'sno'
                            WHEN '@extschema@.atproto_tid'::regtype THEN 'tid'
                            WHEN '@extschema@.koid'::regtype THEN 'koid'
@@ -3913,31 +3948,32 @@ BEGIN
     IF prefix = 'uuidv7' AND NOT EXISTS (
             SELECT FROM pg_catalog.pg_constraint k
             WHERE k.conrelid = parent AND k.contype = 'c' AND k.convalidated
-              AND pg_catalog.pg_get_constraintdef(k.oid) = format('CHECK (((%1$I IS NULL) OR (@extschema@.uuidv7_to_timestamp(%1$I) IS NOT NULL)))', key_name)) THEN
+              AND pg_catalog.pg_get_constraintdef(k.oid) = format('CHECK (((%I IS NULL) OR (@extschema@.uuidv7_to_timestamp(%s) IS NOT NULL)))',
+                                                                  key_name, CASE WHEN key_domain THEN key_expr ELSE format('%I', key_name) END)) THEN
         new_name := left(rel.relname, 63 - octet_length('_uuidv7')) || '_uuidv7';
         i := 0;
         WHILE EXISTS (SELECT FROM pg_catalog.pg_constraint k WHERE k.conrelid = parent AND k.conname = new_name) LOOP
             i := i + 1;
             new_name := left(rel.relname, 63 - octet_length('_uuidv7_' || i)) || '_uuidv7_' || i;
         END LOOP;
-        EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I CHECK (%I IS NULL OR @extschema@.uuidv7_to_timestamp(%I) IS NOT NULL)',
-                       parent, new_name, key_name, key_name);
+        EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I CHECK (%I IS NULL OR @extschema@.uuidv7_to_timestamp(%s) IS NOT NULL)',
+                       parent, new_name, key_name, key_expr);
     END IF;
     IF prefix = 'uuidv7' THEN
         to_bytes := 'pg_catalog.uuid_send(%s)';
         from_bytes := 'pg_catalog.encode(%s, ''hex'')::pg_catalog.uuid';
-        v7_only := format(' AND @extschema@.uuidv7_to_timestamp(%I) IS NOT NULL', key_name);
+        v7_only := format(' AND @extschema@.uuidv7_to_timestamp(%s) IS NOT NULL', key_expr);
     ELSE
         to_bytes := '(%s)::pg_catalog.bytea';
         from_bytes := '(%s)::' || keytype::text;
         v7_only := '';
     END IF;
     -- (The search_path is pg_catalog's alone: name the key's operators.)
-    in_range := format('%1$I OPERATOR(%2$s.>=) %3$s AND %1$I OPERATOR(%2$s.<) %4$s', key_name,
+    in_range := format('%1$s OPERATOR(%2$s.>=) %3$s AND %1$s OPERATOR(%2$s.<) %4$s', key_expr,
                        CASE prefix WHEN 'uuidv7' THEN 'pg_catalog' ELSE '@extschema@' END, format(from_bytes, '$1'), format(from_bytes, '$2'));
-    below := format('%1$I OPERATOR(%2$s.<) %3$s', key_name,
+    below := format('%1$s OPERATOR(%2$s.<) %3$s', key_expr,
                     CASE prefix WHEN 'uuidv7' THEN 'pg_catalog' ELSE '@extschema@' END, format(from_bytes, '$1'));
-    from_next := format(' AND %1$I OPERATOR(%2$s.>=) %3$s', key_name,
+    from_next := format(' AND %1$s OPERATOR(%2$s.>=) %3$s', key_expr,
                         CASE prefix WHEN 'uuidv7' THEN 'pg_catalog' ELSE '@extschema@' END, format(from_bytes, '$2'));
     bounds_sql := format('SELECT ' || to_bytes || ', ' || to_bytes,
                          format('@extschema@.%s_from_timestamp($1)', prefix), format('@extschema@.%s_from_timestamp($2)', prefix));
@@ -4005,7 +4041,7 @@ BEGIN
         found_key := NULL;
         IF default_part IS NOT NULL THEN
             EXECUTE format('SELECT ' || to_bytes || ' FROM %s WHERE %s%s ORDER BY %I LIMIT 1',
-                           format('%I', key_name), default_part, below, v7_only, key_name)
+                           key_expr, default_part, below, v7_only, key_name)
                 INTO found_key USING horizon;
         END IF;
         -- Partitions wholly older than the cutoff: the retention counted
@@ -4020,7 +4056,7 @@ BEGIN
         clock_cutoff_key := NULL;
         IF cfg.retain IS NOT NULL THEN
             EXECUTE format('SELECT ' || to_bytes || ' FROM %s WHERE %s%s ORDER BY %I DESC LIMIT 1',
-                           format('%I', key_name), parent, below, v7_only, key_name)
+                           key_expr, parent, below, v7_only, key_name)
                 INTO newest_key USING horizon;
             newest := NULL;
             IF newest_key IS NOT NULL THEN
@@ -4200,7 +4236,7 @@ BEGIN
             detail := 'premade';
         ELSE
             EXECUTE format('SELECT ' || to_bytes || ' FROM %s WHERE %s%s%s ORDER BY %I LIMIT 1',
-                           format('%I', key_name), default_part, below, CASE WHEN next_key IS NULL THEN '' ELSE from_next END,
+                           key_expr, default_part, below, CASE WHEN next_key IS NULL THEN '' ELSE from_next END,
                            v7_only, key_name)
                 INTO found_key USING horizon, next_key;
             EXIT WHEN found_key IS NULL;

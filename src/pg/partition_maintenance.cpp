@@ -46,7 +46,8 @@ static Oid maintenance_function(Oid self) noexcept
 {
     char *schema = get_namespace_name(get_func_namespace(self));
     Oid args[2] = {REGCLASSOID, TIMESTAMPTZOID};
-    return LookupFuncName(list_make2(makeString(schema), makeString(pstrdup("kid_partition_maintain_table"))),
+    return LookupFuncName(list_make2(makeString(schema),
+                                     makeString(pstrdup("kid_partition_maintain_table"))),
                           2, args, false);
 }
 

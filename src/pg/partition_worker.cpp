@@ -292,8 +292,9 @@ void kid_partition_launcher_main(Datum)
         }
         if (partition_maintenance_interval != interval) {
             /* Turned on: a round now.  Changed: the next one an interval after the last. */
-            next_round = interval <= 0 ? monotonic_ms()
-                                       : last_round + partition_maintenance_interval * INT64CONST(1000);
+            next_round = interval <= 0
+                             ? monotonic_ms()
+                             : last_round + partition_maintenance_interval * INT64CONST(1000);
             interval = partition_maintenance_interval;
             if (interval == 0)
                 ereport(LOG, (errmsg("kid partition maintenance is off"),
@@ -399,7 +400,8 @@ static void record_failure(const char *schema, Oid table, const char *message) n
 }
 
 /* What a run did, for the log: the actions kid_partition_maintain() returns, in this order. */
-constexpr const char *LOGGED_ACTIONS[] = {"create", "create default", "detach", "drop", "forget", "keep"};
+constexpr const char *LOGGED_ACTIONS[] = {"create", "create default", "detach",
+                                          "drop",   "forget",         "keep"};
 
 /*
  * The rows of the last SPI result (action, partition_name) summed up for the
@@ -431,12 +433,96 @@ static char *actions_done() noexcept
 }
 
 /*
+ * The time limit of one table's maintenance.  At kid.partition_maintenance_timeout
+ * the statement is cancelled, as statement_timeout cancels it (a background
+ * worker has no client statement to time: the timeout is armed here, where
+ * a SET of the table's owner cannot lift it): an ERROR, which the owner's
+ * code may catch (EXCEPTION WHEN query_canceled) and go on.  So at twice
+ * the limit the worker ends (FATAL, which no one catches): the tables after
+ * it wait for the next round, which tries the least recently tried tables
+ * first.
+ */
+static TimeoutId overrun_timeout = MAX_TIMEOUTS;
+static volatile sig_atomic_t overran = 0;
+/* What the worker is maintaining, for the log line of an overrun. */
+static char overrun_table[2 * NAMEDATALEN + 8];
+static char overrun_database[NAMEDATALEN];
+
+/* The timeout handler: end the process at its next CHECK_FOR_INTERRUPTS(). */
+static void maintenance_overran() noexcept
+{
+    overran = 1;
+    ProcDiePending = true;
+    InterruptPending = true;
+    SetLatch(MyLatch);
+}
+
+/* At exit: say why, when it was the overrun. */
+static void log_overrun(int, Datum) noexcept
+{
+    if (overran)
+        ereport(LOG, (errmsg("kid ended its partition maintenance of %s in database \"%s\"",
+                             overrun_table, overrun_database),
+                      errdetail("It ran twice kid.partition_maintenance_timeout (%d s) and was "
+                                "not stopped by the cancel at the first; the tables after it wait "
+                                "for the next round.",
+                                partition_maintenance_timeout)));
+}
+
+static void arm_time_limit() noexcept
+{
+    int ms = partition_maintenance_timeout * 1000;
+    enable_timeout_after(STATEMENT_TIMEOUT, ms);
+    enable_timeout_after(overrun_timeout, 2 * ms);
+}
+
+static void disarm_time_limit() noexcept
+{
+    disable_timeout(STATEMENT_TIMEOUT, false);
+    disable_timeout(overrun_timeout, false);
+}
+
+/*
+ * Find the table, and record that the worker tries it now
+ * (kid_partition_state.last_attempt, committed before the maintenance
+ * starts, so that a worker ended by an overrun leaves its mark): name gets
+ * its name.  A table that is gone is forgotten (its row deleted).
+ */
+enum class Attempt { begun, forgotten, gone };
+static Attempt begin_attempt(const char *schema, Oid table, char *name, size_t size) noexcept
+{
+    Attempt attempt = Attempt::begun;
+    Oid types[1] = {OIDOID};
+    Datum values[1] = {ObjectIdGetDatum(table)};
+    begin_spi("kid: maintaining the partitions of a table");
+    SPI_execute_with_args(
+        "SELECT pg_catalog.format('%I.%I', n.nspname, c.relname) "
+        "FROM pg_catalog.pg_class c "
+        "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace "
+        "WHERE c.oid OPERATOR(pg_catalog.=) $1",
+        1, types, values, nullptr, true, 1);
+    if (SPI_processed == 1) {
+        strlcpy(name, SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1), size);
+        types[0] = REGCLASSOID;
+        SPI_execute_with_args(psprintf("SELECT %s.kid_partition_attempt($1)", schema), 1, types,
+                              values, nullptr, false, 0);
+    } else {
+        /* Gone, and its configuration left behind (dropped while event triggers were off). */
+        SPI_execute_with_args(psprintf("DELETE FROM %s.kid_partition_config c "
+                                       "WHERE c.parent::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
+                                       schema),
+                              1, types, values, nullptr, false, 0);
+        attempt = SPI_processed > 0 ? Attempt::forgotten : Attempt::gone;
+    }
+    end_spi();
+    return attempt;
+}
+
+/*
  * kid_partition_maintain() of one table, in a transaction of its own,
- * within kid.partition_maintenance_timeout (the statement timeout, armed
- * here: a background worker has no statement of a client's to time, and a
- * SET of the table's owner cannot lift it).  What it did goes to the log
- * (LOG) when it made, moved or retired something; a failure is a WARNING
- * and is recorded.  A table that is gone is forgotten.
+ * within its time limit (above).  What it did goes to the log (LOG) when it
+ * made, moved or retired something; a failure is a WARNING and is
+ * recorded.  A table that is gone is forgotten.
  */
 static void maintain_table(const char *schema, const char *database, Oid table) noexcept
 {
@@ -445,41 +531,29 @@ static void maintain_table(const char *schema, const char *database, Oid table) 
     char done[2048] = "";
     char message[1024] = "";
     volatile bool failed = false;
-    volatile bool forgotten = false;
+    volatile Attempt attempt = Attempt::gone;
     PG_TRY();
     {
-        begin_spi("kid: maintaining the partitions of a table");
-        Oid types[1] = {OIDOID};
-        Datum values[1] = {ObjectIdGetDatum(table)};
-        SPI_execute_with_args("SELECT pg_catalog.format('%I.%I', n.nspname, c.relname) "
-                              "FROM pg_catalog.pg_class c "
-                              "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace "
-                              "WHERE c.oid OPERATOR(pg_catalog.=) $1",
-                              1, types, values, nullptr, true, 1);
-        if (SPI_processed == 1) {
-            strlcpy(name, SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1),
-                    sizeof(name));
-            types[0] = REGCLASSOID;
-            enable_timeout_after(STATEMENT_TIMEOUT, partition_maintenance_timeout * 1000);
-            SPI_execute_with_args(
-                psprintf("SELECT m.action, m.partition_name FROM %s.kid_partition_maintain($1) m",
-                         schema),
-                1, types, values, nullptr, false, 0);
-            disable_timeout(STATEMENT_TIMEOUT, false);
-            strlcpy(done, actions_done(), sizeof(done));
-        } else {
-            /* Gone, and its configuration left behind (dropped while event triggers were off). */
-            SPI_execute_with_args(psprintf("DELETE FROM %s.kid_partition_config c "
-                                           "WHERE c.parent::pg_catalog.oid OPERATOR(pg_catalog.=) $1",
+        attempt = begin_attempt(schema, table, name, sizeof(name));
+        if (attempt == Attempt::begun) {
+            strlcpy(overrun_table, name, sizeof(overrun_table));
+            begin_spi("kid: maintaining the partitions of a table");
+            Oid types[1] = {REGCLASSOID};
+            Datum values[1] = {ObjectIdGetDatum(table)};
+            arm_time_limit();
+            /* Both arguments: no default of a look-alike function decides which one runs. */
+            SPI_execute_with_args(psprintf("SELECT m.action, m.partition_name FROM "
+                                           "%s.kid_partition_maintain($1, pg_catalog.now()) m",
                                            schema),
                                   1, types, values, nullptr, false, 0);
-            forgotten = SPI_processed > 0;
+            disarm_time_limit();
+            strlcpy(done, actions_done(), sizeof(done));
+            end_spi();
         }
-        end_spi();
     }
     PG_CATCH();
     {
-        disable_timeout(STATEMENT_TIMEOUT, false);
+        disarm_time_limit();
         abort_with_message(cxt, message, sizeof(message));
         failed = true;
     }
@@ -491,7 +565,7 @@ static void maintain_table(const char *schema, const char *database, Oid table) 
                           errhint("kid_partition_status shows the last error of every table; the "
                                   "next round tries again.")));
         record_failure(schema, table, message);
-    } else if (forgotten)
+    } else if (attempt == Attempt::forgotten)
         ereport(LOG, (errmsg("kid forgot the partitioning of the table with OID %u in database "
                              "\"%s\": the table is gone",
                              table, database)));
@@ -513,6 +587,8 @@ void kid_partition_worker_main(Datum arg)
     SetConfigOption("lock_timeout", WORKER_LOCK_TIMEOUT, PGC_SUSET, PGC_S_OVERRIDE);
     /* kid_partition_maintain() refuses any other, whatever postgresql.conf says. */
     SetConfigOption("default_transaction_isolation", "read committed", PGC_SUSET, PGC_S_OVERRIDE);
+    overrun_timeout = RegisterTimeout(USER_TIMEOUT, pg_callback(maintenance_overran));
+    before_shmem_exit(pg_callback(log_overrun), 0);
     MemoryContext cxt = AllocSetContextCreate(TopMemoryContext, "kid partition worker",
                                               ALLOCSET_DEFAULT_SIZES);
 
@@ -522,19 +598,24 @@ void kid_partition_worker_main(Datum arg)
     List *tables = NIL;
     begin_spi("kid: looking for tables to partition");
     database = MemoryContextStrdup(cxt, get_database_name(MyDatabaseId));
-    SPI_execute(
-        "SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
-        "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace "
-        "WHERE e.extname OPERATOR(pg_catalog.=) 'kid' AND EXISTS (SELECT FROM pg_catalog.pg_class c "
-        "WHERE c.relnamespace OPERATOR(pg_catalog.=) n.oid "
-        "AND c.relname OPERATOR(pg_catalog.=) 'kid_partition_config')",
-        true, 1);
+    strlcpy(overrun_database, database, sizeof(overrun_database));
+    SPI_execute("SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
+                "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace "
+                "WHERE e.extname OPERATOR(pg_catalog.=) 'kid' AND EXISTS (SELECT FROM "
+                "pg_catalog.pg_class c "
+                "WHERE c.relnamespace OPERATOR(pg_catalog.=) n.oid "
+                "AND c.relname OPERATOR(pg_catalog.=) 'kid_partition_config')",
+                true, 1);
     schema = spi_text(cxt);
     if (schema) {
-        SPI_execute(psprintf("SELECT c.parent::pg_catalog.oid FROM %s.kid_partition_config c "
-                             "ORDER BY c.parent::pg_catalog.text COLLATE \"C\"",
-                             schema),
-                    true, 0);
+        /* The least recently tried first (an overrun ends the worker at its table). */
+        SPI_execute(
+            psprintf("SELECT c.parent::pg_catalog.oid FROM %s.kid_partition_config c "
+                     "LEFT JOIN %s.kid_partition_state s "
+                     "ON s.parent::pg_catalog.oid OPERATOR(pg_catalog.=) c.parent::pg_catalog.oid "
+                     "ORDER BY s.last_attempt NULLS FIRST, c.parent::pg_catalog.text COLLATE \"C\"",
+                     schema, schema),
+            true, 0);
         MemoryContext old = MemoryContextSwitchTo(cxt);
         for (uint64 i = 0; i < SPI_processed; i++) {
             bool isnull;

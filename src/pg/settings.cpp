@@ -192,15 +192,15 @@ constexpr Setting settings[] = {
                 "configured, in every database (partition_worker.cpp).",
                 &partition_maintenance_interval, 600, 0, 604800, PGC_SIGHUP, GUC_UNIT_S, nullptr,
                 nullptr),
-    int_setting("kid.partition_maintenance_timeout",
-                "How long kid's background worker gives the maintenance of one table, and waits "
-                "for one database, before it goes on.",
-                "A table whose maintenance takes longer (a trigger that sleeps, a backfill to move) "
-                "is cancelled as by statement_timeout, recorded as failed and tried again next "
-                "round; a database whose worker has not ended by then is left to it, and the "
-                "launcher goes on with the others (partition_worker.cpp).",
-                &partition_maintenance_timeout, 300, 1, 86400, PGC_SIGHUP, GUC_UNIT_S, nullptr,
-                nullptr),
+    int_setting(
+        "kid.partition_maintenance_timeout",
+        "How long kid's background worker gives the maintenance of one table, and waits "
+        "for one database, before it goes on.",
+        "A table whose maintenance takes longer (a trigger that sleeps, a backfill to move) "
+        "is cancelled as by statement_timeout, recorded as failed and tried again next "
+        "round; a database whose worker has not ended by then is left to it, and the "
+        "launcher goes on with the others (partition_worker.cpp).",
+        &partition_maintenance_timeout, 300, 1, 86400, PGC_SIGHUP, GUC_UNIT_S, nullptr, nullptr),
 };
 constexpr int SETTING_COUNT = sizeof(settings) / sizeof(settings[0]);
 

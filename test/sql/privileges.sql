@@ -250,6 +250,9 @@ UPDATE kid_partition_config SET time_zone = 'Nowhere/Bogus' WHERE parent = 'regr
 INSERT INTO regress_kid_parts.ev VALUES (uuidv7_new_with_time('2024-05-09 10:00+00'));
 SELECT parent_table, action, partition_name, rows FROM kid_partition_maintain(at => '2024-05-08 00:00+00') ORDER BY 1::text, 2, 3;
 SELECT parent, last_error, failed_runs FROM kid_partition_status ORDER BY 1::text;
+-- (What kid's worker records before it maintains a table.)
+SELECT kid_partition_attempt('regress_kid_parts.ev');
+SELECT parent, last_attempt IS NOT NULL AS attempted FROM kid_partition_status ORDER BY 1::text;
 SELECT uuidv7_to_timestamp(min(id::text)) AS decoded_from_text,
        uuidv7_to_timestamp(uuidv7_from_timestamp('2024-05-09 10:00+00')::text) AS constant_text
 FROM regress_kid_parts.ev;
