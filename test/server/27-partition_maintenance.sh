@@ -13,12 +13,19 @@
 #    transaction: a deadlock would be one), every row inserted is in the table
 #    or a detached partition, once (0 lost), each in the partition of its
 #    time (or in the default one when beyond the last horizon, or in a
-#    detached table of its period).
+#    detached table of its period); rows waited in the default partition
+#    (a trigger of its own writes down every row in and out) and were moved
+#    out of it: the rows the runs say they moved are those that left it,
+#    none of them is there any more, and it holds no row below the horizon.
 # 2. pg_dump -Fc | pg_restore and a plain dump through psql: the
-#    configuration of every table comes back (period, premake, retention,
-#    detach_only, time zone, koid epoch), its state does not, maintenance
-#    of the restored database at the same time has nothing to do, and the
-#    dump has no event trigger of kid's (CREATE EXTENSION makes it).
+#    configuration of every table that exists comes back (period, premake,
+#    retention, detach_only, time zone, koid epoch), the row of a table
+#    dropped while kid's event trigger was off does not (and the restore
+#    has no error), its state does not, maintenance of the restored
+#    database at the same time has nothing to do, and the dump has no
+#    event trigger of kid's (CREATE EXTENSION makes them).  Before that: a
+#    table renamed is still maintained, under its new name, and one renamed
+#    while kid_partition_follow_rename was disabled is refused (55000).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
@@ -34,6 +41,14 @@ CREATE TABLE events (id sno NOT NULL DEFAULT sno_new(), client integer NOT NULL,
 CREATE INDEX ON events (client);
 SELECT count(*) FROM kid_partition_by_time('events', '1 day', premake => 2, retain => '10 days', detach_only => true,
                                            at => '2030-01-01 00:00+00');
+-- Every row into and out of the default partition, written down.
+CREATE TABLE default_log (op "char" NOT NULL, id sno NOT NULL);
+CREATE FUNCTION log_default() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO public.default_log VALUES (left(TG_OP, 1), CASE TG_OP WHEN 'DELETE' THEN OLD.id ELSE NEW.id END);
+    RETURN NULL;
+END $$;
+CREATE TRIGGER log_default AFTER INSERT OR DELETE ON events_default FOR EACH ROW EXECUTE FUNCTION log_default();
 SQL
 # One row per transaction: a backfilled row of a random second of 60 days
 # from 2030-01-01 (nine in ten), or a live one.
@@ -61,11 +76,12 @@ chmod 644 "$KID_TMP/read.sql"
 main_pgbench $DB -c 2 -j 2 -t $((TRANSACTIONS / 5)) -M prepared --verbose-errors -f "$KID_TMP/read.sql" & readers=$!
 # maintainer N: kid_partition_maintain() at 2030-01-01 + a day per step,
 # each step a transaction of its own, until both pgbench runs ended (at
-# most 60 days); its log in $KID_TMP/maintainer.N.
+# most 60 days); its log in $KID_TMP/maintainer.N: per step, the rows it
+# says it moved out of the default partition.
 maintainer() {
     local k=0
     while [ $k -lt 60 ] && { kill -0 $simple 2>/dev/null || kill -0 $prepared 2>/dev/null; }; do
-        q -c "SELECT count(*) FROM kid_partition_maintain('events', at => timestamptz '2030-01-01 00:00+00' + $k * interval '1 day')" ||
+        q -c "SELECT coalesce(sum(rows) FILTER (WHERE action = 'create'), 0) FROM kid_partition_maintain('events', at => timestamptz '2030-01-01 00:00+00' + $k * interval '1 day')" ||
             return 1
         k=$((k + 1))
     done
@@ -94,7 +110,9 @@ check "the maintenance moved the time forward by more than 10 days while the cli
     test "${steps:-0}" -gt 10
 # Rows inserted after the last step for a period without a partition wait
 # in the default partition: one more run at the last time moves them.
-q -c "SELECT count(*) FROM kid_partition_maintain('events', at => '$last_at')" >/dev/null
+q -c "SELECT coalesce(sum(rows) FILTER (WHERE action = 'create'), 0) FROM kid_partition_maintain('events', at => '$last_at')" >"$KID_TMP/maintainer.last"
+# The rows the runs say they moved.
+moved=$(cat "$KID_TMP/maintainer.1" "$KID_TMP/maintainer.2" "$KID_TMP/maintainer.last" | awk '/^[0-9]+$/ { n += $1 } END { print n + 0 }')
 
 # Every row: in the table or a detached partition, once.
 q <<'SQL' >/dev/null
@@ -126,8 +144,20 @@ echo "($(q -c "SELECT format('%s rows in %s partitions, %s in the default one; %
     (SELECT count(*) FROM events WHERE tableoid <> 'events_default'::regclass),
     (SELECT count(*) - 1 FROM pg_inherits WHERE inhparent = 'events'::regclass),
     (SELECT count(*) FROM events_default), (SELECT count(*) FROM detached), (SELECT count(DISTINCT part) FROM detached))"))"
-check "rows were moved out of the default partition and partitions detached while the clients inserted" \
-    test "$(q -c "SELECT (SELECT count(DISTINCT part) FROM detached) > 0 AND (SELECT count(*) FROM events WHERE made IS NOT NULL AND made < '$last_at') > 0")" = t
+# The default partition held rows (pgbench's rows of days without a
+# partition yet), and they were moved out: as many as the runs say they
+# moved left it, none of them is there any more, it holds none of a
+# period below the horizon, and what it holds is what came in and stayed.
+expect_eq "rows waited in the default partition and were moved out of it: the rows moved are the rows that left it, none left below the horizon" \
+    "$(q -c "SELECT format('rows in: %s; rows out: %s (any: %s); moved out but still there: %s; below the horizon: %s; there: %s',
+                       count(*) FILTER (WHERE op = 'I') > 0, count(*) FILTER (WHERE op = 'D'), count(*) FILTER (WHERE op = 'D') > 0,
+                       (SELECT count(*) FROM events_default d WHERE d.id IN (SELECT l.id FROM default_log l WHERE l.op = 'D')),
+                       (SELECT count(*) FROM events_default d WHERE sno_to_timestamp(d.id) < (kid_partition_period('1 day', 'UTC', '$last_at', 3)).lower),
+                       (SELECT count(*) FROM events_default) = count(*) FILTER (WHERE op = 'I') - count(*) FILTER (WHERE op = 'D'))
+             FROM default_log")" \
+    "rows in: t; rows out: ${moved:-none} (any: t); moved out but still there: 0; below the horizon: 0; there: t"
+check "... and partitions were detached while the clients inserted" \
+    test "$(q -c "SELECT count(DISTINCT part) > 0 FROM detached")" = t
 
 # ---------------------------------------------------------------- 2. dump
 q <<'SQL' >/dev/null
@@ -139,18 +169,46 @@ SELECT count(*) FROM kid_partition_by_time('app.orders', '1 week', premake => 3,
 SELECT count(*) FROM kid_partition_by_time('app.follows', '3 months', premake => 1, at => '2030-03-04 12:00+00');
 INSERT INTO app.orders (id, total) SELECT uuidv7_new_with_time(timestamptz '2030-03-04 00:00+00' + n * interval '1 day'), n FROM generate_series(0, 20) n;
 INSERT INTO app.follows SELECT koid_new_with_time(timestamptz '2030-03-04 00:00+00' + n * interval '1 day') FROM generate_series(0, 20) n;
+-- A table dropped while kid's event trigger was off: its configuration row
+-- stays, naming an OID no table has.
+CREATE TABLE app.gone (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+SELECT count(*) FROM kid_partition_by_time('app.gone', '1 day', premake => 1, at => '2030-03-04 12:00+00');
+ALTER EVENT TRIGGER kid_partition_forget DISABLE;
+DROP TABLE app.gone;
+ALTER EVENT TRIGGER kid_partition_forget ENABLE;
+-- Two tables renamed: one with kid's event trigger on, one with it off.
+CREATE TABLE app.logs (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+CREATE TABLE app.notes (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+SELECT count(*) FROM kid_partition_by_time('app.logs', '1 day', premake => 1, at => '2030-03-04 12:00+00');
+SELECT count(*) FROM kid_partition_by_time('app.notes', '1 day', premake => 1, at => '2030-03-04 12:00+00');
+ALTER TABLE app.logs RENAME TO journal;
+ALTER EVENT TRIGGER kid_partition_follow_rename DISABLE;
+ALTER TABLE app.notes RENAME TO memos;
+ALTER EVENT TRIGGER kid_partition_follow_rename ENABLE;
 SQL
+need "a configuration row of a table that is gone" \
+    test "$(q -c "SELECT count(*) FROM kid_partition_config c WHERE NOT EXISTS (SELECT FROM pg_class r WHERE r.oid = c.parent)")" = 1
+expect_eq "a renamed table: its configuration row follows the name" \
+    "$(q -c "SELECT relname FROM kid_partition_config WHERE parent = 'app.journal'::regclass")" journal
+expect_eq "... and it is still maintained, its new partitions named after it" \
+    "$(q -c "SELECT string_agg(partition_name, ' ' ORDER BY partition_name) FROM kid_partition_maintain('app.journal', at => '2030-03-06 12:00+00') WHERE action = 'create'")" \
+    "app.journal_p20300306 app.journal_p20300307"
+expect_eq "a table renamed while kid_partition_follow_rename was disabled is refused (55000)" \
+    "$(q -v VERBOSITY=sqlstate -c "SELECT count(*) FROM kid_partition_maintain('app.memos', at => '2030-03-06 12:00+00')" 2>&1)" \
+    "ERROR:  55000"
 config="SELECT string_agg(format('%s %s %s %s %s %s %s %s', c.parent, c.every, c.premake, c.retain, c.detach_only, c.time_zone, c.koid_epoch_ms, c.uid_interval), E'\n' ORDER BY c.parent::text) FROM kid_partition_config c"
+# (What a restore must bring back: the rows of the tables that exist.)
+config_existing="$config WHERE EXISTS (SELECT FROM pg_class r WHERE r.oid = c.parent)"
 layout="SELECT string_agg(format('%s %s', i.inhrelid::regclass, pg_get_expr(r.relpartbound, r.oid)), E'\n' ORDER BY i.inhrelid::regclass::text) FROM pg_inherits i JOIN pg_class r ON r.oid = i.inhrelid WHERE i.inhparent IN ('app.orders'::regclass, 'app.follows'::regclass, 'events'::regclass)"
 rows="SELECT format('%s %s %s', (SELECT count(*) FROM events), (SELECT sum(total) FROM app.orders), (SELECT count(*) FROM app.follows))"
-config_before=$(q -c "$config")
+config_before=$(q -c "$config_existing")
 layout_before=$(q -c "$layout")
 rows_before=$(q -c "$rows")
 echo "$config_before"
 "$PG_BIN/pg_dump" -h "$KID_MAIN_SOCK" -p "$PORT" -U postgres -Fc -f "$KID_TMP/parts.dump" $DB
 "$PG_BIN/pg_dump" -h "$KID_MAIN_SOCK" -p "$PORT" -U postgres -f "$KID_TMP/parts.sql" $DB
 check "the dump writes the configuration's rows, and no event trigger of kid's" \
-    test "$(grep -c 'kid_partition_forget' "$KID_TMP/parts.sql") $(grep -c '^COPY public.kid_partition_config ' "$KID_TMP/parts.sql")" = "0 1"
+    test "$(grep -c -e 'kid_partition_forget' -e 'kid_partition_follow_rename' "$KID_TMP/parts.sql") $(grep -c '^COPY public.kid_partition_config ' "$KID_TMP/parts.sql")" = "0 1"
 for how in custom plain; do
     kpsql $PORT -d postgres -c "DROP DATABASE IF EXISTS kid_parts_restored" -c "CREATE DATABASE kid_parts_restored" >/dev/null
     if [ $how = custom ]; then
@@ -160,7 +218,7 @@ for how in custom plain; do
     fi
     expect_eq "$how restore: no error" "$(grep -c ERROR "$KID_TMP/restore.err")" 0
     r() { kpsql $PORT -d kid_parts_restored "$@"; }
-    expect_eq "$how restore: every table's configuration, the same" "$(r -c "$config")" "$config_before"
+    expect_eq "$how restore: every existing table's configuration, the same, and no row of the table that is gone" "$(r -c "$config")" "$config_before"
     expect_eq "$how restore: the partitions and their bounds, the same" "$(r -c "$layout")" "$layout_before"
     expect_eq "$how restore: the rows, the same" "$(r -c "$rows")" "$rows_before"
     expect_eq "$how restore: no state (it describes the runs of the old database)" "$(r -c "SELECT count(*) FROM kid_partition_state")" 0
@@ -169,8 +227,8 @@ for how in custom plain; do
                  FROM (SELECT * FROM kid_partition_maintain('app.orders', at => '2030-03-04 12:00+00')
                        UNION ALL SELECT * FROM kid_partition_maintain('app.follows', at => '2030-03-04 12:00+00')) m")" \
         "nothing"
-    expect_eq "$how restore: the event trigger is kid's own, once" \
-        "$(r -c "SELECT string_agg(evtname, ' ') FROM pg_event_trigger")" "kid_partition_forget"
+    expect_eq "$how restore: the event triggers are kid's own, once each" \
+        "$(r -c "SELECT string_agg(evtname, ' ' ORDER BY evtname) FROM pg_event_trigger")" "kid_partition_follow_rename kid_partition_forget"
     # The restored configuration works: a week later, a week more is made.
     expect_eq "$how restore: maintenance a week later makes the next week (of Monday 1 April 2030)" \
         "$(r -c "SELECT string_agg(partition_name, ' ') FROM kid_partition_maintain('app.orders', at => '2030-03-11 12:00+00') WHERE action = 'create'")" \
