@@ -4337,7 +4337,8 @@ BEGIN
     IF clock_cutoff_key IS NOT NULL THEN
         i := 0;
         FOR p IN SELECT part_oids[j]::regclass FROM generate_subscripts(part_oids, 1) j
-                 WHERE part_hi[j] <= clock_cutoff_key AND NOT part_hi[j] <= cutoff_key ORDER BY part_hi[j] LOOP
+                 WHERE part_hi[j] <= clock_cutoff_key AND (cutoff_key IS NULL OR NOT part_hi[j] <= cutoff_key)
+                 ORDER BY part_hi[j] LOOP
             action := 'keep'; partition_name := p::text; period := NULL; rows := NULL;
             detail := format('older than the retention by the time %s, not by the newest row, made at %s', maint_at, newest);
             RETURN NEXT;

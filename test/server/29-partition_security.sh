@@ -35,6 +35,15 @@
 #    (src/pg/partition_maintenance.cpp) pins it between the switch to the
 #    owner and the call; every PL/pgSQL function of kid's, and every SQL one
 #    whose body is a string, has search_path=pg_catalog, pg_temp.
+# 7. a superuser's table keyed by a domain (over sno, over uuid), with
+#    operators and a uuidv7_to_timestamp() of the domain's type in kid's
+#    schema (mallory's public): maintenance runs none of them (it applies
+#    kid's operators and functions to the key as its base type), and the
+#    uuid table's version-7 CHECK depends on kid's function;
+#    (7c) a look-alike kid_partition_maintain(regclass) of mallory's never
+#    runs, and the worker maintains beside it;
+# 8. an advisory lock that any role can take on the table's OID (the key
+#    kid once serialized runs with) does not hold a maintenance up.
 # (The pins of 6 are read in the source: the SQL of both is qualified and
 # kid_partition_maintain_table() pins search_path itself, so no behaviour
 # shows one missing; they are the defence in depth the issue asks for.)
@@ -292,6 +301,16 @@ qas mallory -c "DROP OPERATOR public.= (oid, oid)" -c "DROP OPERATOR public.|| (
     -c "DROP OPERATOR public.|| (text, text)" >/dev/null
 reset_mallory
 
+# ---------------------------------------------------------------- 7c. a look-alike of kid's
+# A kid_partition_maintain(regclass) of mallory's in kid's schema: a call
+# that left the time to the default (the worker's, once) would be
+# ambiguous, and fail every table of the database every round.  The
+# worker's rounds below (2a, 3) run beside it.
+qas mallory >/dev/null <<'SQL' || exit 1
+CREATE FUNCTION public.kid_partition_maintain(p regclass, OUT action text, OUT partition_name text) RETURNS SETOF record
+LANGUAGE sql AS $$ SELECT 'lookalike'::text, 'none'::text WHERE public.trap('lookalike') $$;
+SQL
+
 # ---------------------------------------------------------------- 2a, 3 by the worker
 # Yesterday's partition made, today's rows waiting in the default partition:
 # the worker's next round makes today's and moves them, all committed at once.
@@ -321,6 +340,9 @@ expect_eq "3. ... which ran as mallory" "$(fired_since "$m")" "check: 3 as mallo
 expect_eq "3. ... mallory is no superuser" "$(superuser_of)" f
 expect_eq "3. ... the rows left the default partition" "$(in_default t3w)" "0 of 3"
 reset_mallory
+expect_eq "7c. mallory's look-alike kid_partition_maintain(regclass) never ran, and the worker maintained beside it (2a, 3)" \
+    "$(fired_since 0 lookalike)" nothing
+qas mallory -c "DROP FUNCTION public.kid_partition_maintain(regclass)" >/dev/null
 offset=$(log_size "$LOG")
 q -d postgres -c "ALTER SYSTEM SET kid.partition_maintenance_interval = 0" >/dev/null
 need "the worker turned off by a reload" reload_conf $SP_PORT
@@ -362,6 +384,62 @@ expect_eq "3. a superuser's kid_partition_maintain() of a table with an index ex
     "$(fired_since "$M")" "check: 3 as mallory; index: 3 as mallory"
 expect_eq "3. ... mallory is no superuser, the rows left the default partition" "$(superuser_of) $(in_default t3s)" "f 0 of 3"
 reset_mallory
+
+# ---------------------------------------------------------------- 7. a key of a domain
+# kid applies its operators and functions to the key: for a key of a
+# domain, an operator or function of the domain's exact type in kid's
+# schema (public, mallory's) would win over kid's own, and run as the
+# table's owner, here postgres.
+q >/dev/null <<SQL || exit 1
+CREATE DOMAIN public.ev_id AS public.sno;
+CREATE DOMAIN public.ev_uuid AS uuid;
+SQL
+qas mallory >/dev/null <<'SQL' || exit 1
+CREATE FUNCTION public.dom_ge(a public.ev_id, b public.sno) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN PERFORM public.trap('op domain'); RETURN a::public.sno OPERATOR(public.>=) b; END $$;
+CREATE FUNCTION public.dom_lt(a public.ev_id, b public.sno) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN PERFORM public.trap('op domain'); RETURN a::public.sno OPERATOR(public.<) b; END $$;
+CREATE OPERATOR public.>= (LEFTARG = public.ev_id, RIGHTARG = public.sno, FUNCTION = public.dom_ge);
+CREATE OPERATOR public.< (LEFTARG = public.ev_id, RIGHTARG = public.sno, FUNCTION = public.dom_lt);
+CREATE FUNCTION public.uuidv7_to_timestamp(id public.ev_uuid) RETURNS timestamptz LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN PERFORM public.trap('function domain'); RETURN now(); END $$;
+SQL
+m=$(mark)
+q >/dev/null <<SQL
+CREATE TABLE public.t7 (id ev_id PRIMARY KEY) PARTITION BY RANGE (id);
+CREATE TABLE public.t7u (id ev_uuid PRIMARY KEY) PARTITION BY RANGE (id);
+SELECT count(*) FROM kid_partition_by_time('t7', '1 day', premake => 0, at => $T0);
+SELECT count(*) FROM kid_partition_by_time('t7u', '1 day', premake => 0, at => $T0);
+INSERT INTO t7 SELECT sno_new_with_time($T1) FROM generate_series(1, 3);
+INSERT INTO t7u SELECT uuidv7_new_with_time($T1) FROM generate_series(1, 3);
+SELECT count(*) FROM kid_partition_maintain('t7', at => $T1);
+SELECT count(*) FROM kid_partition_maintain('t7u', at => $T1);
+SQL
+expect_eq "7. a superuser's table keyed by a domain, maintained by a superuser: none of mallory's operators and functions of the domain ran" \
+    "$(fired_since "$m")" nothing
+expect_eq "7. ... mallory is no superuser, the rows left the default partitions" "$(superuser_of) $(in_default t7) $(in_default t7u)" "f 0 of 3 0 of 3"
+expect_eq "7. ... the uuid table's CHECK calls kid's uuidv7_to_timestamp(uuid), not mallory's of the domain" \
+    "$(q -c "SELECT string_agg(d.refobjid::regprocedure::text, ' ') FROM pg_constraint k JOIN pg_depend d ON d.classid = 'pg_constraint'::regclass AND d.objid = k.oid
+             WHERE k.conrelid = 't7u'::regclass AND k.contype = 'c' AND d.refclassid = 'pg_proc'::regclass")" \
+    "uuidv7_to_timestamp(uuid)"
+
+# ---------------------------------------------------------------- 8. no lock of anyone's in the way
+# Runs of one table serialize on a lock only the table's writers can
+# take: outsider holding the advisory lock kid once took does not stop one.
+q >/dev/null <<SQL
+CREATE TABLE public.t8 (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+SELECT count(*) FROM kid_partition_by_time('t8', '1 day', premake => 0, at => $T0);
+SQL
+kpsql $SP_PORT -d $DB -U outsider -c "SELECT pg_advisory_lock((7039332::bigint << 32) | 't8'::regclass::oid::bigint)" -c "SELECT pg_sleep(30)" >/dev/null 2>&1 &
+holder=$!
+for _ in $(seq 100); do
+    [ "$(q -c "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted")" -gt 0 ] && break
+    sleep 0.1
+done
+expect_eq "8. outsider holds an advisory lock on the table's OID: a maintenance by its owner does not wait for it" \
+    "$(q -c "SET lock_timeout = '2s'" -c "SELECT count(*) FROM kid_partition_maintain('t8', at => $T1)" 2>&1)" 1
+q -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'outsider'" >/dev/null
+wait $holder 2>/dev/null
 
 # ---------------------------------------------------------------- 5. no way back to the caller
 for how in reset set; do
