@@ -134,6 +134,17 @@ struct Database {
     NameData name;
 };
 
+/*
+ * A stop request ends the launcher, with exit status 1: the postmaster
+ * starts it again LAUNCHER_RESTART_S later unless the server is stopping.
+ */
+static void launcher_check_for_stop() noexcept
+{
+    if (ShutdownRequestPending)
+        proc_exit(1);
+    CHECK_FOR_INTERRUPTS();
+}
+
 /* The databases to visit: those that accept connections, templates excepted. */
 static List *databases_to_visit(MemoryContext cxt) noexcept
 {
@@ -235,7 +246,7 @@ static void visit(const Database *d) noexcept
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, left,
                         launcher_wait_event());
         ResetLatch(MyLatch);
-        CHECK_FOR_INTERRUPTS();
+        launcher_check_for_stop();
     }
     ereport(LOG, (errmsg("kid goes on without waiting for the partition maintenance of database "
                          "\"%s\"",
@@ -257,7 +268,7 @@ static void launcher_round(MemoryContext cxt) noexcept
     List *dbs = databases_to_visit(cxt);
     ListCell *lc;
     foreach (lc, dbs) {
-        CHECK_FOR_INTERRUPTS();
+        launcher_check_for_stop();
         if (ConfigReloadPending) {
             ConfigReloadPending = false;
             ProcessConfigFile(PGC_SIGHUP);
@@ -274,7 +285,8 @@ void kid_partition_launcher_main(Datum)
 {
     using namespace kid::pg;
     pqsignal(SIGHUP, SignalHandlerForConfigReload);
-    pqsignal(SIGTERM, die);
+    /* A stop (the server's, pg_terminate_backend()) ends it quietly (no FATAL in the log). */
+    pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
     BackgroundWorkerUnblockSignals();
     /* No database: the launcher reads the shared catalog pg_database only. */
     BackgroundWorkerInitializeConnection(nullptr, nullptr, 0);
@@ -285,7 +297,7 @@ void kid_partition_launcher_main(Datum)
     /* The schedule, in monotonic_ms(): when the last round started, when the next one is due. */
     int64 last_round = 0, next_round = 0;
     for (;;) {
-        CHECK_FOR_INTERRUPTS();
+        launcher_check_for_stop();
         if (ConfigReloadPending) {
             ConfigReloadPending = false;
             ProcessConfigFile(PGC_SIGHUP);

@@ -5,14 +5,18 @@
 # on compute_query_id, so that EXPLAIN VERBOSE prints a "Query Identifier"
 # line), local connections through peer authentication as Debian's
 # pg_hba.conf has them, and make run as root without PGUSER, from a copy of
-# the tree that only root can read.  Every pg_regress test must pass.
+# the tree that only root can read, and kid's settings left at their
+# defaults (the partition worker on).  Every pg_regress test must pass.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
 IC_P=54351
 need "a server with shared_preload_libraries = 'pg_stat_statements,kid' and peer authentication" \
     eval 'cluster_init ic $IC_P "shared_preload_libraries = '"'"'pg_stat_statements,kid'"'"'" &&
-        echo "local all all peer" >"$KID_TMP/ic/data/pg_hba.conf" && cluster_start ic' || { kid_finish; exit; }
+        echo "local all all peer" >"$KID_TMP/ic/data/pg_hba.conf" &&
+        sed -i "/^kid\.partition_maintenance_interval = 0\$/d" "$KID_TMP/ic/data/postgresql.conf" && cluster_start ic' || { kid_finish; exit; }
+expect_eq "kid's settings as the README leaves them: the partition worker at its default" \
+    "$(as_postgres "$PG_BIN/psql" -h "$KID_TMP" -p $IC_P -X -A -t -d postgres -c "SELECT setting FROM pg_settings WHERE name = 'kid.partition_maintenance_interval'")" 600
 
 # What makes this server the one users met: EXPLAIN VERBOSE names the query,
 # and root is no role it lets in.

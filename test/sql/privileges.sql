@@ -16,7 +16,8 @@ SELECT rolsuper, rolcreatedb, rolcreaterole FROM pg_roles WHERE rolname = 'regre
 --    sighup       only in postgresql.conf / ALTER SYSTEM, then a reload
 --    superuser    also SET by a superuser, or a role granted SET ON PARAMETER
 -- ---------------------------------------------------------------------------
-SELECT name, context, setting FROM pg_settings WHERE name LIKE 'kid.%' ORDER BY name;
+-- (Their defaults, boot_val: the test runs on servers configured otherwise too.)
+SELECT name, context, boot_val FROM pg_settings WHERE name LIKE 'kid.%' ORDER BY name;
 
 SET ROLE regress_kid_user;
 SET kid.node_id = 7;
