@@ -18,10 +18,12 @@
 # after a clean restart, a crash restart and pg_terminate_backend();
 # kid.partition_maintenance_timeout bounds one table (a trigger that sleeps
 # on its default partition is cancelled, recorded, and delays neither the
-# tables after it nor another database) and the launcher's wait for one
-# database (a worker that outlives it is left to run, the others go on, its
-# database is skipped until it ends); turned off again by a reload, it
-# maintains nothing more.
+# tables after it nor another database; one that catches the cancel and
+# sleeps on ends the worker at twice the limit, and the next round tries the
+# tables not tried since first) and the launcher's wait for one database (a
+# worker that outlives it is left to run, the others go on, its database is
+# skipped until it ends); turned off again by a reload, it maintains nothing
+# more.
 # A second cluster, under libfaketime (CLOCK_MONOTONIC true): a clock
 # stepped back an hour does not pause the rounds, and a server started with
 # its clock 31 days ahead keeps every row of a table with a 30-day
@@ -267,15 +269,48 @@ q -d pw1 -c "DROP TRIGGER sleepy_delete ON aslow_default" >/dev/null
 check "the trigger gone, the next round moves aslow's row" \
     wait_for_log "$LOG" "$offset" 'kid maintained the partitions of public\.aslow in database "pw1": 1 create'
 
-# pw_slow's table has a trigger that ignores the cancel and sleeps until
-# told to stop (hold.sleeping): its worker outlives the launcher's wait.
+# pw_slow: six tables whose triggers sleep 1.5 s as a row moves out of
+# the default partition (under the 2 s limit of each): its worker takes
+# about 9 s, well past the launcher's wait for a database.
 q -d postgres -c "CREATE DATABASE pw_slow" >/dev/null
 q -d pw_slow <<'SQL' >/dev/null
 CREATE EXTENSION kid;
+CREATE FUNCTION nap() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_catalog.pg_sleep(1.5); RETURN OLD; END $$;
+DO $$
+BEGIN
+    FOR i IN 1 .. 6 LOOP
+        EXECUTE format('CREATE TABLE slow%s (id sno PRIMARY KEY) PARTITION BY RANGE (id)', i);
+        PERFORM count(*) FROM kid_partition_by_time(format('slow%s', i)::regclass, '1 day', premake => 1);
+        EXECUTE format('CREATE TRIGGER nap BEFORE DELETE ON slow%s_default FOR EACH ROW EXECUTE FUNCTION nap()', i);
+    END LOOP;
+END $$;
+SQL
+offset=$(log_size "$LOG")
+q -d pw_slow -c "DO \$\$ BEGIN FOR i IN 1 .. 6 LOOP EXECUTE format('INSERT INTO slow%s VALUES (sno_new_with_time(now() - interval ''3 days''))', i); END LOOP; END \$\$" >/dev/null
+check "a database whose worker runs past kid.partition_maintenance_timeout: the launcher goes on without it" \
+    wait_for_log "$LOG" "$offset" 'LOG:  kid goes on without waiting for the partition maintenance of database "pw_slow"'
+offset=$(log_size "$LOG")
+q -d pw2 -c "UPDATE kid_partition_config SET premake = premake + 1 WHERE parent = 'follows'::regclass" >/dev/null
+check "... other databases are maintained meanwhile (follows: 1 create)" \
+    wait_for_log "$LOG" "$offset" 'kid maintained the partitions of public\.follows in database "pw2": 1 create'
+check "... and the next rounds skip the database while its worker runs" \
+    wait_for_log "$LOG" "$offset" 'LOG:  kid skips the partition maintenance of database "pw_slow" this round'
+check "... which finishes every table (slow6: 1 create)" \
+    wait_for_log "$LOG" "$offset" 'kid maintained the partitions of public\.slow6 in database "pw_slow": 1 create'
+expect_eq "... each within its own limit" \
+    "$(q -d pw_slow -c "SELECT count(*) FILTER (WHERE failed_runs = 0), count(*) FROM kid_partition_status WHERE parent::text LIKE 'slow%'")" "6|6"
+
+# A table whose trigger catches the cancel (kid's limit) and sleeps on
+# until told to stop (hold.sleeping): at twice the limit the worker ends
+# itself, which nothing catches; the next round tries the tables not tried
+# since first (bnext, after astubborn by name), and maintains them.
+q -d pw_slow <<'SQL' >/dev/null
 CREATE TABLE hold (sleeping boolean NOT NULL);
 INSERT INTO hold VALUES (true);
-CREATE TABLE slow (id sno PRIMARY KEY) PARTITION BY RANGE (id);
-SELECT count(*) FROM kid_partition_by_time('slow', '1 day', premake => 1);
+CREATE TABLE astubborn (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+SELECT count(*) FROM kid_partition_by_time('astubborn', '1 day', premake => 1);
+CREATE TABLE bnext (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+SELECT count(*) FROM kid_partition_by_time('bnext', '1 day', premake => 1);
 CREATE FUNCTION stubborn_delete() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     WHILE (SELECT h.sleeping FROM public.hold h) LOOP
@@ -287,24 +322,19 @@ BEGIN
     END LOOP;
     RETURN OLD;
 END $$;
-CREATE TRIGGER stubborn_delete BEFORE DELETE ON slow_default FOR EACH ROW EXECUTE FUNCTION stubborn_delete();
+CREATE TRIGGER stubborn_delete BEFORE DELETE ON astubborn_default FOR EACH ROW EXECUTE FUNCTION stubborn_delete();
 SQL
 offset=$(log_size "$LOG")
-q -d pw_slow -c "INSERT INTO slow VALUES (sno_new_with_time(now() - interval '3 days'))" >/dev/null
-check "a database whose worker runs past kid.partition_maintenance_timeout: the launcher goes on without it" \
-    wait_for_log "$LOG" "$offset" 'LOG:  kid goes on without waiting for the partition maintenance of database "pw_slow"'
-offset=$(log_size "$LOG")
-q -d pw2 -c "UPDATE kid_partition_config SET premake = premake + 1 WHERE parent = 'follows'::regclass" >/dev/null
-check "... other databases are maintained meanwhile (follows: 1 create)" \
-    wait_for_log "$LOG" "$offset" 'kid maintained the partitions of public\.follows in database "pw2": 1 create'
-check "... and the next rounds skip the database while its worker runs" \
-    wait_for_log "$LOG" "$offset" 'LOG:  kid skips the partition maintenance of database "pw_slow" this round'
-expect_eq "... whose worker still runs" \
-    "$(q -d postgres -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'kid partition maintenance' AND datname = 'pw_slow'")" 1
+q -d pw_slow -c "INSERT INTO astubborn VALUES (sno_new_with_time(now() - interval '3 days'))" \
+    -c "UPDATE kid_partition_config SET premake = premake + 1 WHERE parent = 'bnext'::regclass" >/dev/null
+check "a trigger that catches the cancel: at twice kid.partition_maintenance_timeout the worker ends itself, and says so" \
+    wait_for_log "$LOG" "$offset" 'LOG:  kid ended its partition maintenance of public\.astubborn in database "pw_slow"'
+check "... the next round tries the table not tried since first, and maintains it (bnext: 1 create)" \
+    wait_for_log "$LOG" "$offset" 'kid maintained the partitions of public\.bnext in database "pw_slow": 1 create'
 offset=$(log_size "$LOG")
 q -d pw_slow -c "UPDATE hold SET sleeping = false" >/dev/null
-check "... and, once the trigger returns, finishes its table (slow: 1 create)" \
-    wait_for_log "$LOG" "$offset" 'kid maintained the partitions of public\.slow in database "pw_slow": 1 create'
+check "... and, once the trigger returns, the stubborn table too (astubborn: 1 create)" \
+    wait_for_log "$LOG" "$offset" 'kid maintained the partitions of public\.astubborn in database "pw_slow": 1 create'
 
 # ---------------------------------------------------------------- off again
 offset=$(log_size "$LOG")
