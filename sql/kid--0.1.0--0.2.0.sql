@@ -1304,15 +1304,29 @@ CREATE TABLE kid_partition_state (
     last_actions integer,
     last_error text,
     last_error_at timestamptz,
-    failed_runs integer NOT NULL DEFAULT 0,
-    -- When the worker last began to maintain it (committed before it runs:
-    -- the worker tries the least recently tried tables first).
-    last_attempt timestamptz
+    failed_runs integer NOT NULL DEFAULT 0
 );
 GRANT SELECT, INSERT, UPDATE, DELETE ON kid_partition_state TO PUBLIC;
 
+-- When kid's worker last began to maintain each table, committed before
+-- it begins: the worker tries the tables least recently tried first, so
+-- that one whose maintenance ends the worker (it ran past twice
+-- kid.partition_maintenance_timeout) does not hold back the tables after
+-- it round after round, and the next worker records that failure.  The
+-- worker's alone (no privilege for PUBLIC), by OID: a table's owner sets
+-- neither its order nor its record by writing or remaking its rows of the
+-- tables above.  Not dumped.
+CREATE TABLE kid_partition_attempts (
+    parent oid PRIMARY KEY,
+    began timestamptz NOT NULL
+);
+REVOKE ALL ON kid_partition_attempts FROM PUBLIC;
+
+COMMENT ON TABLE kid_partition_attempts IS
+'When kid''s worker last began to maintain each table (by OID), which orders its rounds (the least recently tried first); written by the worker only. Read it through kid_partition_status.last_attempt.';
+
 COMMENT ON TABLE kid_partition_state IS
-'The runs of kid_partition_maintain() per configured table: when the last one succeeded and how many actions it took, the last error and when it happened, how many runs in a row have failed since the last success, and when kid''s worker last began one. Read it through kid_partition_status.';
+'The runs of kid_partition_maintain() per configured table: when the last one succeeded and how many actions it took, the last error and when it happened, and how many runs in a row have failed since the last success. Read it through kid_partition_status.';
 
 CREATE FUNCTION kid_partition_guard() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
@@ -1413,7 +1427,7 @@ CREATE VIEW kid_partition_status AS
 SELECT c.parent, c.every, c.premake, c.retain, c.detach_only, c.time_zone,
        (SELECT pg_catalog.count(*) FROM pg_catalog.pg_inherits i WHERE i.inhparent = c.parent)::integer AS partitions,
        s.last_run, s.last_actions, s.last_error, s.last_error_at, COALESCE(s.failed_runs, 0) AS failed_runs,
-       s.last_attempt
+       (SELECT a.began FROM @extschema@.kid_partition_attempts a WHERE a.parent = c.parent::oid) AS last_attempt
 FROM @extschema@.kid_partition_config c
 LEFT JOIN @extschema@.kid_partition_state s ON s.parent = c.parent;
 GRANT SELECT ON kid_partition_status TO PUBLIC;
@@ -1485,20 +1499,19 @@ COMMENT ON FUNCTION kid_partition_name_taken(oid, text) IS
 'internal: whether a table named name could not be made in schema nsp (a relation or a type has the name)';
 
 -- kid's worker records that it begins the maintenance of a table, in a
--- transaction of its own before the maintenance's: a worker that its time
--- limit ends (partition_worker.cpp) leaves that mark, and the next one
--- tries the least recently tried tables first.
+-- transaction of its own before the maintenance's (kid_partition_attempts).
+-- Only the worker (a superuser) calls it.
 CREATE FUNCTION kid_partition_attempt(parent regclass) RETURNS void
-LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
-BEGIN
-    INSERT INTO @extschema@.kid_partition_state AS s (parent, last_attempt)
-    SELECT c.parent, pg_catalog.clock_timestamp()
-    FROM @extschema@.kid_partition_config c WHERE c.parent = kid_partition_attempt.parent
-    ON CONFLICT ON CONSTRAINT kid_partition_state_pkey DO UPDATE SET last_attempt = EXCLUDED.last_attempt;
-END $$;
+LANGUAGE sql VOLATILE STRICT PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+    INSERT INTO @extschema@.kid_partition_attempts AS a (parent, began)
+    VALUES (parent::oid, pg_catalog.clock_timestamp())
+    ON CONFLICT ON CONSTRAINT kid_partition_attempts_pkey DO UPDATE SET began = EXCLUDED.began;
+END;
+REVOKE ALL ON FUNCTION kid_partition_attempt(regclass) FROM PUBLIC;
 
 COMMENT ON FUNCTION kid_partition_attempt(regclass) IS
-'internal: records that kid''s worker begins to maintain a table now (kid_partition_status.last_attempt)';
+'internal: records that kid''s worker begins to maintain a table now (kid_partition_attempts); for the worker only';
 
 -- The one place a failed maintenance is recorded: kid_partition_maintain()
 -- calls it for each table that fails while it maintains every table, and
@@ -1855,13 +1868,23 @@ BEGIN
         -- started with its clock a month ahead would otherwise drop a
         -- month of rows.  The rows are the clock kid can vouch for: a
         -- partition goes only when the table holds a row made retain after
-        -- it.  (A table with no row has none to lose.)
+        -- it.  (A table with no row has none to lose.)  The newest row of
+        -- the partitions there were before this run, not of the default
+        -- partition: a row dated far ahead waits there, and would vouch
+        -- for any clock that reached it.  The partitions by upper bound,
+        -- from the highest: the first that has a row below the horizon
+        -- has the newest.
         cutoff_key := NULL;
         clock_cutoff_key := NULL;
         IF cfg.retain IS NOT NULL THEN
-            EXECUTE format('SELECT ' || to_bytes || ' FROM %s WHERE %s%s ORDER BY %I DESC LIMIT 1',
-                           key_expr, parent, below, v7_only, key_name)
-                INTO newest_key USING horizon;
+            newest_key := NULL;
+            FOR i IN SELECT j FROM generate_subscripts(part_oids, 1) j
+                     WHERE part_lo[j] IS NULL OR part_lo[j] < horizon ORDER BY part_hi[j] DESC NULLS FIRST LOOP
+                EXECUTE format('SELECT ' || to_bytes || ' FROM %s WHERE %s%s ORDER BY %I DESC LIMIT 1',
+                               key_expr, part_oids[i]::regclass, below, v7_only, key_name)
+                    INTO newest_key USING horizon;
+                EXIT WHEN newest_key IS NOT NULL;
+            END LOOP;
             newest := NULL;
             IF newest_key IS NOT NULL THEN
                 EXECUTE format('SELECT @extschema@.%s_to_timestamp(' || from_bytes || ')', prefix, '$1') INTO newest USING newest_key;

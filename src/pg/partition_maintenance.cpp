@@ -25,6 +25,7 @@
 #include "pg/kid_pg.h"
 
 extern "C" {
+#include "access/htup_details.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "miscadmin.h"

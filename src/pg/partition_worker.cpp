@@ -59,6 +59,7 @@ extern "C" {
 #include "commands/dbcommands.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -183,21 +184,13 @@ struct Overrun {
 };
 static List *overruns = NIL;
 
-/* Whether database d's worker of an earlier round still runs (one that ended is forgotten). */
+/* Whether database d's worker of an earlier round still runs (forget_ended_overruns() ran). */
 static bool still_running(const Database *d) noexcept
 {
     ListCell *lc;
     foreach (lc, overruns) {
-        Overrun *o = static_cast<Overrun *>(lfirst(lc));
-        if (o->database != d->oid)
-            continue;
-        pid_t pid;
-        if (GetBackgroundWorkerPid(o->handle, &pid) != BGWH_STOPPED)
+        if (static_cast<Overrun *>(lfirst(lc))->database == d->oid)
             return true;
-        overruns = foreach_delete_current(overruns, lc);
-        pfree(o->handle);
-        pfree(o);
-        return false;
     }
     return false;
 }
@@ -262,9 +255,25 @@ static void visit(const Database *d) noexcept
     MemoryContextSwitchTo(old);
 }
 
+/* Forget the overrun workers that have ended (of databases dropped meanwhile too). */
+static void forget_ended_overruns() noexcept
+{
+    ListCell *lc;
+    foreach (lc, overruns) {
+        Overrun *o = static_cast<Overrun *>(lfirst(lc));
+        pid_t pid;
+        if (GetBackgroundWorkerPid(o->handle, &pid) != BGWH_STOPPED)
+            continue;
+        overruns = foreach_delete_current(overruns, lc);
+        pfree(o->handle);
+        pfree(o);
+    }
+}
+
 static void launcher_round(MemoryContext cxt) noexcept
 {
     MemoryContextReset(cxt);
+    forget_ended_overruns();
     List *dbs = databases_to_visit(cxt);
     ListCell *lc;
     foreach (lc, dbs) {
@@ -359,6 +368,18 @@ static void end_spi() noexcept
 }
 
 /*
+ * src into buf of size bytes, cut at a character's boundary (in the
+ * database's encoding) when it is longer: what is cut goes into
+ * kid_partition_state and the log, which must stay valid text.
+ */
+static void copy_clipped(char *buf, size_t size, const char *src) noexcept
+{
+    int len = pg_mbcliplen(src, static_cast<int>(strlen(src)), static_cast<int>(size) - 1);
+    memcpy(buf, src, len);
+    buf[len] = '\0';
+}
+
+/*
  * In a PG_CATCH block: the error's message into buf, the error forgotten
  * and the transaction aborted (which also gives the worker back its own
  * user id), in memory context cxt.
@@ -369,7 +390,7 @@ static void abort_with_message(MemoryContext cxt, char *buf, size_t size) noexce
     ErrorData *e = CopyErrorData();
     FlushErrorState();
     AbortCurrentTransaction();
-    strlcpy(buf, e->message ? e->message : "unknown error", size);
+    copy_clipped(buf, size, e->message ? e->message : "unknown error");
     FreeErrorData(e);
 }
 
@@ -492,6 +513,9 @@ static void disarm_time_limit() noexcept
 {
     disable_timeout(STATEMENT_TIMEOUT, false);
     disable_timeout(overrun_timeout, false);
+    /* Fired after the statement ended: its cancel would fail the next table. */
+    if (get_timeout_indicator(STATEMENT_TIMEOUT, true))
+        QueryCancelPending = false;
 }
 
 /*
@@ -514,7 +538,7 @@ static Attempt begin_attempt(const char *schema, Oid table, char *name, size_t s
         "WHERE c.oid OPERATOR(pg_catalog.=) $1",
         1, types, values, nullptr, true, 1);
     if (SPI_processed == 1) {
-        strlcpy(name, SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1), size);
+        copy_clipped(name, size, SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
         types[0] = REGCLASSOID;
         SPI_execute_with_args(psprintf("SELECT %s.kid_partition_attempt($1)", schema), 1, types,
                               values, nullptr, false, 0);
@@ -525,6 +549,10 @@ static Attempt begin_attempt(const char *schema, Oid table, char *name, size_t s
                                        schema),
                               1, types, values, nullptr, false, 0);
         attempt = SPI_processed > 0 ? Attempt::forgotten : Attempt::gone;
+        SPI_execute_with_args(psprintf("DELETE FROM %s.kid_partition_attempts a "
+                                       "WHERE a.parent OPERATOR(pg_catalog.=) $1",
+                                       schema),
+                              1, types, values, nullptr, false, 0);
     }
     end_spi();
     return attempt;
@@ -548,7 +576,7 @@ static void maintain_table(const char *schema, const char *database, Oid table) 
     {
         attempt = begin_attempt(schema, table, name, sizeof(name));
         if (attempt == Attempt::begun) {
-            strlcpy(overrun_table, name, sizeof(overrun_table));
+            copy_clipped(overrun_table, sizeof(overrun_table), name);
             begin_spi("kid: maintaining the partitions of a table");
             Oid types[1] = {REGCLASSOID};
             Datum values[1] = {ObjectIdGetDatum(table)};
@@ -620,12 +648,29 @@ void kid_partition_worker_main(Datum arg)
                 true, 1);
     schema = spi_text(cxt);
     if (schema) {
+        /*
+         * A table a worker began and neither finished nor failed: that
+         * worker ended in its maintenance (its time limit's end, or a stop).
+         */
+        SPI_execute(
+            psprintf("SELECT %s.kid_partition_failed(c.parent, 'kid''s worker ended during the "
+                     "maintenance of this table: it ran past twice "
+                     "kid.partition_maintenance_timeout, or was stopped') "
+                     "FROM %s.kid_partition_config c "
+                     "JOIN %s.kid_partition_attempts a "
+                     "ON a.parent OPERATOR(pg_catalog.=) c.parent::pg_catalog.oid "
+                     "LEFT JOIN %s.kid_partition_state s "
+                     "ON s.parent::pg_catalog.oid OPERATOR(pg_catalog.=) c.parent::pg_catalog.oid "
+                     "WHERE a.began OPERATOR(pg_catalog.>) COALESCE(GREATEST(s.last_run, "
+                     "s.last_error_at), '-infinity'::pg_catalog.timestamptz)",
+                     schema, schema, schema, schema),
+            false, 0);
         /* The least recently tried first (an overrun ends the worker at its table). */
         SPI_execute(
             psprintf("SELECT c.parent::pg_catalog.oid FROM %s.kid_partition_config c "
-                     "LEFT JOIN %s.kid_partition_state s "
-                     "ON s.parent::pg_catalog.oid OPERATOR(pg_catalog.=) c.parent::pg_catalog.oid "
-                     "ORDER BY s.last_attempt NULLS FIRST, c.parent::pg_catalog.text COLLATE \"C\"",
+                     "LEFT JOIN %s.kid_partition_attempts a "
+                     "ON a.parent OPERATOR(pg_catalog.=) c.parent::pg_catalog.oid "
+                     "ORDER BY a.began NULLS FIRST, c.parent::pg_catalog.text COLLATE \"C\"",
                      schema, schema),
             true, 0);
         MemoryContext old = MemoryContextSwitchTo(cxt);

@@ -259,8 +259,13 @@ SELECT sno_to_timestamp(id) AS made, tableoid::regclass AS partition FROM hand O
 INSERT INTO hand VALUES (sno_new_with_time('2026-03-10 00:00+00'));
 SELECT action, partition_name, rows FROM kid_partition_by_time('hand', '1 month', premake => 0, retain => '1 month', at => '2026-03-10 00:00+00');
 SELECT sno_to_timestamp(id) AS made, tableoid::regclass AS partition FROM hand ORDER BY id;
--- At 2026-04-10 (cutoff 2026-03-10) the first half of February goes too;
--- the next run makes February for the row that waited, and retires it.
+-- A row of 2026-04-10 waits in the default partition until the run of
+-- that day makes April: rows vouch for the clock from the partitions only
+-- (a row dated ahead waits in the default one), so that run still counts
+-- from March's row and keeps the first half of February.  The next one
+-- counts from April's (cutoff 2026-03-10): the first half of February goes
+-- (the row of 20 February waits: the run after would make February for it,
+-- and retire it).
 INSERT INTO hand VALUES (sno_new_with_time('2026-04-10 00:00+00'));
 SELECT action, partition_name, rows FROM kid_partition_maintain('hand', at => '2026-04-10 00:00+00');
 SELECT action, partition_name, rows FROM kid_partition_maintain('hand', at => '2026-04-10 00:00+00');
@@ -284,11 +289,12 @@ SELECT count(*) AS rows_kept FROM daily;
 INSERT INTO daily VALUES (sno_new_with_time('2026-04-01 11:00+00'));
 SELECT action, count(*), min(partition_name), max(partition_name) FROM kid_partition_maintain('daily', at => '2026-04-01 12:00+00') GROUP BY action ORDER BY action;
 SELECT count(*) AS rows_kept, min(id::timestamptz) AS oldest FROM daily;
--- The cutoff is exact: at 2026-04-20 00:00, with a row of that time, a
--- retention of 30 days puts it at 2026-03-21 00:00: the day that ends
--- there goes (made for its row and retired in the same run), the day after
+-- The cutoff is exact: at 2026-04-20 00:00, with a row of that time in
+-- its partition (made by the first run below), a retention of 30 days puts
+-- it at 2026-03-21 00:00: the day that ends there goes, the day after
 -- stays.
 INSERT INTO daily VALUES (sno_new_with_time('2026-03-20 12:00+00')), (sno_new_with_time('2026-03-21 12:00+00')), (sno_new_with_time('2026-04-20 00:00+00'));
+SELECT action, partition_name, rows FROM kid_partition_maintain('daily', at => '2026-04-20 00:00+00') ORDER BY action, partition_name;
 SELECT action, partition_name, rows FROM kid_partition_maintain('daily', at => '2026-04-20 00:00+00') ORDER BY action, partition_name;
 SELECT id::timestamptz AS made, tableoid::regclass AS partition FROM daily ORDER BY id;
 ROLLBACK;

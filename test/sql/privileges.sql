@@ -251,9 +251,15 @@ UPDATE kid_partition_config SET time_zone = 'Nowhere/Bogus' WHERE parent = 'regr
 INSERT INTO regress_kid_parts.ev VALUES (uuidv7_new_with_time('2024-05-09 10:00+00'));
 SELECT parent_table, action, partition_name, rows FROM kid_partition_maintain(at => '2024-05-08 00:00+00') ORDER BY 1::text, 2, 3;
 SELECT parent, last_error, failed_runs FROM kid_partition_status ORDER BY 1::text;
--- (What kid's worker records before it maintains a table.)
+-- What kid's worker records before it maintains a table is the worker's
+-- alone: the role may neither call it nor write its table (42501).
+SAVEPOINT attempt;
 SELECT kid_partition_attempt('regress_kid_parts.ev');
-SELECT parent, last_attempt IS NOT NULL AS attempted FROM kid_partition_status ORDER BY 1::text;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+ROLLBACK TO attempt;
+INSERT INTO kid_partition_attempts VALUES ('regress_kid_parts.ev'::regclass::oid, now());
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+ROLLBACK TO attempt;
 SELECT uuidv7_to_timestamp(min(id::text)) AS decoded_from_text,
        uuidv7_to_timestamp(uuidv7_from_timestamp('2024-05-09 10:00+00')::text) AS constant_text
 FROM regress_kid_parts.ev;
@@ -294,7 +300,8 @@ FROM regress_kid_ids a JOIN regress_kid_copy b USING (n);
 -- kid_adopt_database(), kid_adoption_columns() and kid_raise_floors() for a
 -- role that is not a superuser (ERROR 42501, below; test database_origin),
 -- nor does
--- uuidv7_restore_operators(), which only a superuser may run (42501 below).
+-- uuidv7_restore_operators(), which only a superuser may run (42501 below);
+-- kid_partition_attempt() is kid's partition worker's alone (42501 above).
 SELECT f.fn AS function, CASE
         WHEN s.calls > 0 THEN 'called'
         WHEN f.prokind = 'a' THEN 'aggregate'
@@ -304,6 +311,7 @@ SELECT f.fn AS function, CASE
         WHEN f.fn::text = 'codokey_context_missing(text)' THEN 'raises'
         WHEN f.fn::text = 'kid_cluster_check()' THEN 'raises'
         WHEN f.fn::text IN ('kid_database_origin_order()', 'kid_database_origin_changed()') THEN 'trigger'
+        WHEN f.fn::text = 'kid_partition_attempt(regclass)' THEN 'worker'
         WHEN f.fn::text IN ('kid_adopt_database(timestamp with time zone,interval,text[],boolean,boolean)',
                             'kid_adoption_columns(interval,text[],boolean)', 'kid_raise_floors(timestamp with time zone[])',
                             'uuidv7_restore_operators()') THEN 'raises'
