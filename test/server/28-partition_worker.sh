@@ -75,6 +75,10 @@ SQL
 # ago, which goes, while the one of 5 days ago stays.
 q -d pw1 <<SQL >/dev/null
 SELECT count(*) FROM kid_partition_maintain('busy', at => timestamptz '$TODAY 12:00+00' - interval '6 days');
+-- (Today's partition, for the newest row: rows vouch for the clock from
+-- the partitions, not the default one.  With no row yet, this run retires
+-- the partitions of 10 to 8 days ago by its time.)
+SELECT count(*) FROM kid_partition_maintain('busy', at => timestamptz '$TODAY 00:00+00' - interval '2 days');
 INSERT INTO busy VALUES (koid_new_with_time(timestamptz '$TODAY 00:00+00' - interval '5 days')),
                         (koid_new_with_time(timestamptz '$TODAY 00:00+00'));
 SQL
@@ -414,7 +418,7 @@ else
 fi
 expect_eq "... and keeps every row" "$(keep_rows)" "420 rows, 0 in the default partition"
 check "... the worker dropped and detached nothing" test "$(tail -c +$((offset + 1)) "$FT_LOG" | grep -c -E 'kid maintained the partitions of public\.keep .*[0-9]+ (drop|detach)')" = 0
-f -c "SELECT coalesce(string_agg(action, ' ' ORDER BY action), 'nothing') FROM (SELECT DISTINCT action FROM kid_partition_maintain()) a" >"$KID_TMP/ft-maintain.out" 2>"$KID_TMP/ft-maintain.err"
+f -c "SELECT coalesce(string_agg(action, ' ' ORDER BY action), 'nothing') FROM (SELECT DISTINCT action FROM kid_partition_maintain() WHERE parent_table = 'keep'::regclass) a" >"$KID_TMP/ft-maintain.out" 2>"$KID_TMP/ft-maintain.err"
 check "kid_partition_maintain() at now(), 31 days ahead, after the worker's rounds: drops and detaches nothing" \
     test "$(grep -c -w -e drop -e detach "$KID_TMP/ft-maintain.out")" = 0
 expect_eq "... and says what it keeps, at every run: rows keep and the WARNING" \
