@@ -4,12 +4,12 @@
 # the old data directory, so the new cluster's generators start at its own
 # clock; the database carries kid_database_origin instead.
 #
-# The old cluster is this PG_CONFIG's PostgreSQL when it is 15 or 17, else
+# The old cluster is this PG_CONFIG's PostgreSQL when it is 15, 17 or 19, else
 # PostgreSQL 15 (KID_PG15_CONFIG, else Debian's), with kid installed, running under libfaketime
 # with its clock 1 hour ahead; it makes ids of every scheme, is dumped
 # (pg_dump -Fc) and stopped cleanly.  The new clusters are this PG_CONFIG's
 # major with the true clock: 15 -> 15 on the 15 pass of make test, 17 -> 17
-# on the 17 pass, 15 -> 18 on the 18 pass.
+# on the 17 pass, 15 -> 18 on the 18 pass, 19 -> 19 on the 19 pass.
 #   - pg_upgrade: generation in the upgraded database is refused (55000, the
 #     hint names kid_adopt_database()), in a read-only transaction too;
 #     kid_adopt_database() stops (55000) on the koids an hour ahead (taken,
@@ -35,9 +35,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
 faketime_set "$FT_FILE" "+3600"
 
-# PostgreSQL 17's pass runs in a chroot that has only 17: there the old
-# cluster is 17 too (17 -> 17).
-if "$PG_CONFIG" --version | grep -q '^PostgreSQL 1[57]\.'; then
+# PostgreSQL 17's and 19's passes run in chroots that have only that major:
+# there the old cluster is that major too (17 -> 17, 19 -> 19).
+if "$PG_CONFIG" --version | grep -q '^PostgreSQL 1[579]\.'; then
     OLD_CONFIG=$PG_CONFIG
 elif [ -n "${KID_PG15_CONFIG:-}" ]; then
     OLD_CONFIG=$KID_PG15_CONFIG
