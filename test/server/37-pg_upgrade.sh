@@ -37,7 +37,8 @@ faketime_set "$FT_FILE" "+3600"
 
 # PostgreSQL 17's and 19's passes run in chroots that have only that major:
 # there the old cluster is that major too (17 -> 17, 19 -> 19).
-if "$PG_CONFIG" --version | grep -q '^PostgreSQL 1[579]\.'; then
+# The major is the number before the first dot or letter ("19rc1" before a release).
+if "$PG_CONFIG" --version | grep -qE '^PostgreSQL 1[579]([^0-9]|$)'; then
     OLD_CONFIG=$PG_CONFIG
 elif [ -n "${KID_PG15_CONFIG:-}" ]; then
     OLD_CONFIG=$KID_PG15_CONFIG
