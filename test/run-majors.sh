@@ -22,10 +22,18 @@
 # its version tests are >= 16, >= 17 and >= 19, which 18 takes too), at
 # about 70 s a major.
 #
+# PostgreSQL 19 (Debian's 19~rc1 from experimental, in the sid chroot of
+# test/tools/pg19.sh) is not in the default KID_MAJORS yet:
+# KID_MAJORS="15 17 18 19" adds it, or KID_MAJORS=19 alone.  It runs the
+# same server tests as 18 but PG19_SKIP: those whose tools the chroot does
+# not have, as 17's first list, and pg_partman, which no suite packages for
+# 19.
+#
 #   KID_MAJORS        which to run (default "15 17 18")
 #   KID_PG15_CONFIG   PostgreSQL 15's pg_config (default: $PG_CONFIG, else Debian's)
 #   KID_PG17_ROOT     the PostgreSQL 17 chroot (default: the one test/tools/pg17.sh prints)
 #   KID_PG18_CONFIG   PostgreSQL 18's pg_config (default: the one test/tools/pg18.sh prints)
+#   KID_PG19_ROOT     the PostgreSQL 19 chroot (default: the one test/tools/pg19.sh prints)
 #   KID_VENDOR, KID_PG_CACHE: see test/tools/pg18.sh (and test/tools/pg17.sh)
 # With NAMEs (test/run-all.sh -h), only those run, on every major.
 set -uo pipefail
@@ -34,6 +42,8 @@ cd "$(dirname "$0")/.."
 KID_MAJORS=${KID_MAJORS:-15 17 18}
 PG17_SKIP="citus client_jdbc client_pgx client_node client_knex xcheck_atproto xcheck_koid dist build_majors
     scheme_marks clock_faults clock_behind koid_overflow"
+PG19_SKIP="citus client_jdbc client_pgx client_node client_knex xcheck_atproto xcheck_koid dist build_majors
+    pg_partman"
 PG15_CONFIG=${KID_PG15_CONFIG:-${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}}
 # test/server/37-pg_upgrade.sh upgrades from this 15 on the 18 pass too.
 export KID_PG15_CONFIG=$PG15_CONFIG
@@ -126,6 +136,25 @@ label_major() {
     }'
 }
 
+# run_chroot_major MAJOR ROOT SKIP NAME...: run_major in the Debian chroot
+# ROOT (test/tools/pg17.sh, pg19.sh): with no NAME pg_regress, every server
+# test but the names in SKIP, and the sanitizer run; else the NAMEs.
+run_chroot_major() {
+    local major=$1 root=$2 skip=$3 config names
+    shift 3
+    config=/usr/lib/postgresql/$major/bin/pg_config
+    if [ ! -x "$root$config" ]; then
+        not_ok "pg$major no PostgreSQL $major (test/tools/pg$major.sh)"
+        return
+    fi
+    if [ $# -eq 0 ]; then
+        names=$(ls test/server/[0-9][0-9]-*.sh | xargs -n1 basename | sed -e 's/^[0-9][0-9]-//' -e 's/\.sh$//' | grep -vxF "$(tr ' ' '\n' <<<"$skip")")
+        KID_CHROOT=$root run_major "pg$major" "$config" regress $names sanitize
+    else
+        KID_CHROOT=$root run_major "pg$major" "$config" "$@"
+    fi
+}
+
 echo "(make test starts at $(date -u +%H:%M:%S) UTC)"
 # test/run-all.sh says after each server test how long this run has gone on.
 export KID_RUN_START=${KID_RUN_START:-$(date +%s)}
@@ -144,18 +173,7 @@ for major in $KID_MAJORS; do
         run_major pg15 "$PG15_CONFIG" "$@"
         ;;
     17)
-        root=${KID_PG17_ROOT:-$(made 17 test/tools/pg17.sh)}
-        config=/usr/lib/postgresql/17/bin/pg_config
-        if [ -x "$root$config" ]; then
-            if [ $# -eq 0 ]; then
-                names=$(ls test/server/[0-9][0-9]-*.sh | xargs -n1 basename | sed -e 's/^[0-9][0-9]-//' -e 's/\.sh$//' | grep -vxF "$(tr ' ' '\n' <<<"$PG17_SKIP")")
-                KID_CHROOT=$root run_major pg17 "$config" regress $names sanitize
-            else
-                KID_CHROOT=$root run_major pg17 "$config" "$@"
-            fi
-        else
-            not_ok "pg17 no PostgreSQL 17 (test/tools/pg17.sh)"
-        fi
+        run_chroot_major 17 "${KID_PG17_ROOT:-$(made 17 test/tools/pg17.sh)}" "$PG17_SKIP" "$@"
         ;;
     18)
         config=$KID_PG18_CONFIG
@@ -164,6 +182,9 @@ for major in $KID_MAJORS; do
         else
             not_ok "pg18 no PostgreSQL 18 (test/tools/pg18.sh)"
         fi
+        ;;
+    19)
+        run_chroot_major 19 "${KID_PG19_ROOT:-$(made 19 test/tools/pg19.sh)}" "$PG19_SKIP" "$@"
         ;;
     *)
         echo "unknown major in KID_MAJORS: $major" >&2

@@ -53,6 +53,8 @@ extern "C" {
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+/* tuplestore_putvalues: before 19 nodes/execnodes.h (through funcapi.h) included it. */
+#include "utils/tuplestore.h"
 }
 
 namespace kid::pg {
@@ -125,7 +127,18 @@ static OriginSummary read_origin(Relation rel)
     uint64 mine = GetSystemIdentifier();
     Snapshot snapshot = RegisterSnapshot(ActiveSnapshotSet() ? GetActiveSnapshot()
                                                              : GetTransactionSnapshot());
+#if PG_VERSION_NUM >= 190000
+    /*
+     * 19 takes the caller's scan options.  SO_HINT_REL_READ_ONLY promises
+     * that the query does not modify the table (heap may then set pages
+     * all-visible as it reads them); this scan runs inside whatever query
+     * generates an id, which kid cannot vouch for, so it asks for nothing,
+     * as the scan of 15 to 18 did.
+     */
+    TableScanDesc scan = table_beginscan(rel, snapshot, 0, nullptr, SO_NONE);
+#else
     TableScanDesc scan = table_beginscan(rel, snapshot, 0, nullptr);
+#endif
     TupleTableSlot *slot = table_slot_create(rel, nullptr);
     while (table_scan_getnextslot(scan, ForwardScanDirection, slot)) {
         bool null_position, null_system, null_how;
@@ -266,7 +279,12 @@ KID_FUNCTION(kid_database_origin_changed)
                         errmsg("kid_database_origin_changed() must be called as a trigger")));
     TriggerData *trigger = reinterpret_cast<TriggerData *>(fcinfo->context);
     CacheInvalidateRelcache(trigger->tg_relation);
-    return PointerGetDatum(nullptr);
+    /*
+     * A statement trigger's result is ignored; a null pointer as a Datum is
+     * 0.  Not PointerGetDatum(nullptr): from 19 that is a macro whose
+     * "true ? (X) : NULL" C++ rejects for nullptr.
+     */
+    return static_cast<Datum>(0);
 }
 
 /*

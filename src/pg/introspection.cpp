@@ -11,6 +11,8 @@ extern "C" {
 #include "miscadmin.h"
 #include "access/xlog.h"
 #include "utils/builtins.h"
+/* tuplestore_putvalues: before 19 nodes/execnodes.h (through funcapi.h) included it. */
+#include "utils/tuplestore.h"
 }
 
 namespace kid::pg {

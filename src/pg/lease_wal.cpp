@@ -55,12 +55,14 @@ extern "C" {
 }
 
 /*
- * Reviewed for 15, 17 and 18: RmgrTable, xl_logical_message and the redo
- * call site (GetRmgr(...).rm_redo in xlogrecovery.c).  Review them again
- * for a later major before building for it.
+ * Reviewed for 15, 17, 18 and 19 (docs/lease.md, "Reviewed for each
+ * major"): RmgrTable and RmgrData, RM_LOGICALMSG_ID's entry in
+ * rmgrlist.h, xl_logical_message, RegisterCustomRmgr, and the redo call
+ * site (GetRmgr(...).rm_redo in xlogrecovery.c).  A later major is
+ * reviewed the same way before kid builds for it.
  */
-#if PG_VERSION_NUM >= 190000
-#error "lease_wal.cpp wraps the LogicalMessage redo in RmgrTable: review it for this major"
+#if PG_VERSION_NUM >= 200000
+#error "kid wraps the LogicalMessage redo: review this major as docs/lease.md says"
 #endif
 
 namespace kid::pg {
@@ -403,7 +405,7 @@ static RmgrData kid_rmgr = {
 
 /* ---------------------------------------------------------------- start-up */
 
-/* The name of the resource manager whose redo kid wraps (rmgrlist.h in 15, 17 and 18). */
+/* The name of the resource manager whose redo kid wraps (rmgrlist.h in 15 to 19). */
 static constexpr char LOGICAL_MESSAGE_RMGR[] = "LogicalMessage";
 
 void lease_wal_register()

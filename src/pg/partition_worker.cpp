@@ -69,6 +69,8 @@ extern "C" {
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+/* get_database_name: in commands/dbcommands.h before 19. */
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 #include "utils/timeout.h"

@@ -4,12 +4,12 @@
 # the old data directory, so the new cluster's generators start at its own
 # clock; the database carries kid_database_origin instead.
 #
-# The old cluster is this PG_CONFIG's PostgreSQL when it is 15 or 17, else
+# The old cluster is this PG_CONFIG's PostgreSQL when it is 15, 17 or 19, else
 # PostgreSQL 15 (KID_PG15_CONFIG, else Debian's), with kid installed, running under libfaketime
 # with its clock 1 hour ahead; it makes ids of every scheme, is dumped
 # (pg_dump -Fc) and stopped cleanly.  The new clusters are this PG_CONFIG's
 # major with the true clock: 15 -> 15 on the 15 pass of make test, 17 -> 17
-# on the 17 pass, 15 -> 18 on the 18 pass.
+# on the 17 pass, 15 -> 18 on the 18 pass, 19 -> 19 on the 19 pass.
 #   - pg_upgrade: generation in the upgraded database is refused (55000, the
 #     hint names kid_adopt_database()), in a read-only transaction too;
 #     kid_adopt_database() stops (55000) on the koids an hour ahead (taken,
@@ -35,9 +35,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
 faketime_set "$FT_FILE" "+3600"
 
-# PostgreSQL 17's pass runs in a chroot that has only 17: there the old
-# cluster is 17 too (17 -> 17).
-if "$PG_CONFIG" --version | grep -q '^PostgreSQL 1[57]\.'; then
+# PostgreSQL 17's and 19's passes run in chroots that have only that major:
+# there the old cluster is that major too (17 -> 17, 19 -> 19).
+# The major is the number before the first dot or letter ("19rc1" before a release).
+if "$PG_CONFIG" --version | grep -qE '^PostgreSQL 1[579]([^0-9]|$)'; then
     OLD_CONFIG=$PG_CONFIG
 elif [ -n "${KID_PG15_CONFIG:-}" ]; then
     OLD_CONFIG=$KID_PG15_CONFIG
@@ -161,8 +162,11 @@ cluster_stop old fast
 
 # ------------------------------------------------------------------ pg_upgrade
 cluster_init new $NPORT
-# PostgreSQL 18's initdb turns data checksums on; the old cluster has none.
-as_postgres "$NEW_BIN/pg_checksums" --disable -D "$KID_TMP/new/data" >/dev/null 2>&1
+# From 18 initdb turns data checksums on; pg_upgrade wants the old
+# cluster's setting, which is off on 15 and 17 (on where old and new are 19).
+if as_postgres "$OLD_BIN/pg_controldata" "$KID_TMP/old/data" | grep -q '^Data page checksum version: *0$'; then
+    as_postgres "$NEW_BIN/pg_checksums" --disable -D "$KID_TMP/new/data" >/dev/null 2>&1
+fi
 if as_postgres "$NEW_BIN/pg_upgrade" -b "$OLD_BIN" -B "$NEW_BIN" -d "$KID_TMP/old/data" -D "$KID_TMP/new/data" \
     -p $OPORT -P $NPORT -s "$KID_TMP" >"$KID_TMP/pg_upgrade.log" 2>&1; then
     check "pg_upgrade $("$OLD_BIN/postgres" --version | grep -o '[0-9]*' | head -1) -> $("$NEW_BIN/postgres" --version | grep -o '[0-9]*' | head -1)" true

@@ -19,8 +19,8 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
 DEB_VERSION=$(sed -n "s/^default_version *= *'\(.*\)'/\1/p" kid.control)
-# The major of PG_CONFIG (15 from make test's first pass, 17 in the chroot
-# of test/tools/pg17.sh): debian/pgversions names 15, the release's; for another
+# The major of PG_CONFIG (15 from make test's first pass, 17 and 19 in the
+# chroots of test/tools/pg17.sh and pg19.sh): debian/pgversions names 15, the release's; for another
 # major the copy built here names that one (control regenerated from
 # control.in, as pg_buildext updatecontrol would).
 DEB_PG=$("$PG_CONFIG" --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')
@@ -50,8 +50,12 @@ deb_build() {
         echo "$DEB_PG" >"$DEB_SRC/debian/pgversions" &&
             sed "s/PGVERSION/$DEB_PG/g" debian/control.in >"$DEB_SRC/debian/control" || return 1
     fi
-    # parallel=2: the machine's two cores; no debug-symbol package, which nothing here reads.
-    (cd "$DEB_SRC" && DEB_BUILD_OPTIONS="parallel=2 noautodbgsym" dpkg-buildpackage -us -uc -b >"$DEB_DIR/build.log" 2>&1) ||
+    # parallel=2: the machine's two cores; no debug-symbol package, which
+    # nothing here reads.  DEB_PG_SUPPORTED_VERSIONS: pg_buildext builds for
+    # the majors postgresql-common supports, and sid's does not count 19,
+    # which only experimental has; the package is built for PG_CONFIG's.
+    (cd "$DEB_SRC" && DEB_BUILD_OPTIONS="parallel=2 noautodbgsym" DEB_PG_SUPPORTED_VERSIONS=$DEB_PG \
+        dpkg-buildpackage -us -uc -b >"$DEB_DIR/build.log" 2>&1) ||
         { tail -40 "$DEB_DIR/build.log"; return 1; }
     [ -f "$DEB_FILE" ] || { echo "no $DEB_FILE"; ls "$DEB_DIR"; return 1; }
 }

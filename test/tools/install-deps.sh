@@ -42,8 +42,8 @@ test_packages=(
     # release tarball has no generated parser files; OpenSSL for uuidv7's
     # random numbers and the TLS code, zlib for pg_dump and base backups.
     bison flex libssl-dev zlib1g-dev bzip2
-    # PostgreSQL 17 (test/tools/pg17.sh): Debian 13's packages in a chroot that
-    # debootstrap makes.
+    # PostgreSQL 17 and 19 (test/tools/pg17.sh, pg19.sh): Debian 13's and
+    # experimental's packages in chroots that debootstrap makes.
     debootstrap
     # Citus built from the vendored tarballs (test/tools/citus-build.sh) for
     # test/server/43-citus.sh: lz4 and zstd for its columnar storage (configure

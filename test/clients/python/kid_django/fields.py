@@ -16,6 +16,9 @@ class SnoField(models.AutoField):
     def rel_db_type(self, connection):  # a foreign key to it
         return "sno"
 
+    def cast_db_type(self, connection):  # Django 5.2 casts a join's key to it
+        return "sno"
+
     def get_internal_type(self):  # not "AutoField": no serial, no identity
         return "SnoField"
 
