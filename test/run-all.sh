@@ -201,53 +201,75 @@ if want regress || [ -n "$regress_sel" ]; then
     regress
 fi
 
-# run_server_test NAME: test/server/NN-NAME.sh as a program of its own; its
-# checks count here (the results file kid_cleanup writes), its check lines
-# renumbered to follow this stream's (renumber_checks).  A script that stops
-# before its last line (kid_finish) dropped the checks it did not reach: its
-# passes count as failures, and so does the stop; so does a non-zero exit
-# with nothing failed.
-# Each runs under a time limit, KID_TEST_LIMIT seconds (600): a test that
-# hangs fails alone, named, instead of holding the whole run until CI's own
-# limit stops it without saying where.  timeout(1) signals the test's
-# process group (its own; stdin is /dev/null, as in CI), and the test's
-# EXIT trap stops its servers (bash runs it on TERM).  The time each
-# took, the time of day it ended and, under test/run-majors.sh, how long the
-# whole run has gone on are printed after it (a run cut short elsewhere
-# shows its pace in its tail).
-run_server_test() {
-    local name=$1 results="$KID_TMP/$1.results" lines="$KID_TMP/$1.lines" rc passed=0 failed=0 finished=stopped
-    local limit=${KID_TEST_LIMIT:-600} start=$SECONDS why pids="$KID_TMP/$1.pids"
-    if server_independent "$name"; then
-        echo "== $name: server-independent, checked on the first major"
-        return
-    fi
-    echo "== $name"
-    # The pipeline in the background and waited for, so that a signal to
-    # this shell is handled at once (bash runs a trap only after the
-    # foreground command); timeout in the background of its group, its pid
-    # for stop_running_test and its exit status in a file.
-    rm -f "$results" "$lines" "$KID_TMP/test.rc"
-    : >"$pids"
+# The server tests run KID_JOBS (3) at a time: most of their time is spent
+# waiting on the real clock (a lease ahead, a promotion's margin, a worker's
+# round), not on the processor.  Each has its own directory, servers and
+# Unix sockets (test/lib.sh); what some share is named in their script:
+#   # kid-test: alone          nothing else runs beside it (it changes the
+#                              server's installed files: old versions' install
+#                              scripts, another major's, the demo's install)
+#   # kid-test: shares THING   no other test naming THING runs beside it (a
+#                              directory npm installs into)
+# and every test that uses the "main" cluster (ensure_main_cluster) shares
+# it.  Each test's output is kept and printed, numbered on, when it ends;
+# the tests start in the order of their numbers and end in any order.
+# KID_JOBS=1 runs them one after another.
+
+# shared_things NAME: what test NAME shares, one per line ("alone" if it runs alone).
+shared_things() {
+    local script
+    script=$(server_script "$1")
+    sed -n -e 's/^# kid-test: alone$/alone/p' -e 's/^# kid-test: shares \(.*\)$/\1/p' "$script"
+    grep -q 'ensure_main_cluster' "$script" && echo "the main cluster"
+}
+
+# start_server_test NAME: test/server/NN-NAME.sh started as a program of its
+# own, in the background, under a time limit, KID_TEST_LIMIT seconds (600):
+# a test that hangs fails alone, named, instead of holding the whole run
+# until CI's own limit stops it without saying where.  timeout(1) signals
+# the test's process group (its own; stdin is /dev/null, as in CI), and the
+# test's EXIT trap stops its servers (bash runs it on TERM).
+start_server_test() {
+    local name=$1
+    rm -f "$KID_TMP/$name".{results,lines,rc,out,pid}
+    : >"$KID_TMP/$name.pids"
     {
-        KID_RESULTS=$results KID_SERVER_PIDS=$pids timeout -k 60 "$limit" "$(server_script "$name")" </dev/null &
-        echo $! >"$KID_TMP/test.pid"
+        KID_RESULTS=$KID_TMP/$name.results KID_SERVER_PIDS=$KID_TMP/$name.pids \
+            timeout -k 60 "${KID_TEST_LIMIT:-600}" "$(server_script "$name")" </dev/null >"$KID_TMP/$name.out" 2>&1 &
+        echo $! >"$KID_TMP/$name.pid"
         wait $!
-        echo $? >"$KID_TMP/test.rc"
-        rm -f "$KID_TMP/test.pid"
-    } | renumber_checks "$KID_CHECKS" "$name" "$lines" &
-    wait $!
-    rc=$(cat "$KID_TMP/test.rc" 2>/dev/null || echo "none")
-    echo "($name: $((SECONDS - start)) s, ended $(date -u +%H:%M:%S) UTC${KID_RUN_START:+, $(($(date +%s) - KID_RUN_START)) s into the run})"
+        echo $? >"$KID_TMP/$name.rc.new"
+        mv "$KID_TMP/$name.rc.new" "$KID_TMP/$name.rc"
+    } &
+    started[$name]=$SECONDS
+    running="$running $name"
+}
+
+# finish_server_test NAME: the ended test's output, its check lines
+# renumbered to follow this stream's (renumber_checks); its checks count
+# here (the results file kid_cleanup writes).  A script that stops before
+# its last line (kid_finish) dropped the checks it did not reach: its
+# passes count as failures, and so does the stop; so does a non-zero exit
+# with nothing failed.  The time it took, the time of day it ended and,
+# under test/run-majors.sh, how long the whole run has gone on are printed
+# after it (a run cut short elsewhere shows its pace in its tail).
+finish_server_test() {
+    local name=$1 results="$KID_TMP/$1.results" lines="$KID_TMP/$1.lines" rc passed=0 failed=0 finished=stopped
+    local limit=${KID_TEST_LIMIT:-600} took=$((SECONDS - started[$1])) why
+    running=$(tr ' ' '\n' <<<"$running" | grep -vxF "$name" | tr '\n' ' ')
+    rc=$(cat "$KID_TMP/$name.rc" 2>/dev/null || echo "none")
+    echo "== $name"
+    renumber_checks "$KID_CHECKS" "$name" "$lines" <"$KID_TMP/$name.out"
+    echo "($name: $took s, ended $(date -u +%H:%M:%S) UTC${KID_RUN_START:+, $(($(date +%s) - KID_RUN_START)) s into the run})"
     KID_CHECKS=$((KID_CHECKS + $(cat "$lines")))
     [ -f "$results" ] && read -r passed failed finished <"$results"
     why="exit status $rc"
-    if [ "$rc" = 124 ] || { [ "$rc" = 137 ] && [ $((SECONDS - start)) -ge "$limit" ]; }; then
+    if [ "$rc" = 124 ] || { [ "$rc" = 137 ] && [ "$took" -ge "$limit" ]; }; then
         why="it ran out of its $limit s, KID_TEST_LIMIT"
     fi
     if [ "$finished" != finished ]; then
         # A test killed past its limit ran no EXIT trap: its servers.
-        stop_servers "$pids"
+        stop_servers "$KID_TMP/$name.pids"
         KID_FAILED=$((KID_FAILED + passed + failed + 1))
         tap_line "not ok" "$name stopped before its end ($why): its $passed passes count as failures"
         return
@@ -258,6 +280,39 @@ run_server_test() {
         kid_fail "$name ended with nothing failed, but not well ($why)"
     fi
 }
+
+# may_start NAME: NAME may start beside the tests running now.
+may_start() {
+    local name=$1 other thing
+    [ -z "${running// /}" ] && return 0
+    [ "$(wc -w <<<"$running")" -lt "${KID_JOBS:-3}" ] || return 1
+    grep -qx alone <<<"${things[$name]}" && return 1
+    for other in $running; do
+        grep -qx alone <<<"${things[$other]}" && return 1
+        while read -r thing; do
+            [ -z "$thing" ] || ! grep -qxF "$thing" <<<"${things[$other]}" || return 1
+        done <<<"${things[$name]}"
+    done
+    return 0
+}
+
+# finish_ended: finish_server_test for each running test that has ended,
+# once at least one has.
+finish_ended() {
+    local name ended
+    while :; do
+        ended=
+        for name in $running; do
+            [ -f "$KID_TMP/$name.rc" ] && ended="$ended $name"
+        done
+        [ -z "$ended" ] || break
+        sleep 0.2
+    done
+    for name in $ended; do
+        finish_server_test "$name"
+    done
+}
+
 # renumber_checks BASE NAME COUNT_FILE: a server test's output, its check
 # lines numbered from BASE + 1 on and its plan a note; the number of check
 # lines goes to COUNT_FILE.
@@ -275,20 +330,36 @@ renumber_checks() {
     }
     END { print n + 0 > count_file }'
 }
-# stop_running_test: on ^C or TERM, the test running (in a process group of
-# its own, under timeout) is sent TERM too, and waited for: its EXIT trap
-# stops its servers.
-stop_running_test() {
-    local pid
-    pid=$(cat "$KID_TMP/test.pid" 2>/dev/null) || return 0
-    kill -TERM "$pid" 2>/dev/null || return 0
-    for _ in $(seq 700); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+# stop_running_tests: on ^C or TERM, the tests running (each in a process
+# group of its own, under timeout) are sent TERM too, and waited for: their
+# EXIT traps stop their servers.
+stop_running_tests() {
+    local name pid pids="" alive
+    for name in $running; do
+        pid=$(cat "$KID_TMP/$name.pid" 2>/dev/null) && kill -TERM "$pid" 2>/dev/null && pids="$pids $pid"
+    done
+    for _ in $(seq 700); do
+        alive=
+        for pid in $pids; do kill -0 "$pid" 2>/dev/null && alive=1; done
+        [ -n "$alive" ] || return 0
+        sleep 0.1
+    done
 }
-trap 'stop_running_test; exit 130' INT
-trap 'stop_running_test; exit 143' TERM
+trap 'stop_running_tests; exit 130' INT
+trap 'stop_running_tests; exit 143' TERM
+declare -A things started
+running=""
 for t in $server_sel; do
-    run_server_test "$t"
+    if server_independent "$t"; then
+        echo "== $t: server-independent, checked on the first major"
+        continue
+    fi
+    things[$t]=$(shared_things "$t")
+    while ! may_start "$t"; do finish_ended; done
+    start_server_test "$t"
 done
+while [ -n "${running// /}" ]; do finish_ended; done
+wait
 
 if [ -n "${KID_MAIN_PORT:-}" ]; then
     cluster_stop main

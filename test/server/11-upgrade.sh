@@ -21,6 +21,9 @@
 # catalog equals the fresh one, and an upgrade script missing any one of
 # those statements is caught.
 
+# It puts older versions' install scripts into the server's extension
+# directory, which no other test may see meanwhile:
+# kid-test: alone
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 ensure_main_cluster || exit 1

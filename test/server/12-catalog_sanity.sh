@@ -16,6 +16,9 @@
 # Only a major whose source is vendored runs it: 18.  Debian's packages of
 # 15 and 17 do not ship the regression suites, and 18's suites expect 18's
 # catalog.  On other majors the script says so and counts nothing.
+# It puts 0.1.0's install script into the server's extension directory,
+# which no other test may see meanwhile:
+# kid-test: alone
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source test/lib.sh

@@ -30,6 +30,9 @@
 #     until told to exclude the record keys' column and take the koid
 #     (max_ahead): the koid floor is then 2036, the tid floor the old tids'.
 #   - pg_restore of the dump into a fresh cluster: the same.
+# It installs kid into the old cluster's PostgreSQL (another major, or
+# 0.1.0's script into this one), which no other test may see meanwhile:
+# kid-test: alone
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 

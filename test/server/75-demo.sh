@@ -10,6 +10,9 @@
 # The demo is for the PostgreSQL that make demo installs; its result does
 # not depend on the major, so test/run-all.sh runs it on the first only:
 # kid-test: server-independent
+# It compares kid's installed files before and after, so nothing else
+# installs meanwhile:
+# kid-test: alone
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
