@@ -30,6 +30,7 @@
  */
 #include "pg/database_mark.h"
 #include "pg/lease.h"
+#include "pg/shared_state.h"
 
 extern "C" {
 #include "access/genam.h"
@@ -307,8 +308,7 @@ KID_FUNCTION(kid_raise_floors)
     if (shared == nullptr)
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("kid must be loaded at server start to raise its floors"),
-                        errhint("Add kid to shared_preload_libraries in postgresql.conf and "
-                                "restart the server.")));
+                        errhint("%s", preload_hint())));
     if (RecoveryInProgress())
         ereport(ERROR, (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
                         errmsg("cannot raise kid's floors during recovery"),

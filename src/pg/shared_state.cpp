@@ -18,11 +18,14 @@
 extern "C" {
 #include "access/twophase.h"
 #include "access/xlog.h"
+#include "catalog/pg_authid.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
+#include "utils/acl.h"
+#include "utils/guc.h"
 }
 
 namespace kid::pg {
@@ -184,6 +187,29 @@ const char *generation_refusal()
     return database_mark_refusal();
 }
 
+/*
+ * The hint for a server started without kid: the list to write, the
+ * server's own with kid appended (a list of kid alone would unload the
+ * libraries it has).  shared_preload_libraries is readable only by
+ * superusers and members of pg_read_all_settings (GUC_SUPERUSER_ONLY): for
+ * anyone else the hint shows an example instead.
+ */
+const char *preload_hint()
+{
+    const Oid user = GetUserId();
+    if (!superuser() && !has_privs_of_role(user, ROLE_PG_READ_ALL_SETTINGS))
+        return "Append kid to the list in shared_preload_libraries in postgresql.conf, keeping "
+               "the libraries already there (e.g. shared_preload_libraries = "
+               "'pg_stat_statements,kid'), and restart the server.";
+    const char *now = GetConfigOption("shared_preload_libraries", true, false);
+    if (now == nullptr || now[0] == '\0')
+        return "Set shared_preload_libraries = 'kid' in postgresql.conf (it is empty now) and "
+               "restart the server.";
+    return psprintf("Set shared_preload_libraries = '%s, kid' in postgresql.conf (it is '%s' "
+                    "now: keep the libraries already there) and restart the server.",
+                    now, now);
+}
+
 /* Whether this server may generate: shared_for_generation without the database's mark. */
 static KidShared *server_for_generation(const char *type_name)
 {
@@ -191,10 +217,7 @@ static KidShared *server_for_generation(const char *type_name)
     if (s == nullptr)
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("kid must be loaded at server start to generate %s ids", type_name),
-                        errhint("Append kid to the list in shared_preload_libraries in "
-                                "postgresql.conf, keeping the libraries already there "
-                                "(e.g. shared_preload_libraries = 'pg_stat_statements,kid'), "
-                                "and restart the server.")));
+                        errhint("%s", preload_hint())));
     if (likely(pg_atomic_read_u32(&s->floors_final) != 0)) {
         /*
          * Pairs with the full barrier lease_finalize_floors puts before

@@ -412,6 +412,9 @@ KidShared *shared_for_generation(const char *type_name);
  */
 uint64 next_backfill_sequence(const char *type_name, Scheme scheme);
 
+/* The HINT for a server started without kid: the list to write (its own, with kid appended). */
+const char *preload_hint();
+
 /* Why generation is refused here (this database included), or nullptr when it is allowed (for kid_node_info). */
 const char *generation_refusal();
 

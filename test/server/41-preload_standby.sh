@@ -13,18 +13,26 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
 cluster_init nopreload 54340
-sed -i "s/^shared_preload_libraries = 'kid'/shared_preload_libraries = ''/" "$KID_TMP/nopreload/data/postgresql.conf"
+sed -i "s/^shared_preload_libraries = 'kid'/shared_preload_libraries = 'pg_stat_statements'/" "$KID_TMP/nopreload/data/postgresql.conf"
 cluster_start nopreload
 kpsql 54340 -d postgres -c "CREATE EXTENSION kid" >/dev/null
 expect_eq "not preloaded: types and decoders work" \
     "$(kpsql 54340 -d postgres -c "SELECT sno_to_timestamp(sno_from_timestamp('2026-01-01 00:00:00+00')) = '2026-01-01 00:00:00+00'")" t
 out=$(kpsql 54340 -d postgres -v VERBOSITY=verbose -c "SELECT sno_new()" 2>&1)
 expect_eq "not preloaded: sno_new() fails with 55000" "$(grep -c 'ERROR:  55000' <<<"$out")" 1
-# The hint shows the list with kid appended: a list of kid alone would
-# unload the libraries the server had (the README's warning).
-expect_eq "not preloaded: the hint says to append kid to shared_preload_libraries, keeping the others" \
+# The hint shows the server's own list with kid appended: a list of kid
+# alone would unload the libraries the server had (the README's warning).
+# Only to those who may read the setting (GUC_SUPERUSER_ONLY): anyone else
+# gets an example.
+expect_eq "not preloaded: the hint gives the server's own list with kid appended" \
     "$(grep "HINT:" <<<"$out")" \
+    "HINT:  Set shared_preload_libraries = 'pg_stat_statements, kid' in postgresql.conf (it is 'pg_stat_statements' now: keep the libraries already there) and restart the server."
+kpsql 54340 -d postgres -c "CREATE ROLE np_user LOGIN; CREATE ROLE np_reader LOGIN IN ROLE pg_read_all_settings" >/dev/null
+expect_eq "not preloaded: a role that may not read shared_preload_libraries gets an example, not the list" \
+    "$(kpsql 54340 -d postgres -U np_user -c "SELECT sno_new()" 2>&1 | grep "HINT:")" \
     "HINT:  Append kid to the list in shared_preload_libraries in postgresql.conf, keeping the libraries already there (e.g. shared_preload_libraries = 'pg_stat_statements,kid'), and restart the server."
+expect_eq "not preloaded: a member of pg_read_all_settings gets the list" \
+    "$(kpsql 54340 -d postgres -U np_reader -c "SELECT sno_new()" 2>&1 | grep -c "HINT:  Set shared_preload_libraries = 'pg_stat_statements, kid'")" 1
 expect_eq "not preloaded: kid_node_info says why generation is refused" \
     "$(kpsql 54340 -d postgres -c "SELECT string_agg(DISTINCT generation, ',') || ' ' || bool_and(node_id IS NULL AND system_identifier IS NOT NULL) FROM kid_node_info()")" \
     "kid is not in shared_preload_libraries true"

@@ -206,6 +206,15 @@ rf_expect "META.json: version and provides.kid.version are kid.control's, provid
         print join(" ", $m->{version}, $p->{version}, (-e $p->{file} ? "exists" : "missing: $p->{file}"))' META.json)" \
     "$rf_version $rf_version exists" "$rf_version"
 
+# The majors kid supports, three places that name them: make test's default
+# run (test/run-majors.sh's KID_MAJORS), the README's "Supported:" sentence
+# and META.json's x_tested_postgresql.
+rf_majors=$(sed -n 's/^KID_MAJORS=\${KID_MAJORS:-\(.*\)}$/\1/p' test/run-majors.sh)
+rf_readme_majors=$(perl -0777 -ne 'print "$1\n" if /^Supported: PostgreSQL ([0-9, and]+), on which/m' README.md | grep -o '[0-9]\+' | tr '\n' ' ' | sed 's/ $//')
+rf_meta_majors=$(perl -MJSON::PP -0777 -ne 'print join(" ", @{decode_json($_)->{x_tested_postgresql} || []})' META.json)
+rf_expect "README's Supported: and META.json's x_tested_postgresql name the majors make test runs ($rf_majors)" \
+    "$rf_readme_majors; $rf_meta_majors" "$rf_majors; $rf_majors" "$rf_majors" "$rf_readme_majors" "$rf_meta_majors"
+
 # META.json's tags say what kid is: every word of every tag occurs in the
 # README (a tag for a scheme kid does not have, such as ksuid, fails).
 rf_tags=$(perl -MJSON::PP -0777 -ne 'print join " ", @{decode_json($_)->{tags}}' META.json)
