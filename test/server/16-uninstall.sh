@@ -25,6 +25,41 @@ unq -c "CREATE EXTENSION kid" \
     -c "INSERT INTO events (body) SELECT 'e' || i FROM generate_series(1, 100) i" \
     -c "INSERT INTO orders (total) SELECT i FROM generate_series(1, 100) i"
 
+# The README's commands, as it prints them: the loop that lists the
+# databases with kid, the copy of a table partitioned by a kid key, the
+# query of the kid settings ALTER SYSTEM made.
+un_readme() { perl -ne 'print "$1\n" while /`([^`]*\Q'"$1"'\E[^`]*)`/g' README.md | head -1; }
+un_list=$(un_readme 'FROM pg_extension WHERE extname')
+un_copy=$(un_readme 'CREATE TABLE audit_plain')
+un_settings=$(un_readme "LIKE '%postgresql.auto.conf'")
+need "README's Uninstalling has the list of databases, the copy of a partitioned table and the settings query" \
+    test -n "$un_list" -a -n "$un_copy" -a -n "$un_settings"
+unq -c "CREATE DATABASE un_other" -c "CREATE DATABASE un_plain" -c "ALTER SYSTEM SET kid.node_id = 7" -c "SELECT pg_reload_conf()" >/dev/null
+kpsql $UN_P -d un_other -c "CREATE EXTENSION kid"
+expect_eq "README: its loop lists the databases with kid" \
+    "$(PGHOST=$KID_TMP PGPORT=$UN_P PGUSER=postgres PGDATABASE=postgres PATH="$PG_BIN:$PATH" bash -c "$un_list" 2>&1 | sort | tr '\n' ' ')" \
+    "postgres un_other "
+# A table partitioned by its sno key, with kid making its partitions.
+unq -c "CREATE TABLE audit (id sno NOT NULL DEFAULT sno_new(), body text, PRIMARY KEY (id)) PARTITION BY RANGE (id)" \
+    -c "SELECT count(*) FROM kid_partition_by_time('audit', '1 day', premake => 2)" \
+    -c "INSERT INTO audit (body) SELECT 'a' || i FROM generate_series(1, 50) i" >/dev/null
+expect_eq "a table partitioned by its sno key: its type cannot change in place (the README's message)" \
+    "$(unq -c "ALTER TABLE audit ALTER id TYPE text USING id::text" 2>&1 | grep -c 'cannot alter column "id" because it is part of the partition key')" 1
+un_audit=$(unq -c "SELECT count(*), min(id)::text, max(id)::text FROM audit")
+check "README: the copy of the partitioned table into one with a text key, in one transaction" \
+    unq -1 -c "$un_copy"
+expect_eq "... the copy holds every row, as text, and kid no longer partitions it" \
+    "$(unq -c "SELECT count(*), min(id), max(id), pg_typeof(min(id)) FROM audit" -c "SELECT count(*) FROM kid_partition_config")" \
+    "$un_audit|text
+0"
+expect_eq "README: its query names the kid settings ALTER SYSTEM made" \
+    "$(unq -c "$un_settings")" "kid.node_id"
+unq -c "ALTER SYSTEM RESET kid.node_id" >/dev/null
+expect_eq "... ALTER SYSTEM RESET takes them out of postgresql.auto.conf" \
+    "$(grep -c '^kid\.' "$KID_TMP/un/data/postgresql.auto.conf")" 0
+kpsql $UN_P -d un_other -c "DROP EXTENSION kid"
+unq -c "DROP DATABASE un_other" -c "DROP DATABASE un_plain" >/dev/null
+
 # 1. The clean path.
 un_refused=$(unq -c "DROP EXTENSION kid" 2>&1)
 expect_eq "DROP EXTENSION kid refuses while columns and defaults use kid, naming them (2BP01)" \
