@@ -204,22 +204,21 @@ fi
 # The server tests run KID_JOBS (3) at a time: most of their time is spent
 # waiting on the real clock (a lease ahead, a promotion's margin, a worker's
 # round), not on the processor.  Each has its own directory, servers and
-# Unix sockets (test/lib.sh); what some share is named in their script:
-#   # kid-test: alone          nothing else runs beside it (it changes the
-#                              server's installed files: old versions' install
-#                              scripts, another major's, the demo's install)
-#   # kid-test: shares THING   no other test naming THING runs beside it (a
-#                              directory npm installs into)
-# and every test that uses the "main" cluster (ensure_main_cluster) shares
-# it.  Each test's output is kept and printed, numbered on, when it ends;
+# Unix sockets (test/lib.sh); a script marked "# kid-test: alone" runs with
+# nothing beside it (it puts other versions' install scripts into the
+# server's directories, or compares kid's installed files before and
+# after), and the tests that use the "main" cluster (ensure_main_cluster)
+# run one at a time.  (npm_install_once serializes the npm installs into a
+# directory with a lock.)  Each test's output is kept and printed, numbered on, when it ends;
 # the tests start in the order of their numbers and end in any order.
 # KID_JOBS=1 runs them one after another.
 
-# shared_things NAME: what test NAME shares, one per line ("alone" if it runs alone).
+# shared_things NAME: what test NAME shares with others, one per line
+# ("alone" if it runs alone).
 shared_things() {
     local script
     script=$(server_script "$1")
-    sed -n -e 's/^# kid-test: alone$/alone/p' -e 's/^# kid-test: shares \(.*\)$/\1/p' "$script"
+    grep -qx '# kid-test: alone' "$script" && echo alone
     grep -q 'ensure_main_cluster' "$script" && echo "the main cluster"
 }
 
