@@ -240,3 +240,34 @@ CREATE OPERATOR CLASS uuid_timestamptz_ops FOR TYPE timestamptz USING btree FAMI
     OPERATOR 5 @extschema@.~>~,
     FUNCTION 1 pg_catalog.timestamptz_cmp(timestamptz, timestamptz);
 COMMENT ON OPERATOR CLASS uuid_timestamptz_ops USING btree IS 'timestamptz in PostgreSQL''s btree order of uuid, as kid extends it (the time comparisons of the family, as timestamptz orders them)';
+
+-- Range scans by time on a column that also holds uuids of other versions
+-- (version 4 ones from gen_random_uuid(), before the column's default became
+-- a version 7 generator).  Those sort by their random first 48 bits, so
+-- id >= t alone returns nearly all of them; only a range bounded on both
+-- sides, and a version test inside it, is exact and cheap.  This is that
+-- expression, written once:
+--   uuidv7_between(id, since, before)
+--     = id >= since AND id < before AND id is version 7
+-- true for a version 7 uuid made in or after since's millisecond and
+-- before before's (the bounds to the millisecond, as the operators above
+-- take them), false for any other uuid.
+-- It is an SQL function whose body PostgreSQL inlines into the query
+-- (optimizer/util/clauses.c, inline_function): the planner then sees the
+-- two comparisons, which are members of uuid_ops (an index range scan) and
+-- uuid_minmax_ops (BRIN), and the version test as a filter on the range.
+-- Inlining needs a single expression no more volatile than the function,
+-- and, since the body has AND and IS NOT NULL, a function that is not
+-- STRICT: a NULL argument makes a comparison NULL, so the result is NULL or
+-- false, never true.  IMMUTABLE: every part is; with now() as an argument
+-- the call is as stable as now(), which an index condition may be.  The
+-- body is bound when the extension is created (the operators named by
+-- schema), so no search_path changes it.  Never raises (the operators and
+-- the decoder do not); not LEAKPROOF all the same: inlined, its parts are
+-- judged one by one, and they are.
+CREATE FUNCTION uuidv7_between(id uuid, since timestamptz, before timestamptz) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN $1 OPERATOR(@extschema@.>=) $2 AND $1 OPERATOR(@extschema@.<) $3
+    AND @extschema@.uuidv7_to_timestamp($1) IS NOT NULL;
+COMMENT ON FUNCTION uuidv7_between(uuid, timestamptz, timestamptz) IS
+'id is a version 7 uuid made in or after since''s millisecond and before before''s: id >= since AND id < before AND uuidv7_to_timestamp(id) IS NOT NULL, which the planner inlines (an index range scan on a uuid key that also holds version 4 uuids)';

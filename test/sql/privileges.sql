@@ -223,9 +223,12 @@ SELECT codokey_context_check(1970, 3265, 9) AS context_check,
        codokey_smaller('yf17', 'yf18') AS smaller, codokey_larger('yf17', 'yf18') AS larger,
        codokey_like('yf17', 'yf%') AS "like", codokey_not_like('yf17', 'yf%') AS not_like;
 -- uuid (PostgreSQL's type): generation, backfill, decoding, the range
--- bound and the uuid-timestamptz comparisons.
+-- bound, the uuid-timestamptz comparisons, and uuidv7_between() given a
+-- volatile id, so that it runs as a function (for a column the planner
+-- inlines its body, and no call of it would be counted).
 WITH g AS (SELECT uuidv7_new() AS id, uuidv7_new_with_time('2024-01-02 03:04:05.678+00') AS b)
 SELECT uuidv7_to_timestamp(id) > now() - interval '1 hour' AS recent,
+       uuidv7_between(uuidv7_new(), now(), 'infinity') AS between_now,
        uuidv7_to_timestamp(b) = '2024-01-02 03:04:05.678+00' AS backfill_time,
        uuidv7_from_timestamp(uuidv7_to_timestamp(id)) <= id AS bound,
        uuid_lt_timestamptz(id, 'infinity') AND uuid_le_timestamptz(id, 'infinity') AND NOT uuid_eq_timestamptz(id, '2024-01-01')

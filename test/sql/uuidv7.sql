@@ -2,8 +2,9 @@
 -- decoders, the uuid-timestamptz operators at millisecond boundaries, for
 -- version 7 and other uuids, in PostgreSQL's own uuid btree and BRIN
 -- families: index range scans, = ANY(times), partition pruning, estimates;
--- untyped literals still read as uuids; amvalidate; and (PostgreSQL 18) a
--- uuid column filled by core uuidv7().
+-- untyped literals still read as uuids; amvalidate; (PostgreSQL 18) a
+-- uuid column filled by core uuidv7(); and uuidv7_between() on a column
+-- that also holds version 4 uuids.
 SET TIME ZONE 'UTC';
 SET max_parallel_workers_per_gather = 0;
 
@@ -229,6 +230,104 @@ SELECT bool_and(uuidv7_to_timestamp(id) = core_v7_time(id)) AS decodes_alike FRO
 EXPLAIN (COSTS OFF) SELECT i FROM core_v7 WHERE id >= now() - interval '1 hour';
 DROP TABLE core_v7;
 DROP FUNCTION core_v7_time(uuid);
+
+-- uuidv7_between(id, since, before): id >= since AND id < before AND id is
+-- version 7, an SQL function the planner inlines, so that on a column that
+-- also holds version 4 uuids a time range is exact and an index range scan.
+-- Its flags: IMMUTABLE, PARALLEL SAFE, not STRICT (inlining needs that of a
+-- body with AND and IS NOT NULL), not LEAKPROOF, a body bound at creation.
+SELECT p.provolatile, p.proparallel, p.proisstrict, p.proleakproof, p.prosqlbody IS NOT NULL AS sql_body
+FROM pg_proc p WHERE p.oid = 'uuidv7_between(uuid, timestamptz, timestamptz)'::regprocedure;
+-- Five version 4 uuids whose first 48 bits are minutes of uuid_log's last
+-- hour (a version 7 uuid with its version digit made 4): the range alone
+-- counts them, uuidv7_between and decoding do not.
+INSERT INTO uuid_log
+SELECT overlay(v7_at(timestamptz '2026-03-07 22:00' + i * interval '1 minute', 'in' || i)::text placing '4' from 15)::uuid, -2000 - i
+FROM generate_series(1, 5) i;
+VACUUM ANALYZE uuid_log;
+SELECT count(*) FILTER (WHERE uuidv7_between(id, '2026-03-07 21:40', '2026-03-07 22:40')) AS v7_between,
+       count(*) FILTER (WHERE id >= '2026-03-07 21:40'::timestamptz AND id < '2026-03-07 22:40'::timestamptz) AS range_alone,
+       count(*) FILTER (WHERE uuidv7_to_timestamp(id) >= '2026-03-07 21:40' AND uuidv7_to_timestamp(id) < '2026-03-07 22:40') AS by_decoding
+FROM uuid_log;
+-- The planner chooses the primary key by itself: the range is the Index
+-- Cond, the version test a filter on it.
+EXPLAIN (COSTS OFF) SELECT count(*) FROM uuid_log WHERE uuidv7_between(id, '2026-03-07 21:40', '2026-03-07 22:40');
+-- With parameters (a generic plan) and with now(), too.
+PREPARE between_q(timestamptz, timestamptz) AS SELECT count(*) FROM uuid_log WHERE uuidv7_between(id, $1, $2);
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE between_q('2026-03-07 21:40', '2026-03-07 22:40');
+EXECUTE between_q('2026-03-07 21:40', '2026-03-07 22:40');
+RESET plan_cache_mode;
+DEALLOCATE between_q;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM uuid_log WHERE uuidv7_between(id, now() - interval '1 hour', now());
+-- Exact: for every row of uuid_log (version 7, version 4, the five above)
+-- and every pair of bounds (both to the millisecond, infinities, times
+-- before 1970 and from 10889 on, a reversed pair, NULLs), uuidv7_between is
+-- true exactly when the uuid decodes to a time from since's millisecond to
+-- before before's; never true when a bound is NULL.
+WITH b(since, before) AS (VALUES
+        ('2026-03-07 21:40'::timestamptz, '2026-03-07 22:40'::timestamptz),
+        ('2026-03-07 21:40:00.000999', '2026-03-07 22:39:50.000999'),  -- same milliseconds as the rows at the edges
+        ('2026-03-07 21:40:00.001', '2026-03-07 22:39:50'),            -- one millisecond past each
+        ('2026-03-07 22:39:59.999999', '2026-03-07 21:40'),            -- reversed
+        ('-infinity', 'infinity'), ('-infinity', '-infinity'), ('infinity', 'infinity'), ('infinity', '-infinity'),
+        ('1969-12-31 23:59:59.999999', '2026-03-01 00:01'), ('2026-03-07 22:00', '10889-08-02 05:31:50.656'),
+        ('2026-03-07 22:00', '294276-12-31 23:59:59.999999'),
+        (NULL, '2026-03-07 22:40'), ('2026-03-07 21:40', NULL), (NULL, NULL)),
+     r AS (SELECT b.since, b.before, uuidv7_between(u.id, b.since, b.before) AS got,
+                  uuidv7_to_timestamp(u.id) >= date_trunc('milliseconds', b.since)
+                  AND uuidv7_to_timestamp(u.id) < date_trunc('milliseconds', b.before) AS want
+           FROM uuid_log u, b)
+SELECT since, before, count(*) FILTER (WHERE got) AS true_rows, count(*) FILTER (WHERE got IS NULL) AS null_rows,
+       count(*) FILTER (WHERE (got IS TRUE) <> (want IS TRUE)) AS wrong
+FROM r GROUP BY since, before ORDER BY since NULLS FIRST, before NULLS FIRST;
+SELECT uuidv7_between(NULL, '-infinity', 'infinity') AS null_id,
+       uuidv7_between(v7_at('2026-03-01', 'a'), NULL, 'infinity') AS v7_null_since,
+       uuidv7_between('f81d4fae-7dec-41d0-a765-00a0c91e6bf6', NULL, 'infinity') AS v4_null_since;
+-- A NULL bound in WHERE: no row, nothing read.
+SELECT count(*) FROM uuid_log WHERE uuidv7_between(id, NULL, now());
+-- A uuid key in a domain: the argument is cast to uuid, which the index
+-- still matches.
+CREATE DOMAIN regress_order_id AS uuid;
+CREATE TABLE uuid_domain (id regress_order_id PRIMARY KEY, n int);
+INSERT INTO uuid_domain SELECT id, n FROM uuid_log;
+VACUUM ANALYZE uuid_domain;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM uuid_domain WHERE uuidv7_between(id, '2026-03-07 21:40', '2026-03-07 22:40');
+SELECT count(*) FROM uuid_domain WHERE uuidv7_between(id, '2026-03-07 21:40', '2026-03-07 22:40');
+DROP TABLE uuid_domain;
+DROP DOMAIN regress_order_id;
+-- A hash index cannot serve a range, and no index at all: the table is
+-- read, with the same count.
+CREATE TABLE uuid_plain AS SELECT id, n FROM uuid_log;
+CREATE INDEX uuid_plain_hash ON uuid_plain USING hash (id);
+VACUUM ANALYZE uuid_plain;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM uuid_plain WHERE uuidv7_between(id, '2026-03-07 21:40', '2026-03-07 22:40');
+SELECT count(*) FROM uuid_plain WHERE uuidv7_between(id, '2026-03-07 21:40', '2026-03-07 22:40');
+DROP INDEX uuid_plain_hash;
+SELECT count(*) FROM uuid_plain WHERE uuidv7_between(id, '2026-03-07 21:40', '2026-03-07 22:40');
+-- BRIN (uuid_minmax_ops): the range is a bitmap index condition.
+CREATE INDEX uuid_plain_brin ON uuid_plain USING brin (id);
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM uuid_plain WHERE uuidv7_between(id, '2026-03-07 21:40', '2026-03-07 22:40');
+SELECT count(*) FROM uuid_plain WHERE uuidv7_between(id, '2026-03-07 21:40', '2026-03-07 22:40');
+RESET enable_seqscan;
+DROP TABLE uuid_plain;
+-- Range partitions on the key (version 4 uuids in the default one) are
+-- pruned by the bounds.
+CREATE TABLE uuid_part (id uuid NOT NULL, n int) PARTITION BY RANGE (id);
+CREATE TABLE uuid_part_1 PARTITION OF uuid_part FOR VALUES FROM (uuidv7_from_timestamp('2026-03-01')) TO (uuidv7_from_timestamp('2026-03-04'));
+CREATE TABLE uuid_part_2 PARTITION OF uuid_part FOR VALUES FROM (uuidv7_from_timestamp('2026-03-04')) TO (uuidv7_from_timestamp('2026-03-08'));
+CREATE TABLE uuid_part_other PARTITION OF uuid_part DEFAULT;
+INSERT INTO uuid_part SELECT id, n FROM uuid_log;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM uuid_part WHERE uuidv7_between(id, '2026-03-05', '2026-03-06');
+SELECT count(*) FROM uuid_part WHERE uuidv7_between(id, '2026-03-05', '2026-03-06');
+DROP TABLE uuid_part;
+-- Not inlined (an argument used three times that is costly to compute):
+-- the function itself runs, row by row, with the same count.
+CREATE FUNCTION costly_id(uuid) RETURNS uuid LANGUAGE plpgsql IMMUTABLE COST 1000 AS 'BEGIN RETURN $1; END';
+EXPLAIN (COSTS OFF, VERBOSE) SELECT count(*) FROM uuid_log WHERE uuidv7_between(costly_id(id), '2026-03-07 21:40', '2026-03-07 22:40');
+SELECT count(*) FROM uuid_log WHERE uuidv7_between(costly_id(id), '2026-03-07 21:40', '2026-03-07 22:40');
+DROP FUNCTION costly_id(uuid);
 
 DROP TABLE uuid_log;
 DROP FUNCTION v7_at(timestamptz, text);
