@@ -1,58 +1,64 @@
 #!/usr/bin/env bash
 # PostgreSQL's own catalog rules, with kid in the catalog: the catalog sanity
 # suites of PostgreSQL's regression tests (opr_sanity, type_sanity,
-# misc_sanity, oidjoins), taken from the vendored release tarball of the
-# server's major (KID_VENDOR, as test/tools/pg18.sh), run by pg_regress in a
-# database where kid is created.  Each suite's must-be-empty queries must
-# stay empty; what kid may add to a suite's listings (queries that list what
-# is legal but unusual) is test/server/12-catalog_sanity.allowed, one comment
-# per difference saying why.  The differences, as `diff -U2` prints them,
-# must be exactly those: a new difference fails, and so does an allowed one
-# that went away (remove it from the file).
+# misc_sanity, oidjoins), taken from the source tarball of the server's
+# release (test/tools/pg_source.sh), run by pg_regress in a database where
+# kid is created.  Each suite's must-be-empty queries must stay empty; what
+# kid may add to a suite's listings (queries that list what is legal but
+# unusual) is test/server/12-catalog_sanity.allowed (on 19
+# 12-catalog_sanity.allowed.19: a listing there holds more of core's rows),
+# one comment per difference saying why.  The differences, as `diff -U2` prints them, must
+# be exactly those (the line numbers of a hunk aside, which move with every
+# release's expected output): a new difference fails, and so does an
+# allowed one that went away (remove it from the file).
 #
 # KID_CATALOG_KEEP=DIR keeps the suites' results and differences in DIR
 # (kid_catalog_sanity.diff is what the allowed file lists, with comments).
 #
-# Only a major whose source is vendored runs it: 18.  Debian's packages of
-# 15 and 17 do not ship the regression suites, and 18's suites expect 18's
-# catalog.  On other majors the script says so and counts nothing.
+# Runs on 18 and 19, where test/server/lib/regress_files.sh finds the
+# suites (18: the vendored release tarball; 19: Debian's source package of
+# the installed 19, skipped, saying why, when the mirror lacks it).  On
+# other majors the script says so and counts nothing.
 # It puts 0.1.0's install script into the server's extension directory,
 # which no other test may see meanwhile:
 # kid-test: alone
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source test/lib.sh
+source test/server/lib/regress_files.sh
 
 SUITES="opr_sanity type_sanity misc_sanity oidjoins"
-ALLOWED=test/server/12-catalog_sanity.allowed
-KID_VENDOR=${KID_VENDOR:-$(realpath -m ../shared/vendor)}
 major=$("$PG_CONFIG" --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')
-tarball=$(ls "$KID_VENDOR"/postgresql-"$major".*.tar.bz2 2>/dev/null | tail -1)
-if [ -z "$tarball" ]; then
-    KID_SKIP="not run on PostgreSQL $major: no postgresql-$major.*.tar.bz2 in $KID_VENDOR (its regression suites are not packaged)"
-    kid_finish
-    exit 0
-fi
-src=$(basename "$tarball" .tar.bz2)
-expected=$(awk -v f="$src.tar.bz2" '$2 == f || $2 == "*" f { print $1 }' "$KID_VENDOR/SHA256SUMS" 2>/dev/null)
-actual=$(sha256sum "$tarball" | cut -d' ' -f1)
-[ -n "$expected" ] && [ "$actual" = "$expected" ] || { check "$tarball: sha256 $actual, SHA256SUMS says '${expected}'" false; kid_finish; exit 1; }
+ALLOWED=test/server/12-catalog_sanity.allowed
+[ ! -f "$ALLOWED.$major" ] || ALLOWED=$ALLOWED.$major
 
 # The suites, their expected output and regress.c: binary_coercible() and
 # is_catalog_text_unique_index_oid(), which opr_sanity and type_sanity call,
 # are C functions of PostgreSQL's test library, built here with PGXS.
-R=$src/src/test/regress
+regress_files regress.c $(for s in $SUITES; do echo "sql/$s.sql expected/$s.out"; done)
+case $? in
+0) ;;
+2)
+    KID_SKIP="not run on $REGRESS_WHY"
+    kid_finish
+    exit 0
+    ;;
+*)
+    check "the suites of PostgreSQL $major's source (test/tools/pg_source.sh)" false
+    kid_finish
+    exit 1
+    ;;
+esac
+src=$REGRESS_TARBALL
 W=$KID_TMP/catalog
 mkdir -p "$W/sql" "$W/expected" "$W/lib"
-tar -xjf "$tarball" -C "$KID_TMP" "$R/regress.c" $(for s in $SUITES; do echo "$R/sql/$s.sql $R/expected/$s.out"; done) ||
-    { check "the suites are in $tarball" false; kid_finish; exit 1; }
 for s in $SUITES; do
-    cp "$KID_TMP/$R/sql/$s.sql" "$W/sql/" && cp "$KID_TMP/$R/expected/$s.out" "$W/expected/"
+    cp "$KID_TMP/regress/sql/$s.sql" "$W/sql/" && cp "$KID_TMP/regress/expected/$s.out" "$W/expected/"
 done
-cp "$KID_TMP/$R/regress.c" "$W/lib/"
+cp "$KID_TMP/regress/regress.c" "$W/lib/"
 printf 'MODULES = regress\nPGXS := $(shell $(PG_CONFIG) --pgxs)\ninclude $(PGXS)\n' >"$W/lib/Makefile"
 (unset MAKELEVEL MAKEFLAGS MFLAGS && make -s -C "$W/lib" PG_CONFIG="$PG_CONFIG") >"$KID_TMP/regress-lib.log" 2>&1 ||
-    { cat "$KID_TMP/regress-lib.log"; check "building $R/regress.c" false; kid_finish; exit 1; }
+    { cat "$KID_TMP/regress-lib.log"; check "building $src's regress.c" false; kid_finish; exit 1; }
 
 ensure_main_cluster || exit 1
 regress=$("$PG_CONFIG" --pkglibdir)/pgxs/src/test/regress/pg_regress
@@ -99,8 +105,14 @@ SQL
 }
 
 # section SUITE FILE: the lines of SUITE's section of FILE (after "=== SUITE").
-# Blanks at the ends of lines do not count (an editor may strip them).
-section() { sed -n "/^=== $1\$/,/^=== /p" "$2" | sed 's/[[:space:]]*$//' | grep -v -e '^=== ' -e '^#' -e '^$'; }
+# Blanks at the ends of lines do not count (an editor may strip them), nor
+# do a hunk's line numbers ("@@ -1034,5 +1034,6 @@" reads "@@"): they move
+# when the expected output gains or loses lines above the hunk, as it does
+# from one release to the next, and the hunk's context lines place it.
+section() {
+    sed -n "/^=== $1\$/,/^=== /p" "$2" | sed -e 's/[[:space:]]*$//' -e 's/^@@ -[0-9,]* +[0-9,]* @@$/@@/' |
+        grep -v -e '^=== ' -e '^#' -e '^$'
+}
 # The allowed differences of SUITE, without their comments.
 allowed_of() { section "$1" "$ALLOWED"; }
 
