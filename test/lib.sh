@@ -438,11 +438,16 @@ trap 'exit 130' INT
 KID_PASSED=0
 KID_FAILED=0
 KID_CHECKS=0 # the number of the last check line printed
+# KID_CHECK_PREFIX: put before each check's name, by a script that runs the
+# same checks more than once (test/server/37-pg_upgrade.sh: once per old
+# major), so that a line says which run it is of.
+KID_CHECK_PREFIX=
 tap_line() {
     local first=${2%%$'\n'*}
     KID_CHECKS=$((KID_CHECKS + 1))
     # (A "#" in a name would start a TAP directive: escaped.)
-    echo "$1 $KID_CHECKS - ${first//#/\\#}"
+    local name=$KID_CHECK_PREFIX$first
+    echo "$1 $KID_CHECKS - ${name//#/\\#}"
     [ "$first" = "$2" ] || note "${2#*$'\n'}"
 }
 kid_pass() { KID_PASSED=$((KID_PASSED + 1)); tap_line ok "$1"; }

@@ -10,8 +10,9 @@
 #   PACKAGES           what apt-get installs into it; NAME/SUITE takes NAME
 #                      from that suite (postgresql-19/experimental)
 #   EXTRA_SUITES       (optional) suites of the same mirror added to the
-#                      chroot's apt sources after debootstrap (experimental),
-#                      for the PACKAGES named NAME/SUITE
+#                      chroot's apt sources after debootstrap (experimental,
+#                      trixie), for the PACKAGES named NAME/SUITE and what
+#                      only they have of their dependencies
 #   IGNORE_VALID_UNTIL (optional) 1: the chroot's apt accepts Release files
 #                      past their Valid-Until date (a mirror's sid can be a
 #                      snapshot whose Release has expired)
@@ -89,13 +90,18 @@ lock() {
 }
 # configure_apt ROOT MIRROR: the chroot's apt set up for EXTRA_SUITES and
 # IGNORE_VALID_UNTIL.  apt prefers the chroot's own suite whatever the
-# extra suites hold (experimental is pinned low by its Release file), so
-# only the PACKAGES named NAME/SUITE come from them.
+# extra suites hold (APT::Default-Release; experimental is pinned low by
+# its Release file anyway, but a stable suite's point release can hold a
+# higher version than sid's), so only the PACKAGES named NAME/SUITE, and
+# what only the extra suites have, come from them.
 configure_apt() {
     local root=$1 mirror=$2 s
     for s in $EXTRA_SUITES; do
         echo "deb $mirror $s main" > "$root/etc/apt/sources.list.d/$s.list"
     done
+    if [ -n "$EXTRA_SUITES" ]; then
+        echo "APT::Default-Release \"$SUITE\";" > "$root/etc/apt/apt.conf.d/90kid-default-release"
+    fi
     if [ "$IGNORE_VALID_UNTIL" = 1 ]; then
         echo 'Acquire::Check-Valid-Until "false";' > "$root/etc/apt/apt.conf.d/90kid-valid-until"
     fi
@@ -138,7 +144,11 @@ if [ -n "$(missing_packages)" ]; then
     missing=$(missing_packages | tr '\n' ' ')
     if [ -n "$missing" ]; then
         echo "installing into the PostgreSQL $MAJOR chroot $root: $missing" >&2
-        if ! { in_root "$root" apt-get update -q && in_root "$root" apt-get install -y -q --no-install-recommends $missing &&
+        # The chroot's apt as this version sets it up (an earlier one may
+        # have had fewer EXTRA_SUITES), from the mirror the chroot was made from.
+        mirror=$(awk '$1 == "deb" { print $2; exit }' "$root/etc/apt/sources.list")
+        if ! { configure_apt "$root" "$mirror" &&
+            in_root "$root" apt-get update -q && in_root "$root" apt-get install -y -q --no-install-recommends $missing &&
             chroot "$root" /usr/bin/apt-get clean; } >"$KID_PG_CACHE/$name.install.log" 2>&1; then
             tail -30 "$KID_PG_CACHE/$name.install.log" >&2
             fail "failed; log in $KID_PG_CACHE/$name.install.log"
