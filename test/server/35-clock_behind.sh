@@ -92,8 +92,11 @@ cluster_stop cb fast
 # longer too: pg_ctl is not asked to wait.)  The floor, written by hand an
 # hour after S, anchors the trusted time as the postmaster starts, at or
 # after S: the trusted time is at most the floor plus the server's time
-# since S (a few hundred microseconds of slack at most: the postmaster's
-# start, a thousand times slower).
+# since S.  That time grows by a microsecond per millisecond of real time
+# (the sleep below, each psql's start: seconds on a loaded machine), so
+# each batch counts it at its start and makes that many ids more than
+# would fit: however long the set-up took, the batch runs into the
+# allowance and waits.
 SLOW_PORT=54357
 SLOW_S="2030-01-01 00:00:00"
 slow_floor=$(( ($(date -u -d "$SLOW_S" +%s) + 3600) * 1000000 ))
@@ -137,28 +140,33 @@ sleep 1
 expect_eq "slow motion: the server's clock runs at a thousandth of real time (1 s of real time: under 0.1 s), an hour behind the floor" \
     "$(sq -c "SELECT clock_timestamp() - '$slow_t0' < interval '100 ms'"), $(sq -c "SELECT to_timestamp($slow_floor / 1e6) - clock_timestamp() > interval '59 minutes'")" "t, t"
 slow_waits() { sq -c "SELECT overflow_waits + ahead_waits FROM kid_generator_stats() WHERE scheme = '$1'"; }
-# 3,000 tids: the first 1,000 fit in the allowance above the floor; the rest
-# wait for the trusted time (1 us of it per ms of real time).
+# The server's microseconds since S at a statement's start.
+slow_since_s="(extract(epoch FROM statement_timestamp() - '$SLOW_S+00') * 1e6)::int"
+# E + 3,000 tids, E the microseconds since S: E + 1,000 fit in the allowance
+# above the floor (one tid per microsecond); the rest wait for the trusted
+# time (1 us of it per ms of real time).
 w0=$(slow_waits atproto_tid)
-tid_over=$(sq -c "WITH b AS MATERIALIZED (SELECT max(tid_new()) AS m, count(*) AS n FROM generate_series(1, 3000))
+tid_over=$(sq -c "WITH b AS MATERIALIZED (SELECT max(tid_new()) AS m, count(*) AS n FROM generate_series(1, $slow_since_s + 3000))
     SELECT n || ' ' || ((extract(epoch FROM tid_to_timestamp(m)) * 1e6)::bigint - $slow_floor)
            || ' ' || (extract(epoch FROM tid_to_timestamp(m) - to_timestamp($slow_floor / 1e6)
                                       - (clock_timestamp() - '$SLOW_S+00')) * 1e6)::bigint FROM b")
 read -r tid_n tid_past tid_over_trusted <<<"$tid_over"
-expect_eq "slow motion: 3,000 tids ran ahead of the trusted time to the allowance (they waited)" \
-    "$tid_n $tid_past $([ $(( $(slow_waits atproto_tid) - w0 )) -gt 0 ] && echo waited)" "3000 3000 waited"
+expect_eq "slow motion: E + 3,000 tids (E: the microseconds since S) ran ahead of the trusted time to the allowance, one per microsecond above the floor (they waited)" \
+    "$([ "${tid_n:-0}" -gt 3000 ] && [ "$tid_past" = "$tid_n" ] && echo "one per microsecond") $([ $(( $(slow_waits atproto_tid) - w0 )) -gt 0 ] && echo waited)" \
+    "one per microsecond waited"
 expect_eq "slow motion: the newest tid is at most 1 ms above the trusted time (floor + time since S)" \
     "$([ "$tid_over_trusted" -le 1000 ] && echo within || echo "$tid_over_trusted us above")" within
-# 50,000 uids: two 1.024 ms steps of 16,384 fit (the floor's step is used
+# 16,384 uids for each 1.024 ms step since S, and 50,000 more: the steps
+# the trusted time has reached and two more fit (the floor's step is used
 # up); the rest wait for the trusted time to reach the next step.
 w0=$(slow_waits uid)
-uid_over=$(sq -c "WITH b AS MATERIALIZED (SELECT max(uid_new()) AS m, count(*) AS n FROM generate_series(1, 50000))
+uid_over=$(sq -c "WITH b AS MATERIALIZED (SELECT max(uid_new()) AS m, count(*) AS n FROM generate_series(1, ($slow_since_s / 1024 + 1) * 16384 + 50000))
     SELECT n || ' ' || (uid_to_timestamp(m) > to_timestamp($slow_floor / 1e6))
            || ' ' || (extract(epoch FROM uid_to_timestamp(m) - to_timestamp($slow_floor / 1e6)
                                       - (clock_timestamp() - '$SLOW_S+00')) * 1e6)::bigint FROM b")
 read -r uid_n uid_above uid_over_trusted <<<"$uid_over"
-expect_eq "slow motion: 50,000 uids ran ahead of the trusted time to the allowance (they waited)" \
-    "$uid_n $uid_above $([ $(( $(slow_waits uid) - w0 )) -gt 0 ] && echo waited)" "50000 true waited"
+expect_eq "slow motion: 16,384 uids per step since S and 50,000 more ran ahead of the trusted time to the allowance (they waited)" \
+    "$([ "${uid_n:-0}" -gt 50000 ] && echo made) $uid_above $([ $(( $(slow_waits uid) - w0 )) -gt 0 ] && echo waited)" "made true waited"
 # uid_to_timestamp is the start of the id's step: one step above the
 # trusted time's step starts at most one step (1.024 ms) above it.
 expect_eq "slow motion: the newest uid's step starts at most one 1.024 ms step above the trusted time" \
