@@ -47,6 +47,9 @@ PG19_SKIP="citus client_jdbc client_pgx client_node client_knex xcheck_atproto x
 PG15_CONFIG=${KID_PG15_CONFIG:-${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}}
 # test/server/37-pg_upgrade.sh upgrades from this 15 on the 18 pass too.
 export KID_PG15_CONFIG=$PG15_CONFIG
+# The vendored sources, as test/tools/pg18.sh finds them, here, where
+# ../shared/vendor is beside the tree (a chroot major runs in a copy of it).
+export KID_VENDOR=${KID_VENDOR:-$(realpath -m ../shared/vendor)}
 passed=0
 failed=0
 checks=0 # check lines printed
@@ -60,7 +63,9 @@ failures=$(mktemp /tmp/kid-majors-failed.XXXXXX)
 # test/run-all.sh runs inside that chroot (PG_CONFIG is the chroot's), in a
 # mount namespace of its own: the repository (the current directory; and
 # its git directory, for a worktree) bind-mounted at the same path, /proc
-# for pgrep and /dev; the mounts go with the namespace, whatever happens.
+# for pgrep and /dev, and KID_VENDOR read-only at the same path (18.6's
+# regression suites for test/server/12-catalog_sanity.sh); the mounts go
+# with the namespace, whatever happens.
 run_all_on() {
     local label=$1 config=$2 gitdir
     shift 2
@@ -80,8 +85,12 @@ run_all_on() {
         if [ -n "$gitdir" ]; then
             mkdir -p "$root$gitdir" && mount --bind "$gitdir" "$root$gitdir" || exit 1
         fi
+        if [ -d "$KID_VENDOR" ]; then
+            mkdir -p "$root$KID_VENDOR" && mount --bind "$KID_VENDOR" "$root$KID_VENDOR" &&
+                mount -o remount,bind,ro "$root$KID_VENDOR" || exit 1
+        fi
         exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
-            PG_CONFIG="$config" ${FUZZ_SECONDS:+FUZZ_SECONDS=$FUZZ_SECONDS} KID_RUN_START=$KID_RUN_START \
+            PG_CONFIG="$config" KID_VENDOR="$KID_VENDOR" ${FUZZ_SECONDS:+FUZZ_SECONDS=$FUZZ_SECONDS} KID_RUN_START=$KID_RUN_START \
             ${KID_TEST_LIMIT:+KID_TEST_LIMIT=$KID_TEST_LIMIT} \
             /bin/bash -c "cd \"\$0\" && exec test/run-all.sh \"\$@\"" "$repo" "$@"' \
         _ "$KID_CHROOT" "$PWD" "$gitdir" "$config" "$@"

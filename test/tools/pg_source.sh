@@ -20,6 +20,12 @@
 #     tarball of its version, $KID_VENDOR/postgresql-VERSION.tar.bz2
 #     (default ../shared/vendor), whose sha256 must be SHA256SUMS's there.
 #
+# test/tools/pg_source.sh --vendored: the vendored PostgreSQL release
+# tarball, whatever the server (the newest SHA256SUMS lists, checked the
+# same way), for test/server/12-catalog_sanity.sh on a major whose own
+# source is not to be had.  test/run-majors.sh shows KID_VENDOR to a
+# chroot major, read-only, at the same path.
+#
 # The download is apt's own (apt-helper download-file): it goes through
 # apt's proxy settings, as the chroot's packages do, and needs no curl or
 # wget, which a minbase chroot lacks.
@@ -31,7 +37,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
-[ $# -eq 1 ] || { echo "usage: $0 PG_CONFIG" >&2; exit 1; }
+[ $# -eq 1 ] || { echo "usage: $0 PG_CONFIG | --vendored" >&2; exit 1; }
 PG_CONFIG=$1
 KID_PG_CACHE=${KID_PG_CACHE:-/var/cache/kid}
 KID_VENDOR=${KID_VENDOR:-$(realpath -m ../shared/vendor)}
@@ -40,7 +46,6 @@ me=$(basename "$0")
 fail() { echo "$me: $*" >&2; exit 1; }
 none() { echo "$me: $*" >&2; exit 2; }
 
-bindir=$("$PG_CONFIG" --bindir) || fail "$PG_CONFIG --bindir failed"
 
 # check_sha256 FILE SHA256: FILE's sha256 is SHA256, else 1 with a
 # message.
@@ -50,6 +55,27 @@ check_sha256() {
     [ "$actual" = "$2" ] || { echo "$me: $1: sha256 $actual, expected $2" >&2; return 1; }
 }
 
+# vendored NAME WHY: $KID_VENDOR/NAME printed, its sha256 SHA256SUMS's, and
+# exit 0; exit 2 (WHY) when it is not there.
+vendored() {
+    local tarball=$KID_VENDOR/$1 expected
+    [ -f "$tarball" ] || none "no $tarball${2:+ $2}"
+    expected=$(awk -v f="$1" '$2 == f || $2 == "*" f { print $1 }' "$KID_VENDOR/SHA256SUMS" 2>/dev/null)
+    [ -n "$expected" ] || fail "$1 is not in $KID_VENDOR/SHA256SUMS"
+    check_sha256 "$tarball" "$expected" || exit 1
+    echo "$tarball"
+    exit 0
+}
+
+if [ "$PG_CONFIG" = --vendored ]; then
+    newest=$(awk '{ sub(/^\*/, "", $2) } $2 ~ /^postgresql-[0-9.]+\.tar\.bz2$/ { print $2 }' "$KID_VENDOR/SHA256SUMS" 2>/dev/null |
+        sort -V | tail -1)
+    [ -n "$newest" ] || none "no PostgreSQL release tarball in $KID_VENDOR/SHA256SUMS"
+    vendored "$newest" ""
+fi
+
+bindir=$("$PG_CONFIG" --bindir) || fail "$PG_CONFIG --bindir failed"
+
 # The package that installed the server (its postgres binary), else the
 # one that installed pg_config: none for a server built from source.
 package=$(dpkg -S "$bindir/postgres" 2>/dev/null || dpkg -S "$PG_CONFIG" 2>/dev/null)
@@ -57,13 +83,7 @@ package=${package%%[:,]*}
 
 if [ -z "$package" ]; then
     version=$("$PG_CONFIG" --version | sed -n 's/^PostgreSQL \([^ ]*\).*/\1/p')
-    tarball=$KID_VENDOR/postgresql-$version.tar.bz2
-    [ -f "$tarball" ] || none "no $tarball (PostgreSQL $version was not installed by a Debian package, and its source is not vendored)"
-    expected=$(awk -v f="${tarball##*/}" '$2 == f || $2 == "*" f { print $1 }' "$KID_VENDOR/SHA256SUMS" 2>/dev/null)
-    [ -n "$expected" ] || fail "${tarball##*/} is not in $KID_VENDOR/SHA256SUMS"
-    check_sha256 "$tarball" "$expected" || exit 1
-    echo "$tarball"
-    exit 0
+    vendored "postgresql-$version.tar.bz2" "(PostgreSQL $version was not installed by a Debian package, and its source is not vendored)"
 fi
 
 # Debian's source package: name and version (an epoch is in no file name).

@@ -15,20 +15,32 @@
 # packages of 15 and 17 do not ship the regression files, this machine's
 # mirror has not their source packages, and the tests never ran them there:
 # a mirror that has them does not bring them in unnoticed.
+#
+# regress_files --vendored FILE...: the same from the vendored release
+# tarball (test/tools/pg_source.sh --vendored: 18.6's), whatever the
+# server's major, for a test that runs them by difference (with kid and
+# without, on the same server: test/server/12-catalog_sanity.sh).
 regress_files() {
-    local major tarball rc
+    local major tarball rc what=$PG_CONFIG
     major=$("$PG_CONFIG" --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')
-    case $major in
-    18 | 19) ;;
-    *)
-        REGRESS_WHY="PostgreSQL $major: Debian's packages do not ship its regression files, and kid's tests never ran them"
-        return 2
-        ;;
-    esac
-    tarball=$(test/tools/pg_source.sh "$PG_CONFIG" 2>"$KID_TMP/pg_source.log")
+    if [ "${1:-}" = --vendored ]; then
+        what=--vendored
+        shift
+    else
+        case $major in
+        18 | 19) ;;
+        *)
+            REGRESS_WHY="PostgreSQL $major: Debian's packages do not ship its regression files, and kid's tests never ran them"
+            return 2
+            ;;
+        esac
+    fi
+    rm -rf "$KID_TMP/regress"
+    tarball=$(test/tools/pg_source.sh "$what" 2>"$KID_TMP/pg_source.log")
     rc=$?
     if [ $rc -eq 2 ]; then
         REGRESS_WHY="PostgreSQL $major: no source tarball: $(tr '\n' ' ' <"$KID_TMP/pg_source.log")"
+        [ "$what" = "$PG_CONFIG" ] || REGRESS_WHY="no vendored release: $(tr '\n' ' ' <"$KID_TMP/pg_source.log")"
         return 2
     elif [ $rc -ne 0 ]; then
         cat "$KID_TMP/pg_source.log"
