@@ -94,6 +94,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "checked: ${packages[*]}"
     echo "installing: ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
+    apt_start=$SECONDS
+    echo "apt-get update, then apt-get install of ${#missing[@]} packages: a minute or more on a fresh machine"
     apt-get -o DPkg::Lock::Timeout=600 update -qq
     # Debian's postgresql-common creates and starts a "main" cluster with a
     # server package; kid's demo and tests make throwaway clusters instead.
@@ -107,7 +109,12 @@ if [ ${#missing[@]} -gt 0 ]; then
     trap 'rm -f "$dropin"; [ -z "${made_dir:-}" ] || rmdir "$dropin_dir" 2>/dev/null || true' EXIT
     mkdir -p "$dropin_dir"
     echo "create_main_cluster = false   # test/tools/install-deps.sh, during its apt-get install only" >"$dropin"
-    apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # One line per package apt-get sets up (dpkg's own lines, without the
+    # download's): something moves while it works.
+    apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" |
+        sed -n 's/^Setting up \([^ ]*\) .*/  set up \1/p'
+    [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "apt-get install failed" >&2; exit 1; }
+    echo "installed ${#missing[@]} packages in $((SECONDS - apt_start)) s"
     for p in "${missing[@]}"; do
         case $p in postgresql-[0-9]*[0-9])
             echo "$p is installed without Debian's main cluster (kid's demo and tests make throwaway ones);"
