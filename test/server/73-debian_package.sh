@@ -15,6 +15,12 @@
 # says, so test/run-all.sh runs it on the first major only:
 # kid-test: server-independent
 
+# It runs alone: once, in a run with build_majors beside it, a backend of
+# its copy of PostgreSQL found the copy's kid.so missing in the middle of
+# pg_regress ("could not access file \"$libdir/kid\""), which nothing in
+# either test explains and a second run did not show; until it is
+# understood, nothing runs beside it.
+# kid-test: alone
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
