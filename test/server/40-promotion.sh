@@ -70,7 +70,7 @@ cluster_start promo_np
 pr_lsn0=$(ppq -c "SELECT pg_current_wal_lsn()")
 faketime_set "$FT_FILE" +60
 check "promotion: primary generates every scheme 60 s ahead" pr_gen $PR_P 1 sno tid koid uid
-pr_lsn1=$(ppq -c "SELECT pg_current_wal_lsn()")
+pr_lsn1=$(ppq -c "SELECT pg_current_wal_flush_lsn()")
 check "promotion: standby replayed the primary's WAL" wait_replayed $PR_S "$pr_lsn1"
 check "promotion: the third standby replayed the primary's WAL" wait_replayed 54363 "$pr_lsn1"
 check "promotion: a standby without kid preloaded replays the primary's WAL, kid's messages too" wait_replayed 54362 "$pr_lsn1"

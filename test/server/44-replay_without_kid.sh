@@ -255,7 +255,7 @@ cluster_stop rw_a_nokid
 # (d) the primary killed, started without kid: crash recovery replays kid's messages.
 rw_redo=$(rwq -c "SELECT redo_lsn FROM pg_control_checkpoint()")
 need "kid's messages since the primary's last checkpoint" \
-    test "$(rwq -c "SELECT count(*) > 0 FROM pg_get_wal_records_info('$rw_redo', pg_current_wal_lsn()) WHERE resource_manager = 'LogicalMessage' AND description LIKE 'non-transactional, prefix \"kid\";%'")" = t
+    test "$(rwq -c "SELECT count(*) > 0 FROM pg_get_wal_records_info('$rw_redo', pg_current_wal_flush_lsn()) WHERE resource_manager = 'LogicalMessage' AND description LIKE 'non-transactional, prefix \"kid\";%'")" = t
 check "(d) the primary is killed (SIGKILL)" crash_postmaster rw_p
 sed -i "s/^shared_preload_libraries = 'kid'/shared_preload_libraries = ''/" "$KID_TMP/rw_p/data/postgresql.conf"
 check "(d) without kid, the primary starts (crash recovery)" cluster_start rw_p 2>/dev/null # pg_ctl warns about the dead postmaster's pid file

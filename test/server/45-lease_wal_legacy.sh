@@ -70,7 +70,7 @@ CREATE TABLE lg_uuid (id uuid PRIMARY KEY, round int);" >/dev/null
         -c "INSERT INTO lg_koid SELECT old_koid_new(), 0 FROM generate_series(1, 1000)" \
         -c "INSERT INTO lg_uid SELECT old_uid_new(), 0 FROM generate_series(1, 1000)" >/dev/null
     [ "$uuid" = no ] || lgq -c "INSERT INTO lg_uuid SELECT old_uuidv7_new(), 0 FROM generate_series(1, 1000)" >/dev/null
-    lsn1=$(lgq -c "SELECT pg_current_wal_lsn()")
+    lsn1=$(lgq -c "SELECT pg_current_wal_flush_lsn()")
     local lines="'atproto_tid', 'koid', 'uid'"
     [ "$uuid" = no ] || lines="$lines, 'uuid'"
     local old_marks
@@ -123,7 +123,7 @@ CREATE TABLE lg_uuid (id uuid PRIMARY KEY, round int);" >/dev/null
     lgq -c "INSERT INTO lg_tid SELECT tid_new()::bigint, 1 FROM generate_series(1, 1000)" >/dev/null
     expect_eq "$name: new tids sort above the old kid's, and this kid wrote its marks in logical messages" \
         "$(lgq -c "SELECT (SELECT min(id::atproto_tid) FROM lg_tid WHERE round = 1) > (SELECT max(id::atproto_tid) FROM lg_tid WHERE round = 0)" \
-            -c "SELECT count(*) > 0 FROM pg_get_wal_records_info('$lsn2', pg_current_wal_lsn()) WHERE resource_manager = 'LogicalMessage' AND description LIKE 'non-transactional, prefix \"kid\";%'")" "t
+            -c "SELECT count(*) > 0 FROM pg_get_wal_records_info('$lsn2', pg_current_wal_flush_lsn()) WHERE resource_manager = 'LogicalMessage' AND description LIKE 'non-transactional, prefix \"kid\";%'")" "t
 t"
     local lsn3
     lsn3=$(lgq -c "SELECT pg_current_wal_lsn()")
