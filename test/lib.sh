@@ -272,6 +272,13 @@ crash_postmaster() {
 # with faketime_set "$FT_FILE" OFFSET.
 FT_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
 FT_FILE=$KID_TMP/faketime.offset
+# select() past libfaketime, preloaded before it: without it a background
+# worker PostgreSQL 15 starts while its postmaster waits runs at the true
+# time (test/server/lib/real_select.c).  Built once per script.
+FT_SELECT=$KID_TMP/real_select.so
+faketime_select() {
+    [ -f "$FT_SELECT" ] || cc -shared -fPIC -O2 -o "$FT_SELECT" test/server/lib/real_select.c
+}
 
 # faketime_set FILE OFFSET: libfaketime's offset file (FAKETIME_TIMESTAMP_FILE)
 # written whole, by rename: Debian 13's libfaketime ends the process that
@@ -295,7 +302,8 @@ faketime_cluster_start() {
             export FAKETIME_DONT_FAKE_MONOTONIC=1
         fi
         [ -f "$FT_FILE" ] || faketime_set "$FT_FILE" +0 || exit 1
-        export LD_PRELOAD=$FT_LIB FAKETIME_TIMESTAMP_FILE=$FT_FILE FAKETIME_NO_CACHE=1
+        faketime_select || exit 1
+        export LD_PRELOAD="$FT_SELECT $FT_LIB" FAKETIME_TIMESTAMP_FILE=$FT_FILE FAKETIME_NO_CACHE=1
         cluster_start "$name" "$@"
     )
 }
