@@ -427,6 +427,16 @@ kid_cleanup() {
     # Not cut short by a second signal (a ^C, then run-all's TERM).
     trap '' INT TERM PIPE
     stop_servers "$KID_PIDS"
+    # And any server of a data directory of this script's that no list
+    # has (pg_upgrade's own, when the script is stopped while it runs): a
+    # postmaster.pid whose process runs in that directory (a stale file's
+    # number may be another script's process now).
+    local pidfile
+    find "$KID_TMP" -name postmaster.pid 2>/dev/null | while read -r pidfile; do
+        pid=$(head -n 1 "$pidfile")
+        [ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" = "$(realpath "$(dirname "$pidfile")")" ] && echo "$pid"
+    done > "$KID_TMP/left.pids"
+    stop_servers "$KID_TMP/left.pids"
     # For test/run-all.sh, which runs each server test as its own process:
     # its counts, and whether it reached kid_finish (its last line).
     [ -z "${KID_RESULTS:-}" ] || echo "$KID_PASSED $KID_FAILED ${KID_FINISHED:-stopped}" > "$KID_RESULTS"

@@ -60,7 +60,7 @@ esac
 # old_config MAJOR: the pg_config of the old major MAJOR.
 old_config() {
     if [ "$1" = "$NEW_MAJOR" ]; then
-        echo "$PG_CONFIG"
+        command -v "$PG_CONFIG"
     elif [ "$1" = 15 ] && [ -n "${KID_PG15_CONFIG:-}" ]; then
         echo "$KID_PG15_CONFIG"
     else
