@@ -3552,6 +3552,39 @@ REVOKE ALL ON kid_partition_attempts FROM PUBLIC;
 COMMENT ON TABLE kid_partition_attempts IS
 'When kid''s worker last began to maintain each table (by OID), which orders its rounds (the least recently tried first); written by the worker only. Read it through kid_partition_status.last_attempt.';
 
+-- What the runs did, action by action: the partitions made (with the rows
+-- moved into them) and retired (with the rows they held), the last 1000
+-- actions per table, for an audit of retention.  Written by
+-- kid_partition_maintain_as_owner() alone, after the maintenance, as the
+-- owner of this table (src/pg/partition_maintenance.cpp): no role has a
+-- privilege to write it, so no one, the owner of the maintained table
+-- included, forges or edits what a run did.  The runs' own transaction
+-- writes it: a run rolled back (a dry run) leaves no row.  Readable by
+-- every role, like kid_partition_status (pg_class shows the partitions'
+-- names and pg_stat_all_tables their row counts to all).  A table's
+-- history goes with its configuration (DROP TABLE, or its row of
+-- kid_partition_config deleted).  Not dumped: it describes this cluster's
+-- runs; pg_upgrade carries it.
+CREATE TABLE kid_partition_history (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    parent regclass NOT NULL REFERENCES kid_partition_config ON DELETE CASCADE,
+    run_at timestamptz NOT NULL,
+    recorded_at timestamptz NOT NULL,
+    action text NOT NULL,
+    partition_name text NOT NULL,
+    period tstzrange,
+    rows bigint,
+    detail text,
+    run_by name NOT NULL,
+    by_worker boolean NOT NULL
+);
+CREATE INDEX kid_partition_history_parent ON kid_partition_history (parent, id);
+REVOKE ALL ON kid_partition_history FROM PUBLIC;
+GRANT SELECT ON kid_partition_history TO PUBLIC;
+
+COMMENT ON TABLE kid_partition_history IS
+'What the runs of kid_partition_maintain() did, one row per partition made (create default, create: rows moved into it) or retired (drop, detach: rows it held), the last 1000 per table: the time the run was given (run_at) and the time it recorded the action, the role that ran it (run_by) and whether it was kid''s worker. Written by the maintenance only (no role may write it); goes with the table''s configuration; not dumped.';
+
 COMMENT ON TABLE kid_partition_state IS
 'The runs of kid_partition_maintain() per configured table: when the last one succeeded and how many actions it took, the last error and when it happened, and how many runs in a row have failed since the last success. Read it through kid_partition_status.';
 
@@ -4373,7 +4406,11 @@ BEGIN
                                prefix, format(from_bytes, '$1'), format(from_bytes, '$2'))
                     INTO period USING part_lo[i], part_hi[i];
             END IF;
-            rows := NULL;
+            -- The rows it holds, counted under the ACCESS EXCLUSIVE lock
+            -- on the table (and so on the partition) this run holds: no
+            -- row comes or goes before it is retired, so the count is
+            -- exact (kid_partition_history keeps it).
+            EXECUTE format('SELECT pg_catalog.count(*) FROM %s', p) INTO rows;
             detail := format('wholly older than %s', cutoff);
             IF cfg.detach_only THEN
                 EXECUTE format('ALTER TABLE %s DETACH PARTITION %s', parent, p);
@@ -4494,7 +4531,7 @@ BEGIN
 END $$;
 
 COMMENT ON FUNCTION kid_partition_maintain(regclass, timestamptz) IS
-'Maintains the time partitions of a table kid_partition_by_time() configured (every table the caller owns when parent is NULL, each apart: a failure is recorded, warned of and returned as a row fail), as the table''s owner, security-restricted, with search_path pinned, whoever calls. As at time at: makes the partitions of at''s period through premake periods ahead; moves the rows waiting in the default partition into partitions made for their periods, up to that horizon; drops (or detaches) the partitions wholly older than the retention, counted back from the older of at and the table''s newest row. Idempotent. One row per action: create default, create (rows moved), drop, detach, wait (rows left in the default partition), keep (a partition older than the retention by at alone, kept for the newest row), forget (a configured table that is gone), fail.';
+'Maintains the time partitions of a table kid_partition_by_time() configured (every table the caller owns when parent is NULL, each apart: a failure is recorded, warned of and returned as a row fail), as the table''s owner, security-restricted, with search_path pinned, whoever calls. As at time at: makes the partitions of at''s period through premake periods ahead; moves the rows waiting in the default partition into partitions made for their periods, up to that horizon; drops (or detaches) the partitions wholly older than the retention, counted back from the older of at and the table''s newest row. Idempotent; what it makes and retires is recorded in kid_partition_history (nothing when the caller rolls back: a dry run). One row per action: create default, create (rows: moved into it), drop, detach (rows: the partition held, counted under the lock), wait (rows left in the default partition), keep (a partition older than the retention by at alone, kept for the newest row), forget (a configured table that is gone), fail.';
 
 CREATE FUNCTION kid_partition_by_time(
     parent regclass,

@@ -21,21 +21,35 @@
  *
  * The caller must own the table: be a member of its owning role, or a
  * superuser (the rule of kid_partition_guard() for kid_partition_config).
+ *
+ * What the run made and retired is then recorded in kid_partition_history,
+ * here and nowhere else: as the owner of that table (kid's, the role that
+ * created the extension), security-restricted, with search_path pinned, so
+ * that no role needs, or has, a privilege to write it, and neither the
+ * caller nor the table's owner (whose code the run ran) can forge a row.
  */
 #include "pg/kid_pg.h"
 
 extern "C" {
 #include "access/htup_details.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/value.h"
 #include "parser/parse_func.h"
 #include "utils/acl.h"
+#include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
+#include "utils/tuplestore.h"
 }
+
+#include "pg/partition_worker.h"
 
 namespace kid::pg {
 
@@ -52,26 +66,134 @@ static Oid maintenance_function(Oid self) noexcept
                           2, args, false);
 }
 
+/* The owner of relation rel (ERROR when it is gone). */
+static Oid relation_owner(Oid rel, char *relkind = nullptr) noexcept
+{
+    HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(rel));
+    if (!HeapTupleIsValid(tuple))
+        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+                        errmsg("relation with OID %u does not exist", rel)));
+    Form_pg_class form = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple));
+    Oid owner = form->relowner;
+    if (relkind)
+        *relkind = form->relkind;
+    ReleaseSysCache(tuple);
+    return owner;
+}
+
+/* How many actions kid_partition_history keeps per table (docs/partitioning.md). */
+constexpr int HISTORY_KEPT = 1000;
+
+/*
+ * The actions of a run that change the table, which kid_partition_history
+ * records: not wait and keep, which a run repeats until something changes
+ * and would push the drops out of the history.
+ */
+static bool recorded_action(const char *action) noexcept
+{
+    return strcmp(action, "create default") == 0 || strcmp(action, "create") == 0 ||
+           strcmp(action, "drop") == 0 || strcmp(action, "detach") == 0;
+}
+
+/*
+ * Record the rows of a run (the tuplestore rsinfo holds: parent_table,
+ * action, partition_name, period, rows, detail) in kid_partition_history,
+ * as that table's owner, security-restricted, search_path pinned, then keep
+ * only the table's last HISTORY_KEPT rows.  The tuplestore is read and
+ * rewound for the caller.  `caller` is the role that asked for the run.
+ */
+static void record_history(Oid self, Oid table, Datum at, Oid caller, ReturnSetInfo *rsinfo)
+{
+    /* (A run that returned no row made and retired nothing.) */
+    if (rsinfo == nullptr || !IsA(rsinfo, ReturnSetInfo) ||
+        rsinfo->returnMode != SFRM_Materialize || rsinfo->setResult == nullptr)
+        return;
+    Tuplestorestate *store = rsinfo->setResult;
+    TupleDesc desc = rsinfo->setDesc;
+    if (desc == nullptr || desc->natts != 6)
+        elog(ERROR, "kid_partition_maintain_table() returned %d columns, not 6",
+             desc ? desc->natts : 0);
+    Oid nsp = get_func_namespace(self);
+    const char *schema = quote_identifier(get_namespace_name(nsp));
+    Oid history = get_relname_relid("kid_partition_history", nsp);
+    if (!OidIsValid(history))
+        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
+                        errmsg("relation \"%s.kid_partition_history\" does not exist", schema)));
+    Oid writer = relation_owner(history);
+    Datum by = DirectFunctionCall1(namein, CStringGetDatum(GetUserNameFromId(caller, false)));
+
+    Oid saved_user;
+    int saved_context;
+    GetUserIdAndSecContext(&saved_user, &saved_context);
+    SetUserIdAndSecContext(writer, saved_context | SECURITY_LOCAL_USERID_CHANGE |
+                                       SECURITY_RESTRICTED_OPERATION);
+    int nest_level = NewGUCNestLevel();
+    (void)set_config_option("search_path", PINNED_SEARCH_PATH, PGC_USERSET, PGC_S_SESSION,
+                            GUC_ACTION_SAVE, true, 0, false);
+    if (SPI_connect() != SPI_OK_CONNECT)
+        elog(ERROR, "SPI_connect failed");
+    Oid types[9] = {REGCLASSOID, TIMESTAMPTZOID, TEXTOID, TEXTOID, TSTZRANGEOID,
+                    INT8OID,     TEXTOID,        NAMEOID, BOOLOID};
+    SPIPlanPtr insert = SPI_prepare(
+        psprintf("INSERT INTO %s.kid_partition_history (parent, run_at, recorded_at, action, "
+                 "partition_name, period, rows, detail, run_by, by_worker) "
+                 "VALUES ($1, $2, pg_catalog.clock_timestamp(), $3, $4, $5, $6, $7, $8, $9)",
+                 schema),
+        9, types);
+    if (insert == nullptr)
+        elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+    TupleTableSlot *slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+    bool any = false;
+    while (tuplestore_gettupleslot(store, true, false, slot)) {
+        slot_getallattrs(slot);
+        if (slot->tts_isnull[1] ||
+            !recorded_action(TextDatumGetCString(slot->tts_values[1])))
+            continue;
+        Datum values[9] = {ObjectIdGetDatum(table), at, slot->tts_values[1], slot->tts_values[2],
+                           slot->tts_values[3], slot->tts_values[4], slot->tts_values[5], by,
+                           BoolGetDatum(partition_worker_running)};
+        char nulls[9] = {' ', ' ', ' ', slot->tts_isnull[2] ? 'n' : ' ',
+                         slot->tts_isnull[3] ? 'n' : ' ', slot->tts_isnull[4] ? 'n' : ' ',
+                         slot->tts_isnull[5] ? 'n' : ' ', ' ', ' '};
+        if (SPI_execute_plan(insert, values, nulls, false, 0) != SPI_OK_INSERT)
+            elog(ERROR, "kid could not record the partition maintenance of table with OID %u",
+                 table);
+        any = true;
+    }
+    ExecDropSingleTupleTableSlot(slot);
+    tuplestore_rescan(store);
+    if (any) {
+        Oid prune_types[1] = {REGCLASSOID};
+        Datum prune_values[1] = {ObjectIdGetDatum(table)};
+        SPI_execute_with_args(
+            psprintf("DELETE FROM %1$s.kid_partition_history h "
+                     "WHERE h.parent OPERATOR(pg_catalog.=) $1 AND h.id OPERATOR(pg_catalog.<) "
+                     "(SELECT k.id FROM %1$s.kid_partition_history k "
+                     "WHERE k.parent OPERATOR(pg_catalog.=) $1 ORDER BY k.id DESC "
+                     "OFFSET %2$d LIMIT 1)",
+                     schema, HISTORY_KEPT - 1),
+            1, prune_types, prune_values, nullptr, false, 0);
+    }
+    SPI_finish();
+    AtEOXact_GUC(false, nest_level);
+    SetUserIdAndSecContext(saved_user, saved_context);
+}
+
 } // namespace kid::pg
 
 /*
  * kid_partition_maintain_as_owner(parent regclass, at timestamptz): the rows
  * of kid_partition_maintain_table(parent, at), run as the table's owner.
  * Its result is that function's: the caller's ReturnSetInfo is handed on,
- * and the PL/pgSQL function fills it (materialize mode).
+ * and the PL/pgSQL function fills it (materialize mode); record_history()
+ * then reads it, and rewinds it for the caller.
  */
 KID_FUNCTION(kid_partition_maintain_as_owner)
 {
     using namespace kid::pg;
     Oid table = PG_GETARG_OID(0);
-    HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(table));
-    if (!HeapTupleIsValid(tuple))
-        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE),
-                        errmsg("relation with OID %u does not exist", table)));
-    Form_pg_class form = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple));
-    Oid owner = form->relowner;
-    char relkind = form->relkind;
-    ReleaseSysCache(tuple);
+    char relkind;
+    Oid owner = relation_owner(table, &relkind);
     if (!has_privs_of_role(GetUserId(), owner))
         aclcheck_error(ACLCHECK_NOT_OWNER, get_relkind_objtype(relkind), get_rel_name(table));
 
@@ -94,5 +216,7 @@ KID_FUNCTION(kid_partition_maintain_as_owner)
     AtEOXact_GUC(false, nest_level);
     SetUserIdAndSecContext(saved_user, saved_context);
     fcinfo->isnull = call->isnull;
+    record_history(fcinfo->flinfo->fn_oid, table, PG_GETARG_DATUM(1), saved_user,
+                   reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo));
     return result;
 }

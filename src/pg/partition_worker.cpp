@@ -83,6 +83,8 @@ PGDLLEXPORT void kid_partition_worker_main(Datum);
 
 namespace kid::pg {
 
+bool partition_worker_running = false;
+
 constexpr int LAUNCHER_RESTART_S = 10;
 constexpr const char *WORKER_LOCK_TIMEOUT = "5s";
 /* The search_path of a worker's own queries (and of what they call). */
@@ -439,9 +441,11 @@ constexpr const char *LOGGED_ACTIONS[] = {"create", "create default", "detach",
                                           "drop",   "forget",         "keep"};
 
 /*
- * The rows of the last SPI result (action, partition_name) summed up for the
- * log, e.g. "2 create (public.events_p20261201, public.events_p20261202),
- * 1 drop (public.events_p20261101)"; "" when it made, moved and retired
+ * The rows of the last SPI result (action, partition_name, rows) summed up
+ * for the log, e.g. "2 create (public.events_p20261201, public.events_p20261202:
+ * 12 rows moved), 1 drop (public.events_p20261101: 9472 rows)": every
+ * partition retired with the rows it held, a partition made with the rows
+ * moved into it when there were any; "" when it made, moved and retired
  * nothing.
  */
 static char *actions_done() noexcept
@@ -457,7 +461,12 @@ static char *actions_done() noexcept
             if (a == nullptr || strcmp(a, action) != 0)
                 continue;
             char *name = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
+            char *rows = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3);
             appendStringInfo(&names, "%s%s", count > 0 ? ", " : "", name ? name : "-");
+            bool retired = strcmp(action, "drop") == 0 || strcmp(action, "detach") == 0;
+            if (rows && (retired || strcmp(rows, "0") != 0))
+                appendStringInfo(&names, ": %s %s%s", rows, strcmp(rows, "1") == 0 ? "row" : "rows",
+                                 retired ? "" : " moved");
             count++;
         }
         if (count > 0)
@@ -584,12 +593,12 @@ static void maintain_table(const char *schema, const char *database, Oid table) 
             Datum values[1] = {ObjectIdGetDatum(table)};
             arm_time_limit();
             /* Both arguments: no default of a look-alike function decides which one runs. */
-            SPI_execute_with_args(psprintf("SELECT m.action, m.partition_name FROM "
+            SPI_execute_with_args(psprintf("SELECT m.action, m.partition_name, m.rows FROM "
                                            "%s.kid_partition_maintain($1, pg_catalog.now()) m",
                                            schema),
                                   1, types, values, nullptr, false, 0);
             disarm_time_limit();
-            strlcpy(done, actions_done(), sizeof(done));
+            copy_clipped(done, sizeof(done), actions_done());
             end_spi();
         }
     }
@@ -624,6 +633,7 @@ void kid_partition_worker_main(Datum arg)
     pqsignal(SIGTERM, die);
     BackgroundWorkerUnblockSignals();
     BackgroundWorkerInitializeConnectionByOid(DatumGetObjectId(arg), InvalidOid, 0);
+    partition_worker_running = true;
     /* Above the database's and the role's settings (ALTER DATABASE ... SET). */
     SetConfigOption("search_path", WORKER_SEARCH_PATH, PGC_SUSET, PGC_S_OVERRIDE);
     SetConfigOption("lock_timeout", WORKER_LOCK_TIMEOUT, PGC_SUSET, PGC_S_OVERRIDE);

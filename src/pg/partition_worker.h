@@ -13,6 +13,12 @@ namespace kid::pg {
 /* Register the launcher (from _PG_init, while kid is preloaded). */
 void partition_worker_register();
 
+/*
+ * Whether this process is kid's partition worker (kid_partition_history
+ * records which runs were the worker's).
+ */
+extern bool partition_worker_running;
+
 } // namespace kid::pg
 
 #endif

@@ -4,7 +4,8 @@
 -- periods and their time zones; the edges (uid_global's window, sno's
 -- timelines, backfills older than every partition, rows far ahead,
 -- partitions attached by hand, foreign keys, detach_only, names); every
--- error.  Each table lives in a transaction rolled back, or is configured
+-- error; what the runs retire, with their rows, and kid_partition_history.
+-- Each table lives in a transaction rolled back, or is configured
 -- in a failing statement, so that kid's worker, if it runs on the server,
 -- never maintains one at the true time.
 SET TIME ZONE 'UTC';
@@ -510,6 +511,73 @@ UPDATE kid_partition_config SET parent = 'mine'::regclass WHERE parent = 'ok'::r
 ROLLBACK;
 RESET ROLE;
 SELECT count(*) AS configured FROM kid_partition_config;
+-- ---------------------------------------------------------------------------
+-- 5. Audit: a drop or a detach says how many rows the partition held;
+--    kid_partition_history keeps what the runs made and retired.
+-- ---------------------------------------------------------------------------
+-- Two tables of months, premade to March, one dropping, one detaching:
+-- seven rows of January, a row of March that vouches for the clock, five
+-- backfilled rows of 2019 waiting in the default partition, and a row far
+-- ahead (which waits).
+BEGIN;
+CREATE TABLE audited (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+CREATE TABLE audited_kept (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+SELECT action, partition_name, rows FROM kid_partition_by_time('audited', '1 month', premake => 2, retain => '1 month', at => '2026-01-10 00:00+00');
+SELECT count(*) AS made FROM kid_partition_by_time('audited_kept', '1 month', premake => 2, retain => '1 month', detach_only => true, at => '2026-01-10 00:00+00');
+INSERT INTO audited SELECT sno_new_with_time('2026-01-05 00:00+00'::timestamptz + g * interval '1 minute') FROM generate_series(1, 7) g;
+INSERT INTO audited SELECT sno_new_with_time('2019-05-06 00:00+00'::timestamptz + g * interval '1 minute') FROM generate_series(1, 5) g;
+INSERT INTO audited VALUES (sno_new_with_time('2026-03-05 00:00+00')), (sno_new_with_time('2027-01-01 00:00+00'));
+INSERT INTO audited_kept SELECT id FROM audited;
+SELECT count(*) AS recorded_before FROM kid_partition_history WHERE parent = 'audited'::regclass;
+-- A dry run: the run in a transaction rolled back (here a savepoint) shows
+-- what it would do, and leaves every partition, row and record as it was.
+SAVEPOINT dry_run;
+SELECT action, partition_name, rows FROM kid_partition_maintain('audited', at => '2026-03-10 00:00+00');
+ROLLBACK TO dry_run;
+SELECT count(*) AS rows_after_dry_run, (SELECT count(*) FROM kid_partition_history WHERE parent = 'audited'::regclass) AS recorded_after_dry_run
+FROM audited;
+-- The runs: the backfill's partition is made, its rows moved, and retired
+-- with them in the same run; each drop and detach has the rows its
+-- partition held.
+SELECT action, partition_name, rows FROM kid_partition_maintain('audited', at => '2026-03-10 00:00+00');
+SELECT action, partition_name, rows FROM kid_partition_maintain('audited_kept', at => '2026-03-10 00:00+00');
+-- A detached partition holds what its row said.
+SELECT (SELECT count(*) FROM audited_kept_p201905) AS detached_201905, (SELECT count(*) FROM audited_kept_p202601) AS detached_202601,
+       (SELECT count(*) FROM audited_kept) AS left_in_table;
+-- The history: what made or retired a partition (wait and keep are not
+-- recorded), with the time the run was given, who ran it, and whether it
+-- was kid's worker.
+SELECT parent, action, partition_name, rows, run_at, run_by = current_user AS run_by_me, by_worker,
+       recorded_at >= now() AS recorded_now
+FROM kid_partition_history ORDER BY id;
+-- No role may write it, a table's owner included (42501): only the
+-- maintenance records, through kid_partition_maintain_as_owner().  Every
+-- role may read it.  The owner's own runs are recorded under its name.
+SET ROLE regress_kid_parts_user;
+SELECT count(*) AS readable FROM kid_partition_history WHERE parent = 'audited'::regclass;
+SAVEPOINT forge;
+INSERT INTO kid_partition_history (parent, run_at, recorded_at, action, partition_name, rows, run_by, by_worker)
+VALUES ('mine', now(), now(), 'drop', 'public.mine_p202601', 0, 'postgres', true);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+ROLLBACK TO forge;
+UPDATE kid_partition_history SET rows = 0;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+ROLLBACK TO forge;
+DELETE FROM kid_partition_history;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+ROLLBACK TO forge;
+TRUNCATE kid_partition_history;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+ROLLBACK TO forge;
+SELECT count(*) AS made FROM kid_partition_by_time('mine', '1 day', premake => 0, at => '2026-06-01 00:00+00');
+SELECT parent, action, partition_name, run_by FROM kid_partition_history WHERE parent = 'mine'::regclass ORDER BY id;
+RESET ROLE;
+-- A table's history goes with its configuration: DROP TABLE, or its row
+-- of kid_partition_config deleted.
+DROP TABLE audited;
+DELETE FROM kid_partition_config WHERE parent = 'audited_kept'::regclass;
+SELECT parent, count(*) FROM kid_partition_history GROUP BY parent ORDER BY 1::text;
+ROLLBACK;
 DROP TABLE plain_table, by_list, by_hash, two_columns, by_expression, by_text, other_class, by_domain, ok, mine;
 DROP OPERATOR CLASS regress_uuid_ops USING btree;
 DROP OPERATOR FAMILY regress_uuid_ops USING btree;
