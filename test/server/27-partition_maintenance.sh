@@ -16,12 +16,15 @@
 #    detached table of its period); rows waited in the default partition
 #    (a trigger of its own writes down every row in and out) and were moved
 #    out of it: the rows the runs say they moved are those that left it,
-#    none of them is there any more, and it holds no row below the horizon.
+#    none of them is there any more, and it holds no row below the horizon;
+#    kid_partition_history has every detached partition once, with the
+#    rows it holds (counted under the run's lock, beside the writers).
+#    The history keeps a table's last 1000 actions.
 # 2. pg_dump -Fc | pg_restore and a plain dump through psql: the
 #    configuration of every table that exists comes back (period, premake,
 #    retention, detach_only, time zone, koid epoch), the row of a table
 #    dropped while kid's event trigger was off does not (and the restore
-#    has no error), its state does not, maintenance of the restored
+#    has no error), its state and history do not, maintenance of the restored
 #    database at the same time has nothing to do, and the dump has no
 #    event trigger of kid's (CREATE EXTENSION makes them).  Before that: a
 #    table renamed is still maintained, under its new name, and one renamed
@@ -158,6 +161,36 @@ expect_eq "rows waited in the default partition and were moved out of it: the ro
     "rows in: t; rows out: ${moved:-none} (any: t); moved out but still there: 0; below the horizon: 0; there: t"
 check "... and partitions were detached while the clients inserted" \
     test "$(q -c "SELECT count(DISTINCT part) > 0 FROM detached")" = t
+# Each detach counted its partition's rows under the run's lock, while the
+# clients kept writing rows of those days: kid_partition_history has one
+# row per detached partition, with exactly the rows it holds.
+expect_eq "kid_partition_history: every detached partition once, with the rows it holds (counted under the lock, beside the writers)" \
+    "$(q -c "SELECT format('recorded: %s; all of them: %s; rows differ: %s; rows: %s', count(*),
+                       count(*) = (SELECT count(*) FROM pg_class c WHERE c.relname LIKE 'events\\_p%' AND c.relkind = 'r' AND NOT c.relispartition),
+                       count(*) FILTER (WHERE h.rows IS DISTINCT FROM (SELECT count(*) FROM detached d WHERE d.part = h.partition_name::regclass)),
+                       sum(h.rows) = (SELECT count(*) FROM detached))
+             FROM kid_partition_history h WHERE h.parent = 'events'::regclass AND h.action = 'detach'")" \
+    "recorded: $(q -c "SELECT count(*) FROM pg_class c WHERE c.relname LIKE 'events\\_p%' AND c.relkind = 'r' AND NOT c.relispartition"); all of them: t; rows differ: 0; rows: t"
+
+# The history keeps the last 1000 actions of each table: a table of
+# minutes, a retention of a minute, 500 runs a minute apart (each makes a
+# partition and drops one: 999 actions after the 2 of its configuration).
+q <<'SQL' >/dev/null
+CREATE TABLE minutes (id sno) PARTITION BY RANGE (id);
+SELECT count(*) FROM kid_partition_by_time('minutes', '1 minute', premake => 0, retain => '1 minute', at => '2030-01-01 00:00+00');
+DO $$ BEGIN
+    FOR k IN 1 .. 500 LOOP
+        PERFORM kid_partition_maintain('minutes', at => '2030-01-01 00:00+00'::timestamptz + k * interval '1 minute');
+    END LOOP;
+END $$;
+SQL
+expect_eq "kid_partition_history keeps a table's last 1000 actions (of 1001), the oldest gone; another table's history untouched" \
+    "$(q -c "SELECT format('%s %s %s', count(*), min(partition_name) FILTER (WHERE action = 'create'), max(partition_name) FILTER (WHERE action = 'drop'))
+             FROM kid_partition_history WHERE parent = 'minutes'::regclass") $(q -c "SELECT count(*) > 0 FROM kid_partition_history WHERE parent = 'events'::regclass")" \
+    "1000 public.minutes_p20300101_0000 public.minutes_p20300101_0818 t"
+expect_eq "... the first action recorded (create default) is the one gone" \
+    "$(q -c "SELECT count(*) FROM kid_partition_history WHERE parent = 'minutes'::regclass AND action = 'create default'")" 0
+q -c "DROP TABLE minutes" >/dev/null
 
 # ---------------------------------------------------------------- 2. dump
 q <<'SQL' >/dev/null
@@ -209,6 +242,8 @@ echo "$config_before"
 "$PG_BIN/pg_dump" -h "$KID_MAIN_SOCK" -p "$PORT" -U postgres -f "$KID_TMP/parts.sql" $DB
 check "the dump writes the configuration's rows, and no event trigger of kid's" \
     test "$(grep -c -e 'kid_partition_forget' -e 'kid_partition_follow_rename' "$KID_TMP/parts.sql") $(grep -c '^COPY public.kid_partition_config ' "$KID_TMP/parts.sql")" = "0 1"
+check "... and no history (kid_partition_history describes this cluster's runs)" \
+    test "$(q -c "SELECT count(*) > 0 FROM kid_partition_history") $(grep -c 'COPY public.kid_partition_history ' "$KID_TMP/parts.sql")" = "t 0"
 for how in custom plain; do
     kpsql $PORT -d postgres -c "DROP DATABASE IF EXISTS kid_parts_restored" -c "CREATE DATABASE kid_parts_restored" >/dev/null
     if [ $how = custom ]; then
@@ -221,7 +256,8 @@ for how in custom plain; do
     expect_eq "$how restore: every existing table's configuration, the same, and no row of the table that is gone" "$(r -c "$config")" "$config_before"
     expect_eq "$how restore: the partitions and their bounds, the same" "$(r -c "$layout")" "$layout_before"
     expect_eq "$how restore: the rows, the same" "$(r -c "$rows")" "$rows_before"
-    expect_eq "$how restore: no state (it describes the runs of the old database)" "$(r -c "SELECT count(*) FROM kid_partition_state")" 0
+    expect_eq "$how restore: no state and no history (they describe the runs of the old database)" \
+        "$(r -c "SELECT count(*) FROM kid_partition_state") $(r -c "SELECT count(*) FROM kid_partition_history")" "0 0"
     expect_eq "$how restore: maintenance at the time the tables were configured has nothing to do" \
         "$(r -c "SELECT coalesce(string_agg(format('%s %s', parent_table, action), ', '), 'nothing')
                  FROM (SELECT * FROM kid_partition_maintain('app.orders', at => '2030-03-04 12:00+00')
