@@ -8,8 +8,9 @@
 # (as the table's owner: the owner's trigger that fires when rows move sees
 # the owner as current_user; at READ COMMITTED in a database whose sessions
 # start at REPEATABLE READ), at the true time; its log line names the
-# partitions it made; a table that fails (a broken configuration, a lock
-# held past lock_timeout) is logged and recorded (kid_partition_status) and
+# partitions it made, and those it retired with the rows they held (which
+# kid_partition_history records as the worker's); a table that fails (a
+# broken configuration, a lock held past lock_timeout) is logged and recorded (kid_partition_status) and
 # neither stops the tables after it nor the next rounds, and the server is
 # never restarted; retention retires exactly the partitions wholly older
 # than the retention counted back from the newest row (the one whose upper
@@ -70,7 +71,8 @@ UPDATE kid_partition_config SET time_zone = 'Nowhere/Bogus' WHERE parent = 'bad'
 SQL
 # busy: the partitions of the days from 6 to 4 days ago too (at 6 days
 # ago, with no row yet, nothing is old enough to retire), a row at the
-# start of 5 days ago and its newest row at midnight today: the retention
+# start of 5 days ago, three rows of 6 days ago and its newest row at
+# midnight today: the retention
 # counts 5 days back from that row, to the end of the partition of 6 days
 # ago, which goes, while the one of 5 days ago stays.
 q -d pw1 <<SQL >/dev/null
@@ -81,6 +83,9 @@ SELECT count(*) FROM kid_partition_maintain('busy', at => timestamptz '$TODAY 12
 SELECT count(*) FROM kid_partition_maintain('busy', at => timestamptz '$TODAY 00:00+00' - interval '2 days');
 INSERT INTO busy VALUES (koid_new_with_time(timestamptz '$TODAY 00:00+00' - interval '5 days')),
                         (koid_new_with_time(timestamptz '$TODAY 00:00+00'));
+-- Three rows in the partition of 6 days ago, which the worker drops: its
+-- log line and kid_partition_history say so.
+INSERT INTO busy SELECT koid_new_with_time(timestamptz '$TODAY 01:00+00' - interval '6 days' + n * interval '1 minute') FROM generate_series(1, 3) n;
 SQL
 need "busy has the partitions of 6 and 5 days ago, and its newest row is at midnight" \
     test "$(q -d pw1 -c "SELECT string_agg(c.relname, ' ' ORDER BY c.relname) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
@@ -188,6 +193,18 @@ expect_eq "... exactly those wholly older than 5 days before the newest row: the
     "$(q -d pw1 -c "SELECT coalesce(string_agg(c.relname, ' ' ORDER BY c.relname), 'none') FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'busy'::regclass
                     AND c.relname LIKE 'busy\_p%' AND c.relname < 'busy_p$(day -3)'") $(q -d pw1 -c "SELECT count(*) FROM busy")" \
     "busy_p$(day -5) busy_p$(day -4) 2"
+# The log line names each partition retired with the rows it held (the
+# partition of 6 days ago, with its three rows).
+check "... and its log line names them with the rows they held" \
+    grep -Eq "LOG:  kid maintained the partitions of public\.busy in database \"pw1\": (.*, )?1 drop \(public\.busy_p$(day -6): 3 rows\)" "$LOG"
+expect_eq "... and kid_partition_history records them, by the worker (as the bootstrap superuser), the runs by hand not" \
+    "$(q -d pw1 -c "SELECT string_agg(format('%s %s %s %s %s', action, partition_name, rows, run_by, by_worker), ', ' ORDER BY id)
+                    FROM kid_partition_history WHERE parent = 'busy'::regclass AND action = 'drop' AND run_at > timestamptz '$TODAY 00:00+00' - interval '1 day'")
+$(q -d pw1 -c "SELECT count(*) FILTER (WHERE by_worker), count(*) FILTER (WHERE NOT by_worker AND run_by = 'postgres') > 0 FROM kid_partition_history WHERE parent = 'busy'::regclass AND run_at < timestamptz '$TODAY 00:00+00' - interval '1 day'")" \
+    "drop public.busy_p$(day -6) 3 postgres t
+0|t"
+check "a row moved out of the default partition by the worker: its log line names its partition with the rows moved (follows: 1 row moved)" \
+    grep -Eq 'LOG:  kid maintained the partitions of public\.follows in database "pw2": [0-9]+ create \((.*, )?public\.follows_p[0-9]{6}: 1 row moved\)' "$LOG"
 check "no database without kid or without tables made an error" \
     test "$(grep -c -e 'pw_empty' -e 'pw_nokid' "$LOG")" = 0
 expect_eq "the server was never restarted (postmaster start time)" "$(q -d postgres -c "SELECT pg_postmaster_start_time()")" "$start_time"
