@@ -550,11 +550,13 @@ SELECT (SELECT count(*) FROM audited_kept_p201905) AS detached_201905, (SELECT c
 SELECT parent, action, partition_name, rows, run_at, run_by = current_user AS run_by_me, by_worker,
        recorded_at >= now() AS recorded_now
 FROM kid_partition_history ORDER BY id;
--- No role may write it, a table's owner included (42501): only the
--- maintenance records, through kid_partition_maintain_as_owner().  Every
--- role may read it.  The owner's own runs are recorded under its name.
+-- Every role may read it.  The owner's own runs are recorded under its
+-- name, though it may not write it, nor may any role (42501): only the
+-- maintenance records, through kid_partition_maintain_as_owner().
 SET ROLE regress_kid_parts_user;
 SELECT count(*) AS readable FROM kid_partition_history WHERE parent = 'audited'::regclass;
+SELECT count(*) AS made FROM kid_partition_by_time('mine', '1 day', premake => 0, at => '2026-06-01 00:00+00');
+SELECT parent, action, partition_name, run_by FROM kid_partition_history WHERE parent = 'mine'::regclass ORDER BY id;
 SAVEPOINT forge;
 INSERT INTO kid_partition_history (parent, run_at, recorded_at, action, partition_name, rows, run_by, by_worker)
 VALUES ('mine', now(), now(), 'drop', 'public.mine_p202601', 0, 'postgres', true);
@@ -569,8 +571,6 @@ ROLLBACK TO forge;
 TRUNCATE kid_partition_history;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 ROLLBACK TO forge;
-SELECT count(*) AS made FROM kid_partition_by_time('mine', '1 day', premake => 0, at => '2026-06-01 00:00+00');
-SELECT parent, action, partition_name, run_by FROM kid_partition_history WHERE parent = 'mine'::regclass ORDER BY id;
 RESET ROLE;
 -- A table's history goes with its configuration: DROP TABLE, or its row
 -- of kid_partition_config deleted.
