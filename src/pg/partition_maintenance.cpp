@@ -146,15 +146,21 @@ static void record_history(Oid self, Oid table, Datum at, Oid caller, ReturnSetI
     bool any = false;
     while (tuplestore_gettupleslot(store, true, false, slot)) {
         slot_getallattrs(slot);
-        if (slot->tts_isnull[1] ||
-            !recorded_action(TextDatumGetCString(slot->tts_values[1])))
+        if (slot->tts_isnull[1] || !recorded_action(TextDatumGetCString(slot->tts_values[1])))
             continue;
-        Datum values[9] = {ObjectIdGetDatum(table), at, slot->tts_values[1], slot->tts_values[2],
-                           slot->tts_values[3], slot->tts_values[4], slot->tts_values[5], by,
-                           BoolGetDatum(partition_worker_running)};
-        char nulls[9] = {' ', ' ', ' ', slot->tts_isnull[2] ? 'n' : ' ',
-                         slot->tts_isnull[3] ? 'n' : ' ', slot->tts_isnull[4] ? 'n' : ' ',
-                         slot->tts_isnull[5] ? 'n' : ' ', ' ', ' '};
+        /* $1 parent, $2 run_at, $3 to $7 the run's columns 2 to 6 (action to detail), $8 run_by, $9 by_worker. */
+        Datum values[9];
+        char nulls[9];
+        memset(nulls, ' ', sizeof(nulls));
+        values[0] = ObjectIdGetDatum(table);
+        values[1] = at;
+        for (int c = 1; c < 6; c++) {
+            values[c + 1] = slot->tts_values[c];
+            if (slot->tts_isnull[c])
+                nulls[c + 1] = 'n';
+        }
+        values[7] = by;
+        values[8] = BoolGetDatum(partition_worker_running);
         if (SPI_execute_plan(insert, values, nulls, false, 0) != SPI_OK_INSERT)
             elog(ERROR, "kid could not record the partition maintenance of table with OID %u",
                  table);
