@@ -44,6 +44,10 @@
 #    runs, and the worker maintains beside it;
 # 8. an advisory lock that any role can take on the table's OID (the key
 #    kid once serialized runs with) does not hold a maintenance up.
+# 9. kid_partition_history cannot be forged: mallory's trigger, run by a
+#    superuser's maintenance, fails it writing there (42501), mallory's own
+#    INSERT and DELETE are refused, and the history holds only what kid
+#    recorded.
 # (The pins of 6 are read in the source: the SQL of both is qualified and
 # kid_partition_maintain_table() pins search_path itself, so no behaviour
 # shows one missing; they are the defence in depth the issue asks for.)
@@ -452,6 +456,30 @@ for how in reset set; do
         "$(superuser_of); $(fired_since "$m"); $(in_default t5$how)" "f; nothing; 3 of 3"
     reset_mallory
 done
+
+# ---------------------------------------------------------------- 9. no forged history
+# What a run did is recorded by kid alone: mallory's trigger, run by a
+# superuser's maintenance as mallory, cannot write kid_partition_history
+# (the run fails, 42501), nor can mallory herself; the history has only
+# what kid recorded (the configuration's two partitions, by mallory).
+qas mallory >/dev/null <<'SQL' || exit 1
+CREATE FUNCTION public.forge_trigger() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO public.kid_partition_history (parent, run_at, recorded_at, action, partition_name, rows, run_by, by_worker)
+    VALUES ('public.t9'::regclass, now(), now(), 'drop', 'public.t9_p20250101', 0, 'postgres', true);
+    RETURN OLD;
+END $$;
+SQL
+make_table t9 sno "$T0" "$(trigger_sql t9 "9 forge" forge_trigger) $(rows_at t9 sno_new_with_time "$T1")" || exit 1
+expect_eq "9. mallory's trigger writing kid_partition_history fails a superuser's maintenance (42501)" \
+    "$(err_of postgres "SELECT * FROM kid_partition_maintain('t9', at => $T1)")" "42501: permission denied for table kid_partition_history"
+expect_eq "9. ... and mallory's own INSERT and DELETE are refused (42501)" \
+    "$(err_of mallory "INSERT INTO kid_partition_history (parent, run_at, recorded_at, action, partition_name, run_by, by_worker) VALUES ('t9', now(), now(), 'drop', 'x', 'postgres', true)"); $(err_of mallory "DELETE FROM kid_partition_history")" \
+    "42501: permission denied for table kid_partition_history; 42501: permission denied for table kid_partition_history"
+expect_eq "9. ... the history of t9 is what kid recorded: its configuration's partitions, by mallory" \
+    "$(q -c "SELECT string_agg(format('%s %s', action, run_by), ', ' ORDER BY id) FROM kid_partition_history WHERE parent = 't9'::regclass")" \
+    "create default mallory, create mallory"
 
 expect_eq "no process of the server ended by a signal or an error exit" \
     "$(grep -c -e 'terminated by signal' -e 'exited with exit code [^0]' "$LOG")" 0
