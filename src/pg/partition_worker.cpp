@@ -436,6 +436,9 @@ static void record_failure(const char *schema, Oid table, const char *message) n
     PG_END_TRY();
 }
 
+/* The end of a log line of actions too long for it. */
+constexpr const char CUT_NOTE[] = " ... (cut here; see kid_partition_history)";
+
 /* What a run did, for the log: the actions kid_partition_maintain() returns, in this order. */
 constexpr const char *LOGGED_ACTIONS[] = {"create", "create default", "detach",
                                           "drop",   "forget",         "keep"};
@@ -579,7 +582,7 @@ static void maintain_table(const char *schema, const char *database, Oid table) 
 {
     MemoryContext cxt = CurrentMemoryContext;
     char name[2 * NAMEDATALEN + 8] = "";
-    char done[2048] = "";
+    char done[8192] = "";
     char message[1024] = "";
     volatile bool failed = false;
     volatile Attempt attempt = Attempt::gone;
@@ -598,7 +601,13 @@ static void maintain_table(const char *schema, const char *database, Oid table) 
                                            schema),
                                   1, types, values, nullptr, false, 0);
             disarm_time_limit();
-            copy_clipped(done, sizeof(done), actions_done());
+            const char *all = actions_done();
+            copy_clipped(done, sizeof(done), all);
+            /* Cut: say so, rather than end the list as if it were whole. */
+            if (strlen(all) >= sizeof(done)) {
+                copy_clipped(done, sizeof(done) - sizeof(CUT_NOTE) + 1, all);
+                strlcat(done, CUT_NOTE, sizeof(done));
+            }
             end_spi();
         }
     }

@@ -9,7 +9,8 @@
 # the owner as current_user; at READ COMMITTED in a database whose sessions
 # start at REPEATABLE READ), at the true time; its log line names the
 # partitions it made, and those it retired with the rows they held (which
-# kid_partition_history records as the worker's); a table that fails (a
+# kid_partition_history records as the worker's; a line too long says
+# where it was cut); a table that fails (a
 # broken configuration, a lock held past lock_timeout) is logged and recorded (kid_partition_status) and
 # neither stops the tables after it nor the next rounds, and the server is
 # never restarted; retention retires exactly the partitions wholly older
@@ -68,6 +69,11 @@ SELECT count(*) FROM kid_partition_by_time('events', '1 day', premake => 2, at =
 SELECT count(*) FROM kid_partition_by_time('uuids', '1 hour', premake => 2, at => now() - interval '10 days');
 -- bad fails at every maintenance: its time zone is not one.
 UPDATE kid_partition_config SET time_zone = 'Nowhere/Bogus' WHERE parent = 'bad'::regclass;
+-- zmany (last by name): the worker makes 301 partitions of a minute at
+-- once, more names than its log line holds.
+CREATE TABLE zmany (id sno) PARTITION BY RANGE (id);
+SELECT count(*) FROM kid_partition_by_time('zmany', '1 minute', premake => 0, at => now() - interval '10 days');
+UPDATE kid_partition_config SET premake = 300 WHERE parent = 'zmany'::regclass;
 SQL
 # busy: the partitions of the days from 6 to 4 days ago too (at 6 days
 # ago, with no row yet, nothing is old enough to retire), a row at the
@@ -170,7 +176,7 @@ expect_eq "kid_partition_status: the last error of each failing table" \
     'bad: time zone "Nowhere/Bogus" not recognized; busy: canceling statement due to lock timeout'
 expect_eq "... while the good tables have no failed run" \
     "$(q -d pw1 -c "SELECT string_agg(format('%s %s', parent, failed_runs), ' ' ORDER BY parent::text) FROM kid_partition_status WHERE failed_runs = 0")" \
-    "events 0 uuids 0"
+    "events 0 uuids 0 zmany 0"
 # The order of the first round in the log: bad and busy failed, then events
 # and uuids (after them by name) were maintained in the same worker.
 first_round=$(tail -c +$((offset + 1)) "$LOG" | grep -E -o '\[[0-9]+\] (WARNING|LOG):  kid (could not maintain|maintained) the partitions of public\.[a-z]+ in database "pw1"' |
@@ -205,6 +211,8 @@ $(q -d pw1 -c "SELECT count(*) FILTER (WHERE by_worker), count(*) FILTER (WHERE 
 0|t"
 check "a row moved out of the default partition by the worker: its log line names its partition with the rows moved (follows: 1 row moved)" \
     grep -Eq 'LOG:  kid maintained the partitions of public\.follows in database "pw2": [0-9]+ create \((.*, )?public\.follows_p[0-9]{6}: 1 row moved\)' "$LOG"
+check "a log line too long for every name says where it was cut (zmany: 301 partitions)" \
+    grep -Eq 'LOG:  kid maintained the partitions of public\.zmany in database "pw1": 30[01] create \(public\.zmany_p[0-9_, .a-z]+ \.\.\. \(cut here; see kid_partition_history\)$' "$LOG"
 check "no database without kid or without tables made an error" \
     test "$(grep -c -e 'pw_empty' -e 'pw_nokid' "$LOG")" = 0
 expect_eq "the server was never restarted (postmaster start time)" "$(q -d postgres -c "SELECT pg_postmaster_start_time()")" "$start_time"
