@@ -1357,25 +1357,34 @@ COMMENT ON TABLE kid_partition_attempts IS
 'When kid''s worker last began to maintain each table (by OID), which orders its rounds (the least recently tried first); written by the worker only. Read it through kid_partition_status.last_attempt.';
 
 -- What the runs did, action by action: the partitions made (with the rows
--- moved into them) and retired (with the rows they held), the last 1000
--- actions per table, for an audit of retention.  Written by
--- kid_partition_maintain_as_owner() alone, after the maintenance, as the
--- owner of this table (src/pg/partition_maintenance.cpp): no role has a
--- privilege to write it, so no one, the owner of the maintained table
--- included, forges or edits what a run did.  The runs' own transaction
--- writes it: a run rolled back (a dry run) leaves no row.  Readable by
--- every role, like kid_partition_status (pg_class shows the partitions'
--- names and pg_stat_all_tables their row counts to all).  A table's
--- history goes with its configuration (DROP TABLE, or its row of
--- kid_partition_config deleted).  Not dumped: it describes this cluster's
--- runs; pg_upgrade carries it.
+-- moved into them) and retired (with the rows they held), for an audit of
+-- retention.  Written by kid alone (src/pg/partition_maintenance.cpp), as
+-- the owner of this table, security-restricted, with search_path pinned:
+-- no role has a privilege to write it, so no one, the owner of the
+-- maintained table included, forges, edits or deletes what a run did.  The
+-- runs' own transaction writes it: a run rolled back leaves no row.
+--
+-- A row names its table by OID (parent, shown as the table's name while it
+-- exists) and by the name it had then (parent_name): no foreign key ties
+-- it to kid_partition_config, so that neither the table's owner (who may
+-- delete its configuration) nor DROP TABLE takes its history; the end of a
+-- configuration is itself a row (forget: the table is gone; unconfigure:
+-- its configuration was deleted), written by kid_partition_config_removed()
+-- below.  Kept: per table, the last 1000 partitions made and, apart, the
+-- last 1000 retired (a run's own rows are never pruned by it); of tables
+-- no longer configured, their retirements and the row that ended them, the
+-- last 100000 rows of all such tables.  Only kid prunes.  Readable by a
+-- role for the tables it may read (rows below), by members of
+-- pg_read_all_stats and by superusers for every table.  Not dumped: it
+-- describes this cluster's runs; pg_upgrade carries it.
 CREATE TABLE kid_partition_history (
     id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    parent regclass NOT NULL REFERENCES kid_partition_config ON DELETE CASCADE,
+    parent regclass NOT NULL,
+    parent_name text NOT NULL,
     run_at timestamptz NOT NULL,
     recorded_at timestamptz NOT NULL,
     action text NOT NULL,
-    partition_name text NOT NULL,
+    partition_name text,
     period tstzrange,
     rows bigint,
     detail text,
@@ -1385,9 +1394,24 @@ CREATE TABLE kid_partition_history (
 CREATE INDEX kid_partition_history_parent ON kid_partition_history (parent, id);
 REVOKE ALL ON kid_partition_history FROM PUBLIC;
 GRANT SELECT ON kid_partition_history TO PUBLIC;
+-- The rows a role may read: those of a table it is a member of the owner
+-- of, or may SELECT from in a schema it may use; members of
+-- pg_read_all_stats (and superusers, who bypass it) read every row, those
+-- of dropped tables too.
+ALTER TABLE kid_partition_history ENABLE ROW LEVEL SECURITY;
+CREATE POLICY kid_partition_history_readable ON kid_partition_history FOR SELECT TO PUBLIC
+USING (pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE')
+       OR EXISTS (SELECT FROM pg_catalog.pg_class r
+                  WHERE r.oid OPERATOR(pg_catalog.=) parent::pg_catalog.oid
+                    AND (pg_catalog.pg_has_role(r.relowner, 'USAGE')
+                         OR (pg_catalog.has_table_privilege(r.oid, 'SELECT')
+                             AND pg_catalog.has_schema_privilege(r.relnamespace, 'USAGE')))));
 
 COMMENT ON TABLE kid_partition_history IS
-'What the runs of kid_partition_maintain() did, one row per partition made (create default, create: rows moved into it) or retired (drop, detach: rows it held), the last 1000 per table: the time the run was given (run_at) and the time it recorded the action, the role that ran it (run_by) and whether it was kid''s worker. Written by the maintenance only (no role may write it); goes with the table''s configuration; not dumped.';
+'What the runs of kid_partition_maintain() did, one row per partition made (create default, create: rows moved into it) or retired (drop, detach: rows it held, NULL when not counted) and per configuration ended (forget, unconfigure): the table by OID (parent) and by the name it had (parent_name), the time the run was given (run_at, the caller''s word) and the time kid recorded the action (recorded_at, the clock''s), the role that ran it (run_by) and whether it was kid''s worker. Per table the last 1000 partitions made and, apart, the last 1000 retired; of tables no longer configured their retirements, the last 100000 rows. Written and pruned by kid only; survives the table''s configuration; readable for the tables a role may read (every row for pg_read_all_stats); not dumped.';
+
+COMMENT ON POLICY kid_partition_history_readable ON kid_partition_history IS
+'the rows of kid_partition_history a role may read: of tables whose owning role it is a member of or may SELECT from (with USAGE on their schema); every row for members of pg_read_all_stats';
 
 COMMENT ON TABLE kid_partition_state IS
 'The runs of kid_partition_maintain() per configured table: when the last one succeeded and how many actions it took, the last error and when it happened, and how many runs in a row have failed since the last success. Read it through kid_partition_status.';
@@ -1438,6 +1462,22 @@ CREATE TRIGGER kid_partition_guard BEFORE INSERT OR UPDATE OR DELETE ON kid_part
 FOR EACH ROW EXECUTE FUNCTION kid_partition_guard();
 CREATE TRIGGER kid_partition_guard BEFORE INSERT OR UPDATE OR DELETE ON kid_partition_state
 FOR EACH ROW EXECUTE FUNCTION kid_partition_guard();
+
+-- The end of a table's configuration (deleted by its owner, by DROP
+-- TABLE's event trigger below, by kid_partition_maintain() when the table
+-- is gone, or moved to another table by an UPDATE) is recorded in
+-- kid_partition_history, as kid's (src/pg/partition_maintenance.cpp):
+-- the owner who ends it does not end its history.  Not callable but as
+-- this trigger (no EXECUTE for PUBLIC: no other table takes it).
+CREATE FUNCTION kid_partition_config_removed() RETURNS trigger
+AS 'MODULE_PATHNAME', 'kid_partition_config_removed' LANGUAGE C;
+REVOKE ALL ON FUNCTION kid_partition_config_removed() FROM PUBLIC;
+
+COMMENT ON FUNCTION kid_partition_config_removed() IS
+'trigger of kid_partition_config: records in kid_partition_history that a table''s configuration ended (forget: the table is gone; unconfigure: it still exists), as kid; the history of the table stays';
+
+CREATE TRIGGER kid_partition_config_removed AFTER DELETE OR UPDATE OF parent ON kid_partition_config
+FOR EACH ROW EXECUTE FUNCTION kid_partition_config_removed();
 
 -- DROP TABLE of a configured table takes its configuration with it: a row
 -- left behind would name a table by an OID nobody has, which pg_dump would
@@ -1628,6 +1668,21 @@ RETURN ((t AT TIME ZONE time_zone) - justify_hours(make_interval(months => (extr
 
 COMMENT ON FUNCTION kid_partition_minus(timestamptz, interval, text) IS
 'internal: t - span, the months and days of span on the calendar of time_zone, its hours, minutes and seconds in absolute time';
+
+-- The rows of a partition kid retires, counted while the maintenance holds
+-- ACCESS EXCLUSIVE on the table: by a scan of the table access method in C
+-- (src/pg/partition_maintenance.cpp), which no row-level security, trigger
+-- or privilege of the partition's owner changes or refuses, and only up to
+-- max_pages pages, so that the count stays short (the maintenance passes
+-- 1024, 8 MB); NULL for a larger partition and for one that is not a plain
+-- table (a foreign table is never scanned).  The caller must own the
+-- relation or the partitioned table it is attached to (42501), whose owner
+-- reads its every row through that table.
+CREATE FUNCTION kid_partition_rows(rel regclass, max_pages integer) RETURNS bigint
+AS 'MODULE_PATHNAME', 'kid_partition_rows' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION kid_partition_rows(regclass, integer) IS
+'internal: the rows of plain table rel counted by a scan of its storage (no row-level security, no trigger), NULL when it has more than max_pages pages or is not a plain table; for the owner of rel or of the partitioned table it is attached to (42501 for any other)';
 
 -- The maintenance of one table (kid_partition_maintain() below calls it
 -- through kid_partition_maintain_as_owner(), as the table's owner; no one
@@ -2213,9 +2268,25 @@ BEGIN
             -- The rows it holds, counted under the ACCESS EXCLUSIVE lock
             -- on the table (and so on the partition) this run holds: no
             -- row comes or goes before it is retired, so the count is
-            -- exact (kid_partition_history keeps it).
-            EXECUTE format('SELECT pg_catalog.count(*) FROM %s', p) INTO rows;
+            -- exact (kid_partition_history keeps it).  Only a partition of
+            -- up to 1024 pages (8 MB) is counted, so that the lock is not
+            -- held for a long scan; a larger one, or one that is not a
+            -- plain table, or a count that fails for any reason, has no
+            -- count (NULL) and is retired all the same.
             detail := format('wholly older than %s', cutoff);
+            BEGIN
+                rows := @extschema@.kid_partition_rows(p, 1024);
+                IF rows IS NULL THEN
+                    detail := detail || (SELECT CASE WHEN r.relkind <> 'r' THEN '; rows not counted: not a plain table'
+                                                     ELSE format('; rows not counted: more than 1024 pages (about %s rows by its statistics)',
+                                                                 CASE WHEN r.reltuples < 0 THEN 'unknown' ELSE r.reltuples::bigint::text END)
+                                                END
+                                         FROM pg_catalog.pg_class r WHERE r.oid = p);
+                END IF;
+            EXCEPTION WHEN OTHERS THEN
+                rows := NULL;
+                detail := detail || format('; rows not counted: %s', SQLERRM);
+            END;
             IF cfg.detach_only THEN
                 EXECUTE format('ALTER TABLE %s DETACH PARTITION %s', parent, p);
                 action := 'detach';
@@ -2335,7 +2406,7 @@ BEGIN
 END $$;
 
 COMMENT ON FUNCTION kid_partition_maintain(regclass, timestamptz) IS
-'Maintains the time partitions of a table kid_partition_by_time() configured (every table the caller owns when parent is NULL, each apart: a failure is recorded, warned of and returned as a row fail), as the table''s owner, security-restricted, with search_path pinned, whoever calls. As at time at: makes the partitions of at''s period through premake periods ahead; moves the rows waiting in the default partition into partitions made for their periods, up to that horizon; drops (or detaches) the partitions wholly older than the retention, counted back from the older of at and the table''s newest row. Idempotent; what it makes and retires is recorded in kid_partition_history (nothing when the caller rolls back: a dry run). One row per action: create default, create (rows: moved into it), drop, detach (rows: the partition held, counted under the lock), wait (rows left in the default partition), keep (a partition older than the retention by at alone, kept for the newest row), forget (a configured table that is gone), fail.';
+'Maintains the time partitions of a table kid_partition_by_time() configured (every table the caller owns when parent is NULL, each apart: a failure is recorded, warned of and returned as a row fail), as the table''s owner, security-restricted, with search_path pinned, whoever calls. As at time at: makes the partitions of at''s period through premake periods ahead; moves the rows waiting in the default partition into partitions made for their periods, up to that horizon; drops (or detaches) the partitions wholly older than the retention, counted back from the older of at and the table''s newest row. Idempotent; what it makes and retires is recorded in kid_partition_history (nothing when the caller rolls back: a dry run). One row per action: create default, create (rows: moved into it), drop, detach (rows: the partition held, counted under the lock; NULL, with the reason in detail, for one of more than 1024 pages or not a plain table), wait (rows left in the default partition), keep (a partition older than the retention by at alone, kept for the newest row), forget (a configured table that is gone), fail.';
 
 CREATE FUNCTION kid_partition_by_time(
     parent regclass,

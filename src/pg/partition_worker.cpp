@@ -447,8 +447,9 @@ constexpr const char *LOGGED_ACTIONS[] = {"create", "create default", "detach",
  * The rows of the last SPI result (action, partition_name, rows) summed up
  * for the log, e.g. "2 create (public.events_p20261201, public.events_p20261202:
  * 12 rows moved), 1 drop (public.events_p20261101: 9472 rows)": every
- * partition retired with the rows it held, a partition made with the rows
- * moved into it when there were any; "" when it made, moved and retired
+ * partition retired with the rows it held ("rows not counted" when the run
+ * did not count them), a partition made with the rows moved into it when
+ * there were any; "" when it made, moved and retired
  * nothing.
  */
 static char *actions_done() noexcept
@@ -470,6 +471,8 @@ static char *actions_done() noexcept
             if (rows && (retired || strcmp(rows, "0") != 0))
                 appendStringInfo(&names, ": %s %s%s", rows, strcmp(rows, "1") == 0 ? "row" : "rows",
                                  retired ? "" : " moved");
+            else if (retired)
+                appendStringInfoString(&names, ": rows not counted");
             count++;
         }
         if (count > 0)

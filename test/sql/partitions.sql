@@ -547,19 +547,24 @@ SELECT (SELECT count(*) FROM audited_kept_p201905) AS detached_201905, (SELECT c
 -- The history: what made or retired a partition (wait and keep are not
 -- recorded), with the time the run was given, who ran it, and whether it
 -- was kid's worker.
-SELECT parent, action, partition_name, rows, run_at, run_by = current_user AS run_by_me, by_worker,
+SELECT parent, parent_name, action, partition_name, rows, run_at, run_by = current_user AS run_by_me, by_worker,
        recorded_at >= now() AS recorded_now
-FROM kid_partition_history ORDER BY id;
--- Every role may read it.  The owner's own runs are recorded under its
--- name, though it may not write it, nor may any role (42501): only the
--- maintenance records, through kid_partition_maintain_as_owner().
+FROM kid_partition_history WHERE parent_name LIKE 'public.audited%' ORDER BY id;
+-- A role reads the rows of the tables it may read: none of audited (not
+-- its owner, no SELECT), its nine once granted SELECT; its own table's.
+-- The owner's own runs are recorded under its name, though it may not
+-- write the history, nor may any role (42501): only kid records.
 SET ROLE regress_kid_parts_user;
 SELECT count(*) AS readable FROM kid_partition_history WHERE parent = 'audited'::regclass;
+RESET ROLE;
+GRANT SELECT ON audited TO regress_kid_parts_user;
+SET ROLE regress_kid_parts_user;
+SELECT count(*) AS readable_granted FROM kid_partition_history WHERE parent = 'audited'::regclass;
 SELECT count(*) AS made FROM kid_partition_by_time('mine', '1 day', premake => 0, at => '2026-06-01 00:00+00');
 SELECT parent, action, partition_name, run_by FROM kid_partition_history WHERE parent = 'mine'::regclass ORDER BY id;
 SAVEPOINT forge;
-INSERT INTO kid_partition_history (parent, run_at, recorded_at, action, partition_name, rows, run_by, by_worker)
-VALUES ('mine', now(), now(), 'drop', 'public.mine_p202601', 0, 'postgres', true);
+INSERT INTO kid_partition_history (parent, parent_name, run_at, recorded_at, action, partition_name, rows, run_by, by_worker)
+VALUES ('mine', 'public.mine', now(), now(), 'drop', 'public.mine_p202601', 0, 'postgres', true);
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 ROLLBACK TO forge;
 UPDATE kid_partition_history SET rows = 0;
@@ -571,12 +576,140 @@ ROLLBACK TO forge;
 TRUNCATE kid_partition_history;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 ROLLBACK TO forge;
+-- Nor may it call the trigger that records the end of a configuration
+-- (42501), nor fire it on a table of its own.
+CREATE TABLE forged (parent regclass, relname name);
+CREATE TRIGGER forged AFTER DELETE ON forged FOR EACH ROW EXECUTE FUNCTION kid_partition_config_removed();
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+ROLLBACK TO forge;
 RESET ROLE;
--- A table's history goes with its configuration: DROP TABLE, or its row
--- of kid_partition_config deleted.
+-- Nor a superuser's trigger elsewhere (39P01).
+CREATE TABLE forged (parent regclass, relname name);
+CREATE TRIGGER forged AFTER DELETE ON forged FOR EACH ROW EXECUTE FUNCTION kid_partition_config_removed();
+INSERT INTO forged VALUES ('audited', 'audited');
+DELETE FROM forged;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+ROLLBACK TO forge;
+RESET ROLE;
+-- The history outlives the configuration: DROP TABLE, and the owner's
+-- DELETE of its row of kid_partition_config, take neither the drops and
+-- detaches nor the rows they held; each is recorded (forget: the table is
+-- gone; unconfigure: it is not), and the partitions made by the tables no
+-- longer configured go.
 DROP TABLE audited;
 DELETE FROM kid_partition_config WHERE parent = 'audited_kept'::regclass;
-SELECT parent, count(*) FROM kid_partition_history GROUP BY parent ORDER BY 1::text;
+SELECT parent_name, action, partition_name, rows, detail, run_by = current_user AS run_by_me
+FROM kid_partition_history WHERE parent_name LIKE 'public.audited%' ORDER BY id;
+ROLLBACK;
+
+-- ---------------------------------------------------------------------------
+-- 6. Audit against the table's owner: its row-level security, its
+--    privileges, foreign and large partitions neither change nor stop the
+--    count (a count kid cannot make is NULL, and the partition is retired
+--    all the same); the owner can neither erase nor flush the record of a
+--    superuser's retirement.
+-- ---------------------------------------------------------------------------
+BEGIN;
+CREATE FOREIGN DATA WRAPPER regress_kid_nowhere;
+CREATE SERVER regress_kid_nowhere FOREIGN DATA WRAPPER regress_kid_nowhere;
+SET ROLE regress_kid_parts_user;
+CREATE TABLE owned (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+CREATE TABLE owned_kept (id sno) PARTITION BY RANGE (id);
+SELECT count(*) AS made FROM kid_partition_by_time('owned', '1 month', premake => 1, retain => '1 month', at => '2026-01-10 00:00+00');
+SELECT count(*) AS made FROM kid_partition_by_time('owned_kept', '1 month', premake => 1, retain => '1 month', detach_only => true, at => '2026-01-10 00:00+00');
+INSERT INTO owned SELECT sno_new_with_time('2026-01-05 00:00+00'::timestamptz + g * interval '1 minute') FROM generate_series(1, 7) g;
+INSERT INTO owned_kept SELECT id FROM owned;
+INSERT INTO owned VALUES (sno_new_with_time('2026-04-05 00:00+00'));
+INSERT INTO owned_kept VALUES (sno_new_with_time('2026-04-05 00:00+00'));
+-- Its runs to April: partitions to May, the row of April moved out of the
+-- default partition (it vouches for the clock at the next run).
+SELECT count(*) AS made FROM kid_partition_maintain('owned', at => '2026-04-10 00:00+00');
+SELECT count(*) AS made FROM kid_partition_maintain('owned_kept', at => '2026-04-10 00:00+00');
+-- Its January partition hidden from itself (FORCE ROW LEVEL SECURITY, a
+-- policy that sees no row), February's behind a policy that raises.
+ALTER TABLE owned_p202601 ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY;
+CREATE POLICY nothing ON owned_p202601 USING (false);
+ALTER TABLE owned_p202602 ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY;
+CREATE POLICY raises ON owned_p202602 USING (1 / 0 = 1);
+SELECT count(*) AS owner_sees FROM owned_p202601;
+RESET ROLE;
+-- owned_kept: January's partition another role's, which revokes every
+-- privilege of the table's owner on it; a foreign partition of 2025 (a
+-- wrapper with no handler: scanning it is an error); February's of 1100
+-- pages, more than the count reads.
+ALTER TABLE owned_kept_p202601 OWNER TO CURRENT_USER;
+REVOKE ALL ON owned_kept_p202601 FROM regress_kid_parts_user;
+CREATE FOREIGN TABLE owned_kept_p2025 PARTITION OF owned_kept
+FOR VALUES FROM (sno_from_timestamp('2025-01-01 00:00+00')) TO (sno_from_timestamp('2025-02-01 00:00+00')) SERVER regress_kid_nowhere;
+ALTER TABLE owned_kept_p2025 OWNER TO regress_kid_parts_user;
+ALTER TABLE owned_kept ADD COLUMN pad text;
+ALTER TABLE owned_kept ALTER COLUMN pad SET STORAGE PLAIN;
+INSERT INTO owned_kept SELECT sno_new_with_time('2026-02-05 00:00+00'::timestamptz + g * interval '1 minute'), repeat('x', 7000) FROM generate_series(1, 1100) g;
+ANALYZE owned_kept_p202602;
+SELECT pg_relation_size('owned_kept_p202602') / current_setting('block_size')::integer > 1024 AS over_1024_pages;
+-- A superuser's runs: every row counted, but those of February's large
+-- partition and of the foreign one, retired without a count.
+SELECT action, partition_name, rows, detail FROM kid_partition_maintain('owned', at => '2026-04-10 00:00+00') WHERE action IN ('drop', 'detach');
+SELECT action, partition_name, rows, detail FROM kid_partition_maintain('owned_kept', at => '2026-04-10 00:00+00') WHERE action IN ('drop', 'detach');
+SELECT (SELECT count(*) FROM owned_kept_p202601) AS detached_202601, (SELECT count(*) FROM owned_kept_p202602) AS detached_202602;
+-- The count itself: NULL for a partition of more pages than it may read,
+-- or not a plain table; for the owner of the table a partition is
+-- attached to, though the partition is another's; refused (42501) to a
+-- role that owns neither.
+SELECT kid_partition_rows('owned_kept_p202602', 2000) AS counted, kid_partition_rows('owned_kept_p202602', 1024) AS over,
+       kid_partition_rows('owned_kept', 1024) AS partitioned;
+ALTER TABLE owned_kept ATTACH PARTITION owned_kept_p202601
+FOR VALUES FROM (sno_from_timestamp('2026-01-01 00:00+00')) TO (sno_from_timestamp('2026-02-01 00:00+00'));
+SET ROLE regress_kid_parts_user;
+SELECT kid_partition_rows('owned_kept_p202601', 1024) AS through_its_table;
+SAVEPOINT refused;
+SELECT kid_partition_rows('pg_catalog.pg_class', 1024);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+ROLLBACK TO refused;
+-- The owner ends its table's configuration: recorded, and the superuser's
+-- drops stay.
+DELETE FROM kid_partition_config WHERE parent = 'owned'::regclass;
+SELECT parent_name, action, partition_name, rows, run_by = 'regress_kid_parts_user' AS run_by_owner
+FROM kid_partition_history WHERE parent = 'owned'::regclass ORDER BY id;
+-- DROP TABLE by the owner: its partitions made go from the history, its
+-- retirements stay; the rows of a table that is gone are for
+-- pg_read_all_stats (and superusers) to read.
+DROP TABLE owned_kept;
+SELECT count(*) AS owner_reads FROM kid_partition_history WHERE parent_name = 'public.owned_kept';
+RESET ROLE;
+SELECT parent_name, action, partition_name, rows, run_by = 'regress_kid_parts_user' AS run_by_owner
+FROM kid_partition_history WHERE parent_name = 'public.owned_kept' ORDER BY id;
+GRANT pg_read_all_stats TO regress_kid_parts_user;
+SET ROLE regress_kid_parts_user;
+SELECT count(*) AS stats_reader_reads FROM kid_partition_history WHERE parent_name = 'public.owned_kept';
+RESET ROLE;
+REVOKE pg_read_all_stats FROM regress_kid_parts_user;
+-- The window of a table: a superuser's run drops seven rows; then the
+-- owner makes 1000 periods ahead, twice.  Partitions made push no
+-- retirement out, and the run of 1000 creates keeps every row of its own
+-- (above the window of 1000, which the next run brings it back to).
+SET ROLE regress_kid_parts_user;
+CREATE TABLE flushed (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+SELECT count(*) AS made FROM kid_partition_by_time('flushed', '1 day', premake => 0, retain => '1 day', at => '2026-01-10 00:00+00');
+INSERT INTO flushed SELECT sno_new_with_time('2026-01-10 00:00+00'::timestamptz + g * interval '1 minute') FROM generate_series(1, 7) g;
+INSERT INTO flushed VALUES (sno_new_with_time('2026-01-12 12:00+00'));
+RESET ROLE;
+SELECT count(*) AS made FROM kid_partition_maintain('flushed', at => '2026-01-12 13:00+00');
+SELECT action, partition_name, rows FROM kid_partition_maintain('flushed', at => '2026-01-12 13:00+00');
+SET ROLE regress_kid_parts_user;
+SELECT count(*) AS made FROM kid_partition_by_time('flushed', '1 day', premake => 1000, retain => '1 day', at => '2026-01-12 13:00+00');
+SELECT action, count(*) FROM kid_partition_history WHERE parent = 'flushed'::regclass GROUP BY action ORDER BY action;
+SELECT count(*) AS made FROM kid_partition_maintain('flushed', at => '2026-01-13 13:00+00');
+SELECT action, count(*) FROM kid_partition_history WHERE parent = 'flushed'::regclass GROUP BY action ORDER BY action;
+SELECT action, partition_name, rows, run_by FROM kid_partition_history WHERE parent = 'flushed'::regclass AND action = 'drop' ORDER BY id;
+RESET ROLE;
+ROLLBACK;
+-- A run of more than 1000 actions (the default partition and 1001 periods)
+-- keeps every row of its own.
+BEGIN;
+CREATE TABLE far_ahead (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+SELECT count(*) AS made FROM kid_partition_by_time('far_ahead', '1 day', premake => 1000, at => '2026-01-10 00:00+00');
+SELECT action, count(*) FROM kid_partition_history WHERE parent = 'far_ahead'::regclass GROUP BY action ORDER BY action;
 ROLLBACK;
 DROP TABLE plain_table, by_list, by_hash, two_columns, by_expression, by_text, other_class, by_domain, ok, mine;
 DROP OPERATOR CLASS regress_uuid_ops USING btree;
