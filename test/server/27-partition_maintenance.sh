@@ -18,9 +18,10 @@
 #    out of it: the rows the runs say they moved are those that left it,
 #    none of them is there any more, and it holds no row below the horizon;
 #    kid_partition_history has each detached partition (of its last 1000
-#    actions) with the rows it holds (counted under the run's lock, beside
+#    retired) with the rows it holds (counted under the run's lock, beside
 #    the writers).
-#    The history keeps a table's last 1000 actions.
+#    The history keeps a table's last 1000 partitions made and, apart, its
+#    last 1000 retired; DROP TABLE leaves the retirements and a forget.
 # 2. pg_dump -Fc | pg_restore and a plain dump through psql: the
 #    configuration of every table that exists comes back (period, premake,
 #    retention, detach_only, time zone, koid epoch), the row of a table
@@ -164,36 +165,43 @@ check "... and partitions were detached while the clients inserted" \
     test "$(q -c "SELECT count(DISTINCT part) > 0 FROM detached")" = t
 # Each detach counted its partition's rows under the run's lock, while the
 # clients kept writing rows of those days: kid_partition_history has a row
-# per detached partition (those of its last 1000 actions: the runs make and
+# per detached partition (those of its last 1000 retired: the runs make and
 # detach hundreds of partitions for backfilled rows), each with exactly the
 # rows its partition holds.
-expect_eq "kid_partition_history: each detached partition with the rows it holds (counted under the lock, beside the writers); all of them, or the last 1000 actions" \
+expect_eq "kid_partition_history: each detached partition with the rows it holds (counted under the lock, beside the writers); all of them, or the last 1000 retired" \
     "$(q -c "SELECT format('recorded: %s; rows differ: %s; all detached, or 1000 actions: %s', count(*) > 0,
                        count(*) FILTER (WHERE h.rows IS DISTINCT FROM (SELECT count(*) FROM detached d WHERE d.part = h.partition_name::regclass)),
                        count(*) = (SELECT count(*) FROM pg_class c WHERE c.relname LIKE 'events\\_p%' AND c.relkind = 'r' AND NOT c.relispartition)
-                       OR (SELECT count(*) FROM kid_partition_history a WHERE a.parent = 'events'::regclass) = 1000)
+                       OR count(*) = 1000)
              FROM kid_partition_history h WHERE h.parent = 'events'::regclass AND h.action = 'detach'")" \
-    "recorded: t; rows differ: 0; all detached, or 1000 actions: t"
+    "recorded: t; rows differ: 0; all detached, or 1000 retired: t"
 
-# The history keeps the last 1000 actions of each table: a table of
-# minutes, a retention of a minute, 500 runs a minute apart (each makes a
-# partition and drops one: 999 actions after the 2 of its configuration).
+# The history keeps, per table, the last 1000 partitions made and apart the
+# last 1000 retired: a table of minutes, a retention of a minute, 1002 runs
+# a minute apart (each makes a partition and, from the second, drops one:
+# 1004 made with the 2 of its configuration, 1001 dropped).
 q <<'SQL' >/dev/null
 CREATE TABLE minutes (id sno) PARTITION BY RANGE (id);
 SELECT count(*) FROM kid_partition_by_time('minutes', '1 minute', premake => 0, retain => '1 minute', at => '2030-01-01 00:00+00');
 DO $$ BEGIN
-    FOR k IN 1 .. 500 LOOP
+    FOR k IN 1 .. 1002 LOOP
         PERFORM kid_partition_maintain('minutes', at => '2030-01-01 00:00+00'::timestamptz + k * interval '1 minute');
     END LOOP;
 END $$;
 SQL
-expect_eq "kid_partition_history keeps a table's last 1000 actions (of 1001), the oldest gone; another table's history untouched" \
-    "$(q -c "SELECT format('%s %s %s', count(*), min(partition_name) FILTER (WHERE action = 'create'), max(partition_name) FILTER (WHERE action = 'drop'))
+expect_eq "kid_partition_history keeps a table's last 1000 made (of 1004) and last 1000 dropped (of 1001), the oldest of each gone; another table's history untouched" \
+    "$(q -c "SELECT format('%s %s %s %s %s', count(*) FILTER (WHERE action LIKE 'create%'), count(*) FILTER (WHERE action = 'drop'),
+                           min(partition_name) FILTER (WHERE action = 'create'), min(partition_name) FILTER (WHERE action = 'drop'),
+                           max(partition_name) FILTER (WHERE action = 'drop'))
              FROM kid_partition_history WHERE parent = 'minutes'::regclass") $(q -c "SELECT count(*) > 0 FROM kid_partition_history WHERE parent = 'events'::regclass")" \
-    "1000 public.minutes_p20300101_0000 public.minutes_p20300101_0818 t"
+    "1000 1000 public.minutes_p20300101_0003 public.minutes_p20300101_0001 public.minutes_p20300101_1640 t"
 expect_eq "... the first action recorded (create default) is the one gone" \
     "$(q -c "SELECT count(*) FROM kid_partition_history WHERE parent = 'minutes'::regclass AND action = 'create default'")" 0
 q -c "DROP TABLE minutes" >/dev/null
+expect_eq "... and DROP TABLE leaves its 1000 drops and the forget that ended it, not the partitions it made" \
+    "$(q -c "SELECT string_agg(format('%s %s', action, n), ', ' ORDER BY action)
+             FROM (SELECT action, count(*) AS n FROM kid_partition_history WHERE parent_name = 'public.minutes' GROUP BY action) a")" \
+    "drop 1000, forget 1"
 
 # ---------------------------------------------------------------- 2. dump
 q <<'SQL' >/dev/null
