@@ -150,8 +150,8 @@ static void end_history(HistoryWriter *w)
 }
 
 /* The types of history_insert()'s parameters. */
-static Oid insert_types[10] = {REGCLASSOID, TEXTOID, TIMESTAMPTZOID, TEXTOID, TEXTOID,
-                               TSTZRANGEOID, INT8OID, TEXTOID,       NAMEOID, BOOLOID};
+static Oid insert_types[10] = {REGCLASSOID,  TEXTOID, TIMESTAMPTZOID, TEXTOID, TEXTOID,
+                               TSTZRANGEOID, INT8OID, TEXTOID,        NAMEOID, BOOLOID};
 
 /* The INSERT of a history row ($1 to $10 as insert_types), returning its id. */
 static SPIPlanPtr history_insert(const HistoryWriter *w)
@@ -408,10 +408,11 @@ KID_FUNCTION(kid_partition_config_removed)
         if (now == table)
             return PointerGetDatum(nullptr);
     } else if (!TRIGGER_FIRED_BY_DELETE(trigger->tg_event))
-        ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-                        errmsg("kid_partition_config_removed() must be fired by DELETE or UPDATE")));
-    const char *relname =
-        NameStr(*DatumGetName(heap_getattr(trigger->tg_trigtuple, relname_att, desc, &isnull)));
+        ereport(ERROR,
+                (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+                 errmsg("kid_partition_config_removed() must be fired by DELETE or UPDATE")));
+    const char *relname = NameStr(
+        *DatumGetName(heap_getattr(trigger->tg_trigtuple, relname_att, desc, &isnull)));
     char *name = get_rel_name(table);
     bool gone = name == nullptr || strcmp(name, relname) != 0;
     Datum by = DirectFunctionCall1(namein, CStringGetDatum(GetUserNameFromId(GetUserId(), false)));
@@ -434,18 +435,18 @@ KID_FUNCTION(kid_partition_config_removed)
         if (parent_name == nullptr)
             parent_name = quote_identifier(relname);
     }
-    Datum values[10] = {
-        ObjectIdGetDatum(table),
-        CStringGetTextDatum(parent_name),
-        at,
-        CStringGetTextDatum(gone ? "forget" : "unconfigure"),
-        0,
-        0,
-        0,
-        CStringGetTextDatum(gone ? "the table is gone: its configuration is removed"
+    Datum values[10] = {ObjectIdGetDatum(table),
+                        CStringGetTextDatum(parent_name),
+                        at,
+                        CStringGetTextDatum(gone ? "forget" : "unconfigure"),
+                        0,
+                        0,
+                        0,
+                        CStringGetTextDatum(
+                            gone ? "the table is gone: its configuration is removed"
                                  : "its configuration is removed: kid no longer maintains it"),
-        by,
-        BoolGetDatum(partition_worker_running)};
+                        by,
+                        BoolGetDatum(partition_worker_running)};
     char nulls[10] = {' ', ' ', ' ', ' ', 'n', 'n', 'n', ' ', ' ', ' '};
     int64 id = insert_history_row(history_insert(&w), values, nulls, table);
     /* Its partitions made go; its retirements stay, with the rows of other forgotten tables. */

@@ -169,7 +169,7 @@ check "... and partitions were detached while the clients inserted" \
 # detach hundreds of partitions for backfilled rows), each with exactly the
 # rows its partition holds.
 expect_eq "kid_partition_history: each detached partition with the rows it holds (counted under the lock, beside the writers); all of them, or the last 1000 retired" \
-    "$(q -c "SELECT format('recorded: %s; rows differ: %s; all detached, or 1000 actions: %s', count(*) > 0,
+    "$(q -c "SELECT format('recorded: %s; rows differ: %s; all detached, or 1000 retired: %s', count(*) > 0,
                        count(*) FILTER (WHERE h.rows IS DISTINCT FROM (SELECT count(*) FROM detached d WHERE d.part = h.partition_name::regclass)),
                        count(*) = (SELECT count(*) FROM pg_class c WHERE c.relname LIKE 'events\\_p%' AND c.relkind = 'r' AND NOT c.relispartition)
                        OR count(*) = 1000)
