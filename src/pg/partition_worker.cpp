@@ -32,6 +32,25 @@
  *     pg_catalog, pg_temp (no ALTER DATABASE ... SET search_path reaches
  *     it) and every function and operator they name schema-qualified.
  *
+ * A worker must not hold up the commands that need its database to
+ * themselves: DROP DATABASE, ALTER DATABASE ... RENAME or SET TABLESPACE,
+ * CREATE DATABASE ... TEMPLATE.  Each takes a lock on the database (which
+ * new sessions wait for), makes its checks, then waits at most 5 s for the
+ * other sessions to leave and fails (CountOtherDBBackends), while a worker
+ * may be in one table's maintenance for kid.partition_maintenance_timeout,
+ * running the owner's code, where it cannot look for such a command.  So
+ * the launcher, while a worker of its runs, looks at the worker's database
+ * every WATCH_MS: a lock such a command holds or waits for, held for
+ * WATCH_HELD_MS, is a command past its checks and waiting for the
+ * database's sessions (no other command takes those locks, and a refused
+ * one lets go at once), and the launcher stops the worker, as
+ * CountOtherDBBackends stops autovacuum (PostgreSQL 19 stops a worker
+ * started with BGWORKER_INTERRUPTIBLE itself).  Its table's maintenance,
+ * one transaction, is rolled back whole.  The launcher skips a database
+ * such a command holds rather than start a worker that would wait for it,
+ * and a worker waits at most WORKER_LOCK_TIMEOUT to connect.  No role's
+ * command signals anything: only the launcher stops its own worker.
+ *
  * Nothing here takes the server down: an ERROR in a table's maintenance is
  * caught and its transaction aborted; an ERROR elsewhere ends the worker
  * (the next round starts another) or the launcher (the postmaster starts it
@@ -66,6 +85,8 @@ extern "C" {
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/lmgr.h"
+#include "storage/lock.h"
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -85,6 +106,11 @@ namespace kid::pg {
 
 constexpr int LAUNCHER_RESTART_S = 10;
 constexpr const char *WORKER_LOCK_TIMEOUT = "5s";
+/* How often the launcher looks at a running worker's database, and for how long a command must hold it. */
+constexpr long WATCH_MS = 100;
+constexpr int64 WATCH_HELD_MS = 300;
+/* How database_free() looks before a worker starts: DATABASE_FREE_TRIES looks, WATCH_MS apart. */
+constexpr int DATABASE_FREE_TRIES = 4;
 /* The search_path of a worker's own queries (and of what they call). */
 constexpr const char *WORKER_SEARCH_PATH = "pg_catalog, pg_temp";
 
@@ -182,7 +208,9 @@ static List *databases_to_visit(MemoryContext cxt) noexcept
  */
 struct Overrun {
     Oid database;
+    NameData name;
     BackgroundWorkerHandle *handle;
+    int64 held_since; /* watch_worker()'s */
 };
 static List *overruns = NIL;
 
@@ -198,6 +226,87 @@ static bool still_running(const Database *d) noexcept
 }
 
 /*
+ * Whether a command holds or waits for database `database` to itself: a
+ * lock on it that conflicts with the RowExclusiveLock every new session
+ * takes on it (InitPostgres), which only DROP DATABASE, ALTER DATABASE ...
+ * RENAME and SET TABLESPACE (ACCESS EXCLUSIVE) and CREATE DATABASE ...
+ * TEMPLATE (SHARE) take.  That lock, taken without waiting and let go at
+ * once.
+ */
+static bool database_held(Oid database) noexcept
+{
+    LOCKTAG tag;
+    SET_LOCKTAG_OBJECT(tag, InvalidOid, DatabaseRelationId, database, 0);
+    StartTransactionCommand();
+    bool held = LockAcquire(&tag, RowExclusiveLock, false, true) == LOCKACQUIRE_NOT_AVAIL;
+    if (!held)
+        LockRelease(&tag, RowExclusiveLock, false);
+    CommitTransactionCommand();
+    return held;
+}
+
+/*
+ * Whether database `database` is free for a worker: not held at any of
+ * DATABASE_FREE_TRIES looks, WATCH_MS apart.  Any role takes the lock for
+ * an instant (a DROP DATABASE of a database it does not own takes it before
+ * the owner check): one look could skip a database for nothing.
+ */
+static bool database_free(Oid database) noexcept
+{
+    for (int tries = 0; tries < DATABASE_FREE_TRIES; tries++) {
+        if (tries > 0) {
+            (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, WATCH_MS,
+                            launcher_wait_event());
+            ResetLatch(MyLatch);
+            launcher_check_for_stop();
+        }
+        if (!database_held(database))
+            return true;
+    }
+    return false;
+}
+
+/*
+ * A running worker of database `database`, looked at: `held_since` is when
+ * its database was first seen held in the current run of looks (0: free at
+ * the last look).  Once held WATCH_HELD_MS, the worker is stopped
+ * (SIGTERM, as pg_terminate_backend(): a FATAL at its next
+ * CHECK_FOR_INTERRUPTS(), its transaction rolled back).  Returns whether
+ * it was.
+ */
+static bool watch_worker(BackgroundWorkerHandle *handle, Oid database, const char *name,
+                         int64 *held_since) noexcept
+{
+    if (!database_held(database)) {
+        *held_since = 0;
+        return false;
+    }
+    int64 now = monotonic_ms();
+    if (*held_since == 0)
+        *held_since = now;
+    if (now - *held_since < WATCH_HELD_MS)
+        return false;
+    ereport(LOG, (errmsg("kid stops its partition maintenance of database \"%s\"", name),
+                  errdetail("A session waits for the database to itself (DROP DATABASE, ALTER "
+                            "DATABASE ... RENAME or SET TABLESPACE, CREATE DATABASE ... "
+                            "TEMPLATE); the table being maintained is rolled back and tried "
+                            "again at a later round.")));
+    TerminateBackgroundWorker(handle);
+    *held_since = 0;
+    return true;
+}
+
+/* The overrun workers, looked at as the one the launcher waits for is. */
+static void watch_overruns() noexcept
+{
+    ListCell *lc;
+    foreach (lc, overruns) {
+        Overrun *o = static_cast<Overrun *>(lfirst(lc));
+        (void)watch_worker(o->handle, o->database, NameStr(o->name), &o->held_since);
+    }
+}
+
+/*
  * One worker for database d, waited for at most
  * kid.partition_maintenance_timeout (the worker notifies the launcher's
  * latch when it ends).
@@ -210,10 +319,22 @@ static void visit(const Database *d) noexcept
                       errdetail("Its worker of an earlier round is still running.")));
         return;
     }
+    /* A worker started now would wait to connect until the command ends. */
+    if (!database_free(d->oid)) {
+        ereport(LOG, (errmsg("kid skips the partition maintenance of database \"%s\" this round",
+                             NameStr(d->name)),
+                      errdetail("A session holds the database for DROP DATABASE, ALTER DATABASE or "
+                                "CREATE DATABASE with it as template.")));
+        return;
+    }
     BackgroundWorker w;
     char name[BGW_MAXLEN];
     snprintf(name, sizeof(name), "kid partition maintenance of %s", NameStr(d->name));
     worker_spec(&w, "kid_partition_worker_main", name);
+#ifdef BGWORKER_INTERRUPTIBLE
+    /* PostgreSQL 19: those commands end the worker themselves. */
+    w.bgw_flags |= BGWORKER_INTERRUPTIBLE;
+#endif
     w.bgw_restart_time = BGW_NEVER_RESTART;
     w.bgw_main_arg = ObjectIdGetDatum(d->oid);
     w.bgw_notify_pid = MyProcPid;
@@ -226,6 +347,7 @@ static void visit(const Database *d) noexcept
         return;
     }
     int64 deadline = monotonic_ms() + partition_maintenance_timeout * INT64CONST(1000);
+    int64 held_since = 0;
     for (;;) {
         pid_t pid;
         BgwHandleStatus status = GetBackgroundWorkerPid(handle, &pid);
@@ -238,8 +360,10 @@ static void visit(const Database *d) noexcept
         int64 left = deadline - monotonic_ms();
         if (left <= 0)
             break;
-        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, left,
-                        launcher_wait_event());
+        (void)watch_worker(handle, d->oid, NameStr(d->name), &held_since);
+        watch_overruns();
+        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+                        Min(left, WATCH_MS), launcher_wait_event());
         ResetLatch(MyLatch);
         launcher_check_for_stop();
     }
@@ -252,7 +376,9 @@ static void visit(const Database *d) noexcept
     MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
     Overrun *o = static_cast<Overrun *>(palloc(sizeof(Overrun)));
     o->database = d->oid;
+    o->name = d->name;
     o->handle = handle;
+    o->held_since = 0;
     overruns = lappend(overruns, o);
     MemoryContextSwitchTo(old);
 }
@@ -338,6 +464,12 @@ void kid_partition_launcher_main(Datum)
                 continue;
             }
             timeout = static_cast<long>(next_round - now);
+        }
+        /* A worker left running (an overrun) is looked at as often as the one waited for. */
+        forget_ended_overruns();
+        if (overruns != NIL) {
+            watch_overruns();
+            timeout = timeout < 0 ? WATCH_MS : Min(timeout, WATCH_MS);
         }
         (void)WaitLatch(MyLatch,
                         WL_LATCH_SET | WL_EXIT_ON_PM_DEATH | (timeout >= 0 ? WL_TIMEOUT : 0),
@@ -623,10 +755,15 @@ void kid_partition_worker_main(Datum arg)
     using namespace kid::pg;
     pqsignal(SIGTERM, die);
     BackgroundWorkerUnblockSignals();
-    BackgroundWorkerInitializeConnectionByOid(DatumGetObjectId(arg), InvalidOid, 0);
-    /* Above the database's and the role's settings (ALTER DATABASE ... SET). */
-    SetConfigOption("search_path", WORKER_SEARCH_PATH, PGC_SUSET, PGC_S_OVERRIDE);
+    /*
+     * Before connecting: the connection's own lock on the database waits at
+     * most this long for a command that holds it (one that began after the
+     * launcher looked, database_free()).  Above the database's and the
+     * role's settings (ALTER DATABASE ... SET).
+     */
     SetConfigOption("lock_timeout", WORKER_LOCK_TIMEOUT, PGC_SUSET, PGC_S_OVERRIDE);
+    BackgroundWorkerInitializeConnectionByOid(DatumGetObjectId(arg), InvalidOid, 0);
+    SetConfigOption("search_path", WORKER_SEARCH_PATH, PGC_SUSET, PGC_S_OVERRIDE);
     /* kid_partition_maintain() refuses any other, whatever postgresql.conf says. */
     SetConfigOption("default_transaction_isolation", "read committed", PGC_SUSET, PGC_S_OVERRIDE);
     overrun_timeout = RegisterTimeout(USER_TIMEOUT, pg_callback(maintenance_overran));
