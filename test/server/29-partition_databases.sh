@@ -3,20 +3,25 @@
 # themselves (issue 35; runs alone or from run-all.sh; its own cluster on
 # port 54393).
 #
-# DROP DATABASE, ALTER DATABASE ... RENAME and CREATE DATABASE ... TEMPLATE
-# wait at most 5 s for the other sessions of the database to leave, then
-# fail ("database is being accessed by other users").  kid's worker is
-# connected to a database while it maintains its tables, up to
-# kid.partition_maintenance_timeout (300 s) per table.  Here it is held in
-# the middle of a table's maintenance, in a trigger of the owner's that
-# sleeps until told to stop (and catches query_canceled: a cancel does not
-# free the database), after it made a partition for a row of the default
-# partition and before the row moved.  Asserts, on every major:
-# 1. each command core refuses (a role that does not own the database or
-#    may not create databases or use the tablespace, a transaction block,
-#    a function, a read-only transaction, a template, a name taken) fails
-#    as it does without kid, and the worker goes on (it is not stopped for
-#    nothing: kid acts only for a command core then runs);
+# DROP DATABASE, ALTER DATABASE ... RENAME and SET TABLESPACE, CREATE
+# DATABASE ... TEMPLATE wait at most 5 s for the other sessions of the
+# database to leave, then fail ("database is being accessed by other
+# users").  kid's worker is connected to a database while it maintains its
+# tables, up to kid.partition_maintenance_timeout (300 s) per table.  Here
+# it is held in the middle of a table's maintenance, in a trigger of the
+# owner's that sleeps until told to stop (and catches query_canceled: a
+# cancel does not free the database), after it made a partition for a row
+# of the default partition and before the row moved.  kid's launcher
+# watches a running worker's database and stops the worker once such a
+# command has held the database 300 ms (src/pg/partition_worker.cpp).
+# Asserts, on every major:
+# 1. each command the server refuses at once (a role that does not own
+#    the database or may not create databases or use the tablespace, a
+#    transaction block, a pipeline, a function, a read-only transaction, a
+#    template, a name taken, pg_global, other options, a subscription in
+#    the database) fails as it does without kid, and the worker goes on;
+#    one that gets past its checks and waits for a prepared transaction
+#    stops the worker (as it stops autovacuum), then fails;
 # 2. the owner's ALTER DATABASE ... RENAME, then CREATE DATABASE ...
 #    TEMPLATE of the renamed database, ALTER DATABASE ... SET TABLESPACE
 #    and DROP DATABASE of it succeed, each while a worker is held in it:
@@ -29,9 +34,10 @@
 #    open transaction), the launcher skips that database (and says so)
 #    rather than start a worker that would wait for it, and maintains the
 #    other databases;
-# 4. the owner's DROP DATABASE ... WITH (FORCE) succeeds too (FORCE checks
-#    that the role may signal every session of the database, and the
-#    worker's is the bootstrap superuser's); the server was never
+# 4. the owner's DROP DATABASE ... WITH (FORCE) is refused while the
+#    worker is there (FORCE checks that the role may end every session of
+#    the database, and the worker's is the bootstrap superuser's), and the
+#    worker goes on; a superuser's succeeds; the server was never
 #    restarted.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
