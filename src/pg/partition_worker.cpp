@@ -109,8 +109,8 @@ constexpr const char *WORKER_LOCK_TIMEOUT = "5s";
 /* How often the launcher looks at a running worker's database, and for how long a command must hold it. */
 constexpr long WATCH_MS = 100;
 constexpr int64 WATCH_HELD_MS = 300;
-/* How database_free() looks before a worker starts: DATABASE_FREE_TRIES looks, WATCH_MS apart. */
-constexpr int DATABASE_FREE_TRIES = 4;
+/* How many looks database_free() takes at most: enough to see one holder for WATCH_HELD_MS. */
+constexpr int DATABASE_FREE_LOOKS = WATCH_HELD_MS / WATCH_MS + 2;
 /* The search_path of a worker's own queries (and of what they call). */
 constexpr const char *WORKER_SEARCH_PATH = "pg_catalog, pg_temp";
 
@@ -202,6 +202,24 @@ static List *databases_to_visit(MemoryContext cxt) noexcept
 }
 
 /*
+ * What the launcher saw of a running worker's database: the transaction
+ * that held it at the first look of the current run of looks (invalid:
+ * none), since when, and whether the worker was stopped already.
+ */
+struct Watch {
+    VirtualTransactionId holder;
+    int64 since;
+    bool stopped;
+};
+
+static void watch_reset(Watch *w) noexcept
+{
+    SetInvalidVirtualTransactionId(w->holder);
+    w->since = 0;
+    w->stopped = false;
+}
+
+/*
  * The workers the launcher stopped waiting for (they ran longer than
  * kid.partition_maintenance_timeout), by database, in TopMemoryContext: a
  * database whose worker still runs is not visited again until it ends.
@@ -210,7 +228,7 @@ struct Overrun {
     Oid database;
     NameData name;
     BackgroundWorkerHandle *handle;
-    int64 held_since; /* watch_worker()'s */
+    Watch watch;
 };
 static List *overruns = NIL;
 
@@ -226,74 +244,97 @@ static bool still_running(const Database *d) noexcept
 }
 
 /*
- * Whether a command holds or waits for database `database` to itself: a
- * lock on it that conflicts with the RowExclusiveLock every new session
- * takes on it (InitPostgres), which only DROP DATABASE, ALTER DATABASE ...
- * RENAME and SET TABLESPACE (ACCESS EXCLUSIVE) and CREATE DATABASE ...
- * TEMPLATE (SHARE) take.  That lock, taken without waiting and let go at
- * once.
+ * Whether transaction `holder` holds a lock on database `database` that
+ * conflicts with the RowExclusiveLock every new session takes on it
+ * (InitPostgres): only DROP DATABASE, ALTER DATABASE ... RENAME and SET
+ * TABLESPACE (ACCESS EXCLUSIVE) and CREATE DATABASE ... TEMPLATE (SHARE)
+ * take such a lock; held, not waited for (GetLockConflicts() gives the
+ * holders only).  An invalid `holder` asks for any, and is set to the
+ * first.  A command a role may not run takes the lock before its checks,
+ * but lets it go microseconds later; one that holds it WATCH_HELD_MS has
+ * made them.  Queued commands are not counted: any role can queue a DROP
+ * DATABASE behind a lock it holds (a transaction of ALTER ROLE ... IN
+ * DATABASE ... SET holds ACCESS SHARE on the database).
  */
-static bool database_held(Oid database) noexcept
+static bool held_by(Oid database, VirtualTransactionId *holder) noexcept
 {
     LOCKTAG tag;
     SET_LOCKTAG_OBJECT(tag, InvalidOid, DatabaseRelationId, database, 0);
     StartTransactionCommand();
-    bool held = LockAcquire(&tag, RowExclusiveLock, false, true) == LOCKACQUIRE_NOT_AVAIL;
-    if (!held)
-        LockRelease(&tag, RowExclusiveLock, false);
+    int count = 0;
+    VirtualTransactionId *holders = GetLockConflicts(&tag, RowExclusiveLock, &count);
+    bool held = false;
+    for (int i = 0; i < count && !held; i++) {
+        if (!VirtualTransactionIdIsValid(*holder)) {
+            *holder = holders[i];
+            held = true;
+        } else if (VirtualTransactionIdEquals(holders[i], *holder))
+            held = true;
+    }
     CommitTransactionCommand();
     return held;
 }
 
 /*
- * Whether database `database` is free for a worker: not held at any of
- * DATABASE_FREE_TRIES looks, WATCH_MS apart.  Any role takes the lock for
- * an instant (a DROP DATABASE of a database it does not own takes it before
- * the owner check): one look could skip a database for nothing.
+ * Whether one transaction has held database `database` (held_by()) for
+ * WATCH_HELD_MS, as of this look: the state of the looks in `w`.
+ */
+static bool held_long(Oid database, Watch *w) noexcept
+{
+    int64 now = monotonic_ms();
+    if (VirtualTransactionIdIsValid(w->holder) && held_by(database, &w->holder))
+        return now - w->since >= WATCH_HELD_MS;
+    SetInvalidVirtualTransactionId(w->holder);
+    w->since = now;
+    (void)held_by(database, &w->holder);
+    return false;
+}
+
+/*
+ * Whether database `database` is free for a worker: no one transaction
+ * holds it (held_by()) for WATCH_HELD_MS, looked at every WATCH_MS.  (A
+ * worker that starts the instant before such a command takes the database
+ * waits at most WORKER_LOCK_TIMEOUT to connect.)
  */
 static bool database_free(Oid database) noexcept
 {
-    for (int tries = 0; tries < DATABASE_FREE_TRIES; tries++) {
-        if (tries > 0) {
+    Watch w;
+    watch_reset(&w);
+    for (int look = 0; look < DATABASE_FREE_LOOKS; look++) {
+        if (look > 0) {
             (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, WATCH_MS,
                             launcher_wait_event());
             ResetLatch(MyLatch);
             launcher_check_for_stop();
         }
-        if (!database_held(database))
+        if (held_long(database, &w))
+            return false;
+        if (!VirtualTransactionIdIsValid(w.holder))
             return true;
     }
-    return false;
+    /* Held by transactions that came and went: no command holds it. */
+    return true;
 }
 
 /*
- * A running worker of database `database`, looked at: `held_since` is when
- * its database was first seen held in the current run of looks (0: free at
- * the last look).  Once held WATCH_HELD_MS, the worker is stopped
+ * A running worker of database `database`, looked at (its state in `w`):
+ * once one transaction has held the database WATCH_HELD_MS (a command past
+ * its checks, waiting for the database's sessions), the worker is stopped
  * (SIGTERM, as pg_terminate_backend(): a FATAL at its next
- * CHECK_FOR_INTERRUPTS(), its transaction rolled back).  Returns whether
- * it was.
+ * CHECK_FOR_INTERRUPTS(), its transaction rolled back), once.
  */
-static bool watch_worker(BackgroundWorkerHandle *handle, Oid database, const char *name,
-                         int64 *held_since) noexcept
+static void watch_worker(BackgroundWorkerHandle *handle, Oid database, const char *name,
+                         Watch *w) noexcept
 {
-    if (!database_held(database)) {
-        *held_since = 0;
-        return false;
-    }
-    int64 now = monotonic_ms();
-    if (*held_since == 0)
-        *held_since = now;
-    if (now - *held_since < WATCH_HELD_MS)
-        return false;
+    if (w->stopped || !held_long(database, w))
+        return;
     ereport(LOG, (errmsg("kid stops its partition maintenance of database \"%s\"", name),
-                  errdetail("A session waits for the database to itself (DROP DATABASE, ALTER "
+                  errdetail("A session holds the database to itself (DROP DATABASE, ALTER "
                             "DATABASE ... RENAME or SET TABLESPACE, CREATE DATABASE ... "
                             "TEMPLATE); the table being maintained is rolled back and tried "
                             "again at a later round.")));
     TerminateBackgroundWorker(handle);
-    *held_since = 0;
-    return true;
+    w->stopped = true;
 }
 
 /* The overrun workers, looked at as the one the launcher waits for is. */
@@ -302,7 +343,7 @@ static void watch_overruns() noexcept
     ListCell *lc;
     foreach (lc, overruns) {
         Overrun *o = static_cast<Overrun *>(lfirst(lc));
-        (void)watch_worker(o->handle, o->database, NameStr(o->name), &o->held_since);
+        watch_worker(o->handle, o->database, NameStr(o->name), &o->watch);
     }
 }
 
@@ -347,7 +388,8 @@ static void visit(const Database *d) noexcept
         return;
     }
     int64 deadline = monotonic_ms() + partition_maintenance_timeout * INT64CONST(1000);
-    int64 held_since = 0;
+    Watch watch;
+    watch_reset(&watch);
     for (;;) {
         pid_t pid;
         BgwHandleStatus status = GetBackgroundWorkerPid(handle, &pid);
@@ -360,7 +402,7 @@ static void visit(const Database *d) noexcept
         int64 left = deadline - monotonic_ms();
         if (left <= 0)
             break;
-        (void)watch_worker(handle, d->oid, NameStr(d->name), &held_since);
+        watch_worker(handle, d->oid, NameStr(d->name), &watch);
         watch_overruns();
         (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
                         Min(left, WATCH_MS), launcher_wait_event());
@@ -378,7 +420,7 @@ static void visit(const Database *d) noexcept
     o->database = d->oid;
     o->name = d->name;
     o->handle = handle;
-    o->held_since = 0;
+    o->watch = watch;
     overruns = lappend(overruns, o);
     MemoryContextSwitchTo(old);
 }

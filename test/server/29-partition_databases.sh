@@ -175,6 +175,32 @@ refused "DROP DATABASE by a role that does not own the database" intruder \
     "DROP DATABASE victim" "must be owner of database victim"
 refused "the owner's DROP DATABASE in a transaction block" dbowner \
     "BEGIN; DROP DATABASE victim" "DROP DATABASE cannot run inside a transaction block"
+# A role with no right on victim queues a DROP DATABASE of it behind a
+# lock it holds itself (ALTER ROLE ... IN DATABASE ... SET holds ACCESS
+# SHARE on the database until its transaction ends): the DROP waits for
+# the lock, holding nothing, and the worker goes on.
+need "kid's worker is held in the maintenance of victim's table held" wait_held victim
+pid=$HELD_PID
+kpsql $PD_PORT -U intruder -d postgres -c "BEGIN" -c "ALTER ROLE CURRENT_USER IN DATABASE victim SET work_mem = '4MB'" -c "SELECT pg_sleep(4)" >/dev/null 2>&1 &
+sleeper=$!
+need "... its transaction holds ACCESS SHARE on victim" eval 'for _ in $(seq 600); do
+    [ "$(q -d postgres -c "SELECT count(*) FROM pg_locks WHERE locktype = '"'object'"' AND classid = '"'pg_database'"'::regclass
+                           AND objid = (SELECT oid FROM pg_database WHERE datname = '"'victim'"') AND mode = '"'AccessShareLock'"' AND granted")" = 1 ] && break
+    sleep 0.1; done; true'
+PGOPTIONS="-c lock_timeout=2s" as intruder "DROP DATABASE victim"
+expect_eq "a role without rights on victim queues DROP DATABASE behind its own lock: it waits, then times out" \
+    "$?: $(head -n 1 <<<"$OUT")" "1: ERROR:  canceling statement due to lock timeout"
+wait $sleeper
+check "... and the worker goes on in its maintenance (the same process naps on)" \
+    eval 'wait_held victim && test "$HELD_PID" = "$pid"'
+# Refused DROP DATABASEs, one after another from two sessions, for 3 s:
+# each holds the lock for an instant.
+for _ in 1 2; do
+    (end=$((SECONDS + 3)); while [ $SECONDS -lt $end ]; do kpsql $PD_PORT -U intruder -d postgres -c "DROP DATABASE victim" >/dev/null 2>&1; done) &
+done
+wait
+check "a role without rights on victim runs refused DROP DATABASEs back to back for 3 s: the worker goes on" \
+    eval 'wait_held victim && test "$HELD_PID" = "$pid"'
 refused "DROP DATABASE ... WITH (FORCE) by a role that does not own the database" intruder \
     "DROP DATABASE victim WITH (FORCE)" "must be owner of database victim"
 refused "the owner's DROP DATABASE ... WITH (FORCE) in a transaction block" dbowner \
