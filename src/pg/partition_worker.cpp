@@ -40,10 +40,11 @@
  * may be in one table's maintenance for kid.partition_maintenance_timeout,
  * running the owner's code, where it cannot look for such a command.  So
  * the launcher, while a worker of its runs, looks at the worker's database
- * every WATCH_MS: a lock such a command holds or waits for, held for
- * WATCH_HELD_MS, is a command past its checks and waiting for the
- * database's sessions (no other command takes those locks, and a refused
- * one lets go at once), and the launcher stops the worker, as
+ * every WATCH_MS: one transaction holding such a command's lock for
+ * WATCH_HELD_MS is a command past its checks and waiting for the
+ * database's sessions (no other command takes those locks, a refused one
+ * lets go at once, and one still waiting in the lock queue holds nothing),
+ * and the launcher stops the worker, as
  * CountOtherDBBackends stops autovacuum (PostgreSQL 19 stops a worker
  * started with BGWORKER_INTERRUPTIBLE itself).  Its table's maintenance,
  * one transaction, is rolled back whole.  The launcher skips a database
@@ -87,13 +88,20 @@ extern "C" {
 #include "storage/latch.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
+#include "storage/proc.h"
+#include "storage/procarray.h"
+#if PG_VERSION_NUM < 170000
+#include "storage/sinvaladt.h"
+#endif
 #include "tcop/tcopprot.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 /* get_database_name: in commands/dbcommands.h before 19. */
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 #include "utils/timeout.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
@@ -109,8 +117,6 @@ constexpr const char *WORKER_LOCK_TIMEOUT = "5s";
 /* How often the launcher looks at a running worker's database, and for how long a command must hold it. */
 constexpr long WATCH_MS = 100;
 constexpr int64 WATCH_HELD_MS = 300;
-/* How many looks database_free() takes at most: enough to see one holder for WATCH_HELD_MS. */
-constexpr int DATABASE_FREE_LOOKS = WATCH_HELD_MS / WATCH_MS + 2;
 /* The search_path of a worker's own queries (and of what they call). */
 constexpr const char *WORKER_SEARCH_PATH = "pg_catalog, pg_temp";
 
@@ -149,6 +155,9 @@ static void worker_spec(BackgroundWorker *w, const char *main, const char *name)
 
 void partition_worker_register()
 {
+    /* pg_upgrade's servers: no owner's code in databases half restored. */
+    if (IsBinaryUpgrade)
+        return;
     BackgroundWorker w;
     worker_spec(&w, "kid_partition_launcher_main", "kid partition launcher");
     strlcpy(w.bgw_type, "kid partition launcher", sizeof(w.bgw_type));
@@ -243,33 +252,70 @@ static bool still_running(const Database *d) noexcept
     return false;
 }
 
+/* The process transaction `vxid` runs in; nullptr for a prepared transaction. */
+static PGPROC *process_of(VirtualTransactionId vxid) noexcept
+{
+#if PG_VERSION_NUM >= 170000
+    return vxid.procNumber == INVALID_PROC_NUMBER ? nullptr : ProcNumberGetProc(vxid.procNumber);
+#else
+    return vxid.backendId == InvalidBackendId ? nullptr : BackendIdGetProc(vxid.backendId);
+#endif
+}
+
+/*
+ * Whether transaction `vxid` is a session of the database's owner (a
+ * member of its role) or of a superuser: the only ones that can get past
+ * the checks of those commands on a database that is not a template.  A
+ * role that may not run them still holds the lock for a while: it takes it
+ * before its owner check, and lets it go only when its error is reported
+ * (a client that does not read holds it there) or, in a loop of
+ * subtransactions that catch the error, over and over in one transaction.
+ */
+static bool owner_session(VirtualTransactionId vxid, Oid owner) noexcept
+{
+    PGPROC *proc = process_of(vxid);
+    if (proc == nullptr)
+        return false;
+    Oid role = proc->roleId;
+    /* Still that transaction (the slot may have been reused meanwhile). */
+    VirtualTransactionId now;
+    GET_VXID_FROM_PGPROC(now, *proc);
+    if (!VirtualTransactionIdEquals(now, vxid) || !OidIsValid(role))
+        return false;
+    return superuser_arg(role) || has_privs_of_role(role, owner);
+}
+
 /*
  * Whether transaction `holder` holds a lock on database `database` that
  * conflicts with the RowExclusiveLock every new session takes on it
  * (InitPostgres): only DROP DATABASE, ALTER DATABASE ... RENAME and SET
  * TABLESPACE (ACCESS EXCLUSIVE) and CREATE DATABASE ... TEMPLATE (SHARE)
  * take such a lock; held, not waited for (GetLockConflicts() gives the
- * holders only).  An invalid `holder` asks for any, and is set to the
- * first.  A command a role may not run takes the lock before its checks,
- * but lets it go microseconds later; one that holds it WATCH_HELD_MS has
- * made them.  Queued commands are not counted: any role can queue a DROP
- * DATABASE behind a lock it holds (a transaction of ALTER ROLE ... IN
- * DATABASE ... SET holds ACCESS SHARE on the database).
+ * holders only: any role can queue a DROP DATABASE behind a lock it holds
+ * itself), and in a session of the database's owner or a superuser
+ * (owner_session()).  An invalid `holder` asks for any such holder, and is
+ * set to the first.
  */
 static bool held_by(Oid database, VirtualTransactionId *holder) noexcept
 {
     LOCKTAG tag;
     SET_LOCKTAG_OBJECT(tag, InvalidOid, DatabaseRelationId, database, 0);
     StartTransactionCommand();
-    int count = 0;
-    VirtualTransactionId *holders = GetLockConflicts(&tag, RowExclusiveLock, &count);
     bool held = false;
-    for (int i = 0; i < count && !held; i++) {
-        if (!VirtualTransactionIdIsValid(*holder)) {
+    HeapTuple tuple = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(database));
+    if (HeapTupleIsValid(tuple)) {
+        Oid owner = ((Form_pg_database)GETSTRUCT(tuple))->datdba;
+        ReleaseSysCache(tuple);
+        int count = 0;
+        VirtualTransactionId *holders = GetLockConflicts(&tag, RowExclusiveLock, &count);
+        for (int i = 0; i < count && !held; i++) {
+            if (VirtualTransactionIdIsValid(*holder)
+                    ? !VirtualTransactionIdEquals(holders[i], *holder)
+                    : !owner_session(holders[i], owner))
+                continue;
             *holder = holders[i];
             held = true;
-        } else if (VirtualTransactionIdEquals(holders[i], *holder))
-            held = true;
+        }
     }
     CommitTransactionCommand();
     return held;
@@ -290,30 +336,30 @@ static bool held_long(Oid database, Watch *w) noexcept
     return false;
 }
 
+static void watch_overruns() noexcept;
+
 /*
  * Whether database `database` is free for a worker: no one transaction
- * holds it (held_by()) for WATCH_HELD_MS, looked at every WATCH_MS.  (A
- * worker that starts the instant before such a command takes the database
- * waits at most WORKER_LOCK_TIMEOUT to connect.)
+ * holds it (held_by()) for WATCH_HELD_MS, looked at every WATCH_MS until
+ * WATCH_HELD_MS after the first holder seen.  (A worker that starts the
+ * instant before such a command takes the database waits at most
+ * WORKER_LOCK_TIMEOUT to connect.)
  */
 static bool database_free(Oid database) noexcept
 {
     Watch w;
     watch_reset(&w);
-    for (int look = 0; look < DATABASE_FREE_LOOKS; look++) {
-        if (look > 0) {
-            (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, WATCH_MS,
-                            launcher_wait_event());
-            ResetLatch(MyLatch);
-            launcher_check_for_stop();
-        }
+    for (;;) {
         if (held_long(database, &w))
             return false;
         if (!VirtualTransactionIdIsValid(w.holder))
             return true;
+        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, WATCH_MS,
+                        launcher_wait_event());
+        ResetLatch(MyLatch);
+        launcher_check_for_stop();
+        watch_overruns();
     }
-    /* Held by transactions that came and went: no command holds it. */
-    return true;
 }
 
 /*

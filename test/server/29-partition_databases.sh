@@ -201,6 +201,16 @@ done
 wait
 check "a role without rights on victim runs refused DROP DATABASEs back to back for 3 s: the worker goes on" \
     eval 'wait_held victim && test "$HELD_PID" = "$pid"'
+# One transaction that takes the lock over and over: refused RENAMEs in a
+# loop of subtransactions that catch the error, each with a long
+# statement for its error context, for 3 s.
+as intruder "DO \$\$ DECLARE t timestamptz := clock_timestamp(); BEGIN
+    WHILE clock_timestamp() < t + interval '3 s' LOOP
+        BEGIN EXECUTE 'ALTER DATABASE victim RENAME TO other /* ' || repeat('x', 100000) || ' */';
+        EXCEPTION WHEN insufficient_privilege THEN NULL; END;
+    END LOOP; END \$\$"
+check "a role without rights on victim runs refused RENAMEs in one transaction for 3 s: the worker goes on" \
+    eval 'wait_held victim && test "$HELD_PID" = "$pid"'
 refused "DROP DATABASE ... WITH (FORCE) by a role that does not own the database" intruder \
     "DROP DATABASE victim WITH (FORCE)" "must be owner of database victim"
 refused "the owner's DROP DATABASE ... WITH (FORCE) in a transaction block" dbowner \
