@@ -40,11 +40,12 @@
  * may be in one table's maintenance for kid.partition_maintenance_timeout,
  * running the owner's code, where it cannot look for such a command.  So
  * the launcher, while a worker of its runs, looks at the worker's database
- * every WATCH_MS: one transaction holding such a command's lock for
- * WATCH_HELD_MS is a command past its checks and waiting for the
- * database's sessions (no other command takes those locks, a refused one
- * lets go at once, and one still waiting in the lock queue holds nothing),
- * and the launcher stops the worker, as
+ * every WATCH_MS: one transaction of the database's owner or a superuser
+ * holding such a command's lock for WATCH_HELD_MS is a command past its
+ * checks and waiting for the database's sessions (no other command takes
+ * those locks, and one still waiting in the lock queue holds nothing;
+ * held_by() says why other roles are not counted), and the launcher stops
+ * the worker, as
  * CountOtherDBBackends stops autovacuum (PostgreSQL 19 stops a worker
  * started with BGWORKER_INTERRUPTIBLE itself).  Its table's maintenance,
  * one transaction, is rolled back whole.  The launcher skips a database
