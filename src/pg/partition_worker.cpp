@@ -32,6 +32,27 @@
  *     pg_catalog, pg_temp (no ALTER DATABASE ... SET search_path reaches
  *     it) and every function and operator they name schema-qualified.
  *
+ * A worker must not hold up the commands that need its database to
+ * themselves: DROP DATABASE, ALTER DATABASE ... RENAME or SET TABLESPACE,
+ * CREATE DATABASE ... TEMPLATE.  Each takes a lock on the database (which
+ * new sessions wait for), makes its checks, then waits at most 5 s for the
+ * other sessions to leave and fails (CountOtherDBBackends), while a worker
+ * may be in one table's maintenance for kid.partition_maintenance_timeout,
+ * running the owner's code, where it cannot look for such a command.  So
+ * the launcher, while a worker of its runs, looks at the worker's database
+ * every WATCH_MS: one transaction of the database's owner or a superuser
+ * holding such a command's lock for WATCH_HELD_MS is a command past its
+ * checks and waiting for the database's sessions (no other command takes
+ * those locks, and one still waiting in the lock queue holds nothing;
+ * held_by() says why other roles are not counted), and the launcher stops
+ * the worker, as
+ * CountOtherDBBackends stops autovacuum (PostgreSQL 19 stops a worker
+ * started with BGWORKER_INTERRUPTIBLE itself).  Its table's maintenance,
+ * one transaction, is rolled back whole.  The launcher skips a database
+ * such a command holds rather than start a worker that would wait for it,
+ * and a worker waits at most WORKER_LOCK_TIMEOUT to connect.  No role's
+ * command signals anything: only the launcher stops its own worker.
+ *
  * Nothing here takes the server down: an ERROR in a table's maintenance is
  * caught and its transaction aborted; an ERROR elsewhere ends the worker
  * (the next round starts another) or the launcher (the postmaster starts it
@@ -66,13 +87,21 @@ extern "C" {
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/lock.h"
+#include "storage/proc.h"
+#include "storage/procarray.h"
+#if PG_VERSION_NUM < 170000
+#include "storage/sinvaladt.h"
+#endif
 #include "tcop/tcopprot.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 /* get_database_name: in commands/dbcommands.h before 19. */
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 #include "utils/timeout.h"
 #include "utils/timestamp.h"
 #include "utils/wait_event.h"
@@ -87,6 +116,9 @@ bool partition_worker_running = false;
 
 constexpr int LAUNCHER_RESTART_S = 10;
 constexpr const char *WORKER_LOCK_TIMEOUT = "5s";
+/* How often the launcher looks at a running worker's database, and for how long a command must hold it. */
+constexpr long WATCH_MS = 100;
+constexpr int64 WATCH_HELD_MS = 300;
 /* The search_path of a worker's own queries (and of what they call). */
 constexpr const char *WORKER_SEARCH_PATH = "pg_catalog, pg_temp";
 
@@ -125,6 +157,9 @@ static void worker_spec(BackgroundWorker *w, const char *main, const char *name)
 
 void partition_worker_register()
 {
+    /* pg_upgrade's servers: no owner's code in databases half restored. */
+    if (IsBinaryUpgrade)
+        return;
     BackgroundWorker w;
     worker_spec(&w, "kid_partition_launcher_main", "kid partition launcher");
     strlcpy(w.bgw_type, "kid partition launcher", sizeof(w.bgw_type));
@@ -178,13 +213,33 @@ static List *databases_to_visit(MemoryContext cxt) noexcept
 }
 
 /*
+ * What the launcher saw of a running worker's database: the transaction
+ * that held it at the first look of the current run of looks (invalid:
+ * none), since when, and whether the worker was stopped already.
+ */
+struct Watch {
+    VirtualTransactionId holder;
+    int64 since;
+    bool stopped;
+};
+
+static void watch_reset(Watch *w) noexcept
+{
+    SetInvalidVirtualTransactionId(w->holder);
+    w->since = 0;
+    w->stopped = false;
+}
+
+/*
  * The workers the launcher stopped waiting for (they ran longer than
  * kid.partition_maintenance_timeout), by database, in TopMemoryContext: a
  * database whose worker still runs is not visited again until it ends.
  */
 struct Overrun {
     Oid database;
+    NameData name;
     BackgroundWorkerHandle *handle;
+    Watch watch;
 };
 static List *overruns = NIL;
 
@@ -197,6 +252,147 @@ static bool still_running(const Database *d) noexcept
             return true;
     }
     return false;
+}
+
+/* The process transaction `vxid` runs in; nullptr for a prepared transaction. */
+static PGPROC *process_of(VirtualTransactionId vxid) noexcept
+{
+#if PG_VERSION_NUM >= 170000
+    return vxid.procNumber == INVALID_PROC_NUMBER ? nullptr : ProcNumberGetProc(vxid.procNumber);
+#else
+    return vxid.backendId == InvalidBackendId ? nullptr : BackendIdGetProc(vxid.backendId);
+#endif
+}
+
+/*
+ * Whether transaction `vxid` is a session of the database's owner (a
+ * member of its role) or of a superuser: the only ones that can get past
+ * the checks of those commands on a database that is not a template.  A
+ * role that may not run them still holds the lock for a while: it takes it
+ * before its owner check, and lets it go only when its error is reported
+ * (a client that does not read holds it there) or, in a loop of
+ * subtransactions that catch the error, over and over in one transaction.
+ */
+static bool owner_session(VirtualTransactionId vxid, Oid owner) noexcept
+{
+    PGPROC *proc = process_of(vxid);
+    if (proc == nullptr)
+        return false;
+    Oid role = proc->roleId;
+    /* Still that transaction (the slot may have been reused meanwhile). */
+    VirtualTransactionId now;
+    GET_VXID_FROM_PGPROC(now, *proc);
+    if (!VirtualTransactionIdEquals(now, vxid) || !OidIsValid(role))
+        return false;
+    return superuser_arg(role) || has_privs_of_role(role, owner);
+}
+
+/*
+ * Whether transaction `holder` holds a lock on database `database` that
+ * conflicts with the RowExclusiveLock every new session takes on it
+ * (InitPostgres): only DROP DATABASE, ALTER DATABASE ... RENAME and SET
+ * TABLESPACE (ACCESS EXCLUSIVE) and CREATE DATABASE ... TEMPLATE (SHARE)
+ * take such a lock; held, not waited for (GetLockConflicts() gives the
+ * holders only: any role can queue a DROP DATABASE behind a lock it holds
+ * itself), and in a session of the database's owner or a superuser
+ * (owner_session()).  An invalid `holder` asks for any such holder, and is
+ * set to the first.
+ */
+static bool held_by(Oid database, VirtualTransactionId *holder) noexcept
+{
+    LOCKTAG tag;
+    SET_LOCKTAG_OBJECT(tag, InvalidOid, DatabaseRelationId, database, 0);
+    StartTransactionCommand();
+    bool held = false;
+    HeapTuple tuple = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(database));
+    if (HeapTupleIsValid(tuple)) {
+        Oid owner = ((Form_pg_database)GETSTRUCT(tuple))->datdba;
+        ReleaseSysCache(tuple);
+        int count = 0;
+        VirtualTransactionId *holders = GetLockConflicts(&tag, RowExclusiveLock, &count);
+        for (int i = 0; i < count && !held; i++) {
+            if (VirtualTransactionIdIsValid(*holder)
+                    ? !VirtualTransactionIdEquals(holders[i], *holder)
+                    : !owner_session(holders[i], owner))
+                continue;
+            *holder = holders[i];
+            held = true;
+        }
+    }
+    CommitTransactionCommand();
+    return held;
+}
+
+/*
+ * Whether one transaction has held database `database` (held_by()) for
+ * WATCH_HELD_MS, as of this look: the state of the looks in `w`.
+ */
+static bool held_long(Oid database, Watch *w) noexcept
+{
+    int64 now = monotonic_ms();
+    if (VirtualTransactionIdIsValid(w->holder) && held_by(database, &w->holder))
+        return now - w->since >= WATCH_HELD_MS;
+    SetInvalidVirtualTransactionId(w->holder);
+    w->since = now;
+    (void)held_by(database, &w->holder);
+    return false;
+}
+
+static void watch_overruns() noexcept;
+
+/*
+ * Whether database `database` is free for a worker: no one transaction
+ * holds it (held_by()) for WATCH_HELD_MS, looked at every WATCH_MS until
+ * WATCH_HELD_MS after the first holder seen.  (A worker that starts the
+ * instant before such a command takes the database waits at most
+ * WORKER_LOCK_TIMEOUT to connect.)
+ */
+static bool database_free(Oid database) noexcept
+{
+    Watch w;
+    watch_reset(&w);
+    for (;;) {
+        if (held_long(database, &w))
+            return false;
+        if (!VirtualTransactionIdIsValid(w.holder))
+            return true;
+        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, WATCH_MS,
+                        launcher_wait_event());
+        ResetLatch(MyLatch);
+        launcher_check_for_stop();
+        watch_overruns();
+    }
+}
+
+/*
+ * A running worker of database `database`, looked at (its state in `w`):
+ * once one transaction has held the database WATCH_HELD_MS (a command past
+ * its checks, waiting for the database's sessions), the worker is stopped
+ * (SIGTERM, as pg_terminate_backend(): a FATAL at its next
+ * CHECK_FOR_INTERRUPTS(), its transaction rolled back), once.
+ */
+static void watch_worker(BackgroundWorkerHandle *handle, Oid database, const char *name,
+                         Watch *w) noexcept
+{
+    if (w->stopped || !held_long(database, w))
+        return;
+    ereport(LOG, (errmsg("kid stops its partition maintenance of database \"%s\"", name),
+                  errdetail("A session holds the database to itself (DROP DATABASE, ALTER "
+                            "DATABASE ... RENAME or SET TABLESPACE, CREATE DATABASE ... "
+                            "TEMPLATE); the table being maintained is rolled back and tried "
+                            "again at a later round.")));
+    TerminateBackgroundWorker(handle);
+    w->stopped = true;
+}
+
+/* The overrun workers, looked at as the one the launcher waits for is. */
+static void watch_overruns() noexcept
+{
+    ListCell *lc;
+    foreach (lc, overruns) {
+        Overrun *o = static_cast<Overrun *>(lfirst(lc));
+        watch_worker(o->handle, o->database, NameStr(o->name), &o->watch);
+    }
 }
 
 /*
@@ -212,10 +408,22 @@ static void visit(const Database *d) noexcept
                       errdetail("Its worker of an earlier round is still running.")));
         return;
     }
+    /* A worker started now would wait to connect until the command ends. */
+    if (!database_free(d->oid)) {
+        ereport(LOG, (errmsg("kid skips the partition maintenance of database \"%s\" this round",
+                             NameStr(d->name)),
+                      errdetail("A session holds the database for DROP DATABASE, ALTER DATABASE or "
+                                "CREATE DATABASE with it as template.")));
+        return;
+    }
     BackgroundWorker w;
     char name[BGW_MAXLEN];
     snprintf(name, sizeof(name), "kid partition maintenance of %s", NameStr(d->name));
     worker_spec(&w, "kid_partition_worker_main", name);
+#ifdef BGWORKER_INTERRUPTIBLE
+    /* PostgreSQL 19: those commands end the worker themselves. */
+    w.bgw_flags |= BGWORKER_INTERRUPTIBLE;
+#endif
     w.bgw_restart_time = BGW_NEVER_RESTART;
     w.bgw_main_arg = ObjectIdGetDatum(d->oid);
     w.bgw_notify_pid = MyProcPid;
@@ -228,6 +436,8 @@ static void visit(const Database *d) noexcept
         return;
     }
     int64 deadline = monotonic_ms() + partition_maintenance_timeout * INT64CONST(1000);
+    Watch watch;
+    watch_reset(&watch);
     for (;;) {
         pid_t pid;
         BgwHandleStatus status = GetBackgroundWorkerPid(handle, &pid);
@@ -240,8 +450,10 @@ static void visit(const Database *d) noexcept
         int64 left = deadline - monotonic_ms();
         if (left <= 0)
             break;
-        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, left,
-                        launcher_wait_event());
+        watch_worker(handle, d->oid, NameStr(d->name), &watch);
+        watch_overruns();
+        (void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+                        Min(left, WATCH_MS), launcher_wait_event());
         ResetLatch(MyLatch);
         launcher_check_for_stop();
     }
@@ -254,7 +466,9 @@ static void visit(const Database *d) noexcept
     MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
     Overrun *o = static_cast<Overrun *>(palloc(sizeof(Overrun)));
     o->database = d->oid;
+    o->name = d->name;
     o->handle = handle;
+    o->watch = watch;
     overruns = lappend(overruns, o);
     MemoryContextSwitchTo(old);
 }
@@ -340,6 +554,12 @@ void kid_partition_launcher_main(Datum)
                 continue;
             }
             timeout = static_cast<long>(next_round - now);
+        }
+        /* A worker left running (an overrun) is looked at as often as the one waited for. */
+        forget_ended_overruns();
+        if (overruns != NIL) {
+            watch_overruns();
+            timeout = timeout < 0 ? WATCH_MS : Min(timeout, WATCH_MS);
         }
         (void)WaitLatch(MyLatch,
                         WL_LATCH_SET | WL_EXIT_ON_PM_DEATH | (timeout >= 0 ? WL_TIMEOUT : 0),
@@ -644,11 +864,16 @@ void kid_partition_worker_main(Datum arg)
     using namespace kid::pg;
     pqsignal(SIGTERM, die);
     BackgroundWorkerUnblockSignals();
+    /*
+     * Before connecting: the connection's own lock on the database waits at
+     * most this long for a command that holds it (one that began after the
+     * launcher looked, database_free()).  Above the database's and the
+     * role's settings (ALTER DATABASE ... SET).
+     */
+    SetConfigOption("lock_timeout", WORKER_LOCK_TIMEOUT, PGC_SUSET, PGC_S_OVERRIDE);
     BackgroundWorkerInitializeConnectionByOid(DatumGetObjectId(arg), InvalidOid, 0);
     partition_worker_running = true;
-    /* Above the database's and the role's settings (ALTER DATABASE ... SET). */
     SetConfigOption("search_path", WORKER_SEARCH_PATH, PGC_SUSET, PGC_S_OVERRIDE);
-    SetConfigOption("lock_timeout", WORKER_LOCK_TIMEOUT, PGC_SUSET, PGC_S_OVERRIDE);
     /* kid_partition_maintain() refuses any other, whatever postgresql.conf says. */
     SetConfigOption("default_transaction_isolation", "read committed", PGC_SUSET, PGC_S_OVERRIDE);
     overrun_timeout = RegisterTimeout(USER_TIMEOUT, pg_callback(maintenance_overran));
