@@ -45,6 +45,8 @@ extern "C" {
 #include "miscadmin.h"
 #include "nodes/value.h"
 #include "parser/parse_func.h"
+/* RelationGetNumberOfBlocks: not reached through the headers above on 15. */
+#include "storage/bufmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
