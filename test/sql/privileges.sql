@@ -253,7 +253,7 @@ SELECT count(*) AS bad_partitions FROM kid_partition_by_time('regress_kid_parts.
 UPDATE kid_partition_config SET time_zone = 'Nowhere/Bogus' WHERE parent = 'regress_kid_parts.bad'::regclass;
 INSERT INTO regress_kid_parts.ev VALUES (uuidv7_new_with_time('2024-05-09 10:00+00'));
 SELECT parent_table, action, partition_name, rows FROM kid_partition_maintain(at => '2024-05-08 00:00+00') ORDER BY 1::text, 2, 3;
-SELECT parent, last_error, failed_runs FROM kid_partition_status ORDER BY 1::text;
+SELECT parent, last_error, failed_runs FROM kid_partition_status ORDER BY parent::text;
 -- The rows of a partition, which kid counts before it retires one: for the
 -- owner of its table.
 SELECT kid_partition_rows('regress_kid_parts.ev_p20240509', 1024) AS counted;
