@@ -304,7 +304,12 @@ static bool count_rows(Oid relid, int32 max_pages, int64 *count)
         return false;
     }
     Snapshot snapshot = RegisterSnapshot(GetLatestSnapshot());
+#if PG_VERSION_NUM >= 190000
+    /* 19 takes the caller's scan options: none, as the scan of 15 to 18 had. */
+    TableScanDesc scan = table_beginscan(rel, snapshot, 0, nullptr, SO_NONE);
+#else
     TableScanDesc scan = table_beginscan(rel, snapshot, 0, nullptr);
+#endif
     TupleTableSlot *slot = table_slot_create(rel, nullptr);
     int64 n = 0;
     while (table_scan_getnextslot(scan, ForwardScanDirection, slot)) {
@@ -407,8 +412,12 @@ KID_FUNCTION(kid_partition_config_removed)
     Oid table = DatumGetObjectId(heap_getattr(trigger->tg_trigtuple, parent_att, desc, &isnull));
     if (TRIGGER_FIRED_BY_UPDATE(trigger->tg_event)) {
         Oid now = DatumGetObjectId(heap_getattr(trigger->tg_newtuple, parent_att, desc, &isnull));
+        /*
+         * An AFTER trigger's result is ignored.  0, not PointerGetDatum(nullptr):
+         * from 19 that macro's "true ? (X) : NULL" does not compile in C++.
+         */
         if (now == table)
-            return PointerGetDatum(nullptr);
+            return static_cast<Datum>(0);
     } else if (!TRIGGER_FIRED_BY_DELETE(trigger->tg_event))
         ereport(ERROR,
                 (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
@@ -474,5 +483,5 @@ KID_FUNCTION(kid_partition_config_removed)
             false, 0) != SPI_OK_DELETE)
         elog(ERROR, "kid could not prune the history of forgotten tables");
     end_history(&w);
-    return PointerGetDatum(nullptr);
+    return static_cast<Datum>(0);
 }
