@@ -27,6 +27,9 @@
  * created the extension), security-restricted, with search_path pinned, so
  * that no role needs, or has, a privilege to write it, and neither the
  * caller nor the table's owner (whose code the run ran) can forge a row.
+ * kid prunes it here too, each prune bounded by an index of one table's rows
+ * or of one role's pool, so that no role's actions push out, or wait for,
+ * another role's records (docs/partitioning.md, "What it keeps").
  */
 #include "pg/kid_pg.h"
 
@@ -92,15 +95,31 @@ static Oid relation_owner(Oid rel, char *relkind = nullptr) noexcept
 }
 
 /*
- * How many actions kid_partition_history keeps per table: the last
- * HISTORY_KEPT partitions made and, apart, the last HISTORY_KEPT retired
- * (so that partitions made, premake's or a short period's, never push a
- * retirement out), the rows of a run never pruned in that run; of tables
- * no longer configured, their retirements and the event that forgot them,
- * the last FORGOTTEN_KEPT rows of all of them (docs/partitioning.md).
+ * How many actions kid_partition_history keeps per configured table: the
+ * last HISTORY_KEPT partitions made and, apart, the last HISTORY_KEPT
+ * retired (so that partitions made, premake's or a short period's, never
+ * push a retirement out), the rows of a run never pruned in that run.
+ * When a configuration ends, the table's retirements and the row that
+ * ended it join the pool of the role that owns the table then, which keeps
+ * that role's last POOL_KEPT rows, whole tables' rows at a time
+ * (docs/partitioning.md).  Pools are per role so that one role's ends of
+ * configurations push out its own records only.
  */
 constexpr int HISTORY_KEPT = 1000;
-constexpr int FORGOTTEN_KEPT = 100000;
+constexpr int POOL_KEPT = 100000;
+
+/*
+ * The table kid's worker maintains now, in its own run, and how deep this
+ * backend is in kid_partition_maintain_as_owner(): by_worker is recorded
+ * for the worker's own run of that table only, never for a run that the
+ * owner's code (a trigger, run by the worker's run) starts inside it.
+ */
+static int maintain_depth = 0;
+
+static bool by_worker(Oid table) noexcept
+{
+    return partition_worker_running && maintain_depth == 0 && table == partition_worker_table;
+}
 
 /*
  * The actions of a run that change the table, which kid_partition_history
@@ -151,20 +170,37 @@ static void end_history(HistoryWriter *w)
     SetUserIdAndSecContext(w->saved_user, w->saved_context);
 }
 
-/* The types of history_insert()'s parameters. */
-static Oid insert_types[10] = {REGCLASSOID,  TEXTOID, TIMESTAMPTZOID, TEXTOID, TEXTOID,
-                               TSTZRANGEOID, INT8OID, TEXTOID,        NAMEOID, BOOLOID};
+/* The columns history_insert() writes, $1 to $12 in this order. */
+enum HistoryColumn {
+    H_PARENT,
+    H_PARENT_NAME,
+    H_PARENT_OWNER,
+    H_RUN_AT,
+    H_ACTION,
+    H_PARTITION_NAME,
+    H_PERIOD,
+    H_ROWS,
+    H_DETAIL,
+    H_RUN_BY,
+    H_BY_WORKER,
+    H_POOL_COUNT,
+    H_COLUMNS
+};
+static Oid insert_types[H_COLUMNS] = {REGCLASSOID, TEXTOID, REGROLEOID,   TIMESTAMPTZOID,
+                                      TEXTOID,     TEXTOID, TSTZRANGEOID, INT8OID,
+                                      TEXTOID,     NAMEOID, BOOLOID,      INT8OID};
 
-/* The INSERT of a history row ($1 to $10 as insert_types), returning its id. */
+/* The INSERT of a history row ($1 to $12 as HistoryColumn), returning its id. */
 static SPIPlanPtr history_insert(const HistoryWriter *w)
 {
     SPIPlanPtr plan = SPI_prepare(
-        psprintf("INSERT INTO %s.kid_partition_history (parent, parent_name, run_at, recorded_at, "
-                 "action, partition_name, period, rows, detail, run_by, by_worker) "
-                 "VALUES ($1, $2, $3, pg_catalog.clock_timestamp(), $4, $5, $6, $7, $8, $9, $10) "
-                 "RETURNING id",
-                 w->schema),
-        10, insert_types);
+        psprintf(
+            "INSERT INTO %s.kid_partition_history (parent, parent_name, parent_owner, run_at, "
+            "recorded_at, action, partition_name, period, rows, detail, run_by, by_worker, "
+            "pool_count) VALUES ($1, $2, $3, $4, pg_catalog.clock_timestamp(), $5, $6, $7, $8, "
+            "$9, $10, $11, $12) RETURNING id",
+            w->schema),
+        H_COLUMNS, insert_types);
     if (plan == nullptr)
         elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
     return plan;
@@ -191,39 +227,75 @@ static char *qualified_name(Oid table) noexcept
 }
 
 /*
- * Keep the table's last HISTORY_KEPT rows of the actions `actions` (an
- * array literal), counted since the table was last forgotten (an OID that
- * came round again starts afresh): older rows go, never one of this run
- * (ids from first_id on).
+ * Run a query of SPI that must succeed with `expected`; never read-only, so
+ * that it sees what the queries before it wrote.
  */
-static void prune_window(const HistoryWriter *w, Oid table, const char *actions, int64 first_id)
+static void spi_run(const char *sql, int nargs, Oid *types, Datum *values, int expected,
+                    const char *what, Oid table)
+{
+    if (SPI_execute_with_args(sql, nargs, types, values, nullptr, false, 0) != expected)
+        elog(ERROR, "kid could not %s of table with OID %u", what, table);
+}
+
+/* The first column of the first row SPI returned, as an int64 (0 when none, or NULL). */
+static int64 spi_int64() noexcept
+{
+    if (SPI_processed == 0)
+        return 0;
+    bool isnull;
+    Datum d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+    return isnull ? 0 : DatumGetInt64(d);
+}
+
+/*
+ * The id of the row that last ended a configuration of table (the OID),
+ * below `below` (0: none).  The rows above it are the table's since
+ * (an OID that came round again starts afresh); the index on (parent, id),
+ * read backwards, reaches it past those rows alone.
+ */
+static int64 last_end(const HistoryWriter *w, Oid table, int64 below)
 {
     Oid types[2] = {REGCLASSOID, INT8OID};
-    Datum values[2] = {ObjectIdGetDatum(table), Int64GetDatum(first_id)};
-    const char *sql = psprintf(
-        "DELETE FROM %1$s.kid_partition_history h "
-        "WHERE h.parent OPERATOR(pg_catalog.=) $1 "
-        "AND h.action OPERATOR(pg_catalog.=) ANY ('%2$s'::pg_catalog.text[]) "
-        "AND h.id OPERATOR(pg_catalog.<) $2 "
-        "AND h.id OPERATOR(pg_catalog.>) COALESCE((SELECT pg_catalog.max(f.id) FROM "
-        "%1$s.kid_partition_history f WHERE f.parent OPERATOR(pg_catalog.=) $1 "
-        "AND f.action OPERATOR(pg_catalog.=) ANY ('{forget,unconfigure}'::pg_catalog.text[])), 0) "
-        "AND h.id OPERATOR(pg_catalog.<) (SELECT k.id FROM %1$s.kid_partition_history k "
-        "WHERE k.parent OPERATOR(pg_catalog.=) $1 "
-        "AND k.action OPERATOR(pg_catalog.=) ANY ('%2$s'::pg_catalog.text[]) "
-        "ORDER BY k.id DESC OFFSET %3$d LIMIT 1)",
-        w->schema, actions, HISTORY_KEPT - 1);
-    if (SPI_execute_with_args(sql, 2, types, values, nullptr, false, 0) != SPI_OK_DELETE)
-        elog(ERROR, "kid could not prune the history of table with OID %u", table);
+    Datum values[2] = {ObjectIdGetDatum(table), Int64GetDatum(below)};
+    spi_run(psprintf("SELECT h.id FROM %s.kid_partition_history h "
+                     "WHERE h.parent OPERATOR(pg_catalog.=) $1 AND h.id OPERATOR(pg_catalog.<) $2 "
+                     "AND h.pool_count IS NOT NULL ORDER BY h.id DESC LIMIT 1",
+                     w->schema),
+            2, types, values, SPI_OK_SELECT, "read the history", table);
+    return spi_int64();
+}
+
+/*
+ * Keep the table's last HISTORY_KEPT rows of the actions `actions` (an
+ * array literal) since its configuration last ended (`since`): older rows
+ * go, never one of this run (ids from first_id on).  Reads the table's
+ * rows since then alone, by the index on (parent, id).
+ */
+static void prune_window(const HistoryWriter *w, Oid table, const char *actions, int64 since,
+                         int64 first_id)
+{
+    Oid types[3] = {REGCLASSOID, INT8OID, INT8OID};
+    Datum values[3] = {ObjectIdGetDatum(table), Int64GetDatum(since), Int64GetDatum(first_id)};
+    spi_run(psprintf("DELETE FROM %1$s.kid_partition_history h "
+                     "WHERE h.id OPERATOR(pg_catalog.=) ANY (ARRAY("
+                     "SELECT k.id FROM %1$s.kid_partition_history k "
+                     "WHERE k.parent OPERATOR(pg_catalog.=) $1 AND k.id OPERATOR(pg_catalog.>) $2 "
+                     "AND k.action OPERATOR(pg_catalog.=) ANY ('%2$s'::pg_catalog.text[]) "
+                     "ORDER BY k.id DESC OFFSET %3$d)) "
+                     "AND h.id OPERATOR(pg_catalog.<) $3",
+                     w->schema, actions, HISTORY_KEPT),
+            3, types, values, SPI_OK_DELETE, "prune the history", table);
 }
 
 /*
  * Record the rows of a run (the tuplestore rsinfo holds: parent_table,
  * action, partition_name, period, rows, detail) in kid_partition_history,
  * then prune the table's windows (prune_window()).  The tuplestore is read
- * and rewound for the caller.  `caller` is the role that asked for the run.
+ * and rewound for the caller.  `caller` is the role that asked for the run
+ * (current_user), `owner` the table's, as which it ran.
  */
-static void record_history(Oid self, Oid table, Datum at, Oid caller, ReturnSetInfo *rsinfo)
+static void record_history(Oid self, Oid table, Datum at, Oid caller, Oid owner, bool worker,
+                           ReturnSetInfo *rsinfo)
 {
     /* (A run that returned no row made and retired nothing.) */
     if (rsinfo == nullptr || !IsA(rsinfo, ReturnSetInfo) ||
@@ -246,23 +318,23 @@ static void record_history(Oid self, Oid table, Datum at, Oid caller, ReturnSetI
         slot_getallattrs(slot);
         if (slot->tts_isnull[1] || !recorded_action(TextDatumGetCString(slot->tts_values[1])))
             continue;
-        /*
-         * $1 parent, $2 parent_name, $3 run_at, $4 to $8 the run's columns 2
-         * to 6 (action to detail), $9 run_by, $10 by_worker.
-         */
-        Datum values[10];
-        char nulls[10];
+        Datum values[H_COLUMNS];
+        char nulls[H_COLUMNS];
         memset(nulls, ' ', sizeof(nulls));
-        values[0] = ObjectIdGetDatum(table);
-        values[1] = parent_name;
-        values[2] = at;
+        values[H_PARENT] = ObjectIdGetDatum(table);
+        values[H_PARENT_NAME] = parent_name;
+        values[H_PARENT_OWNER] = ObjectIdGetDatum(owner);
+        values[H_RUN_AT] = at;
+        /* The run's columns 2 to 6, action to detail. */
         for (int c = 1; c < 6; c++) {
-            values[c + 2] = slot->tts_values[c];
+            values[H_ACTION + c - 1] = slot->tts_values[c];
             if (slot->tts_isnull[c])
-                nulls[c + 2] = 'n';
+                nulls[H_ACTION + c - 1] = 'n';
         }
-        values[8] = by;
-        values[9] = BoolGetDatum(partition_worker_running);
+        values[H_RUN_BY] = by;
+        values[H_BY_WORKER] = BoolGetDatum(worker);
+        values[H_POOL_COUNT] = 0;
+        nulls[H_POOL_COUNT] = 'n';
         int64 id = insert_history_row(insert, values, nulls, table);
         if (first_id == 0)
             first_id = id;
@@ -270,10 +342,81 @@ static void record_history(Oid self, Oid table, Datum at, Oid caller, ReturnSetI
     ExecDropSingleTupleTableSlot(slot);
     tuplestore_rescan(store);
     if (first_id != 0) {
-        prune_window(&w, table, "{create,\"create default\"}", first_id);
-        prune_window(&w, table, "{drop,detach}", first_id);
+        int64 since = last_end(&w, table, first_id);
+        prune_window(&w, table, "{create,\"create default\"}", since, first_id);
+        prune_window(&w, table, "{drop,detach}", since, first_id);
     }
     end_history(&w);
+}
+
+/*
+ * The pool_count of the row that ends a configuration of table, owned by
+ * `owner`: the rows owner's pool has taken in, through the table's since
+ * its configuration last ended (since) and the end row itself.  Reads the
+ * table's rows since then by (parent, id), and owner's pool by its index.
+ * (Two ends of owner's that commit together may count from the same
+ * number: its pool then keeps a few rows more.)
+ */
+static int64 pool_count(const HistoryWriter *w, Oid table, Oid owner, int64 since)
+{
+    Oid types[2] = {REGCLASSOID, INT8OID};
+    Datum values[2] = {ObjectIdGetDatum(table), Int64GetDatum(since)};
+    spi_run(psprintf("SELECT pg_catalog.count(*) FROM %s.kid_partition_history h "
+                     "WHERE h.parent OPERATOR(pg_catalog.=) $1 AND h.id OPERATOR(pg_catalog.>) $2",
+                     w->schema),
+            2, types, values, SPI_OK_SELECT, "read the history", table);
+    int64 joined = spi_int64() + 1;
+    Oid owner_type[1] = {REGROLEOID};
+    Datum owner_value[1] = {ObjectIdGetDatum(owner)};
+    spi_run(psprintf("SELECT h.pool_count FROM %s.kid_partition_history h "
+                     "WHERE h.parent_owner OPERATOR(pg_catalog.=) $1 AND h.pool_count IS NOT NULL "
+                     "ORDER BY h.pool_count DESC LIMIT 1",
+                     w->schema),
+            1, owner_type, owner_value, SPI_OK_SELECT, "read the history", table);
+    return spi_int64() + joined;
+}
+
+/*
+ * Keep owner's pool to its last POOL_KEPT rows, `count` being its
+ * pool_count now: the tables whose rows all came into it POOL_KEPT rows or
+ * more before go, each with the row that ended its configuration (the
+ * oldest first; a table's rows go together).  Reads owner's pool by its
+ * index, and each such table's rows by (parent, id): it deletes only what
+ * is in excess, and touches no other role's rows.  An end row that another
+ * transaction is pruning (locked) is skipped: should that one roll back, a
+ * later prune of the same pool deletes it.
+ */
+static void prune_pool(const HistoryWriter *w, Oid table, Oid owner, int64 count)
+{
+    if (count <= POOL_KEPT)
+        return;
+    Oid types[3] = {REGROLEOID, INT8OID, INT8OID};
+    Datum values[3] = {ObjectIdGetDatum(owner), Int64GetDatum(count - POOL_KEPT), 0};
+    spi_run(psprintf("SELECT e.id, e.parent::pg_catalog.oid FROM %s.kid_partition_history e "
+                     "WHERE e.parent_owner OPERATOR(pg_catalog.=) $1 AND e.pool_count IS NOT NULL "
+                     "AND e.pool_count OPERATOR(pg_catalog.<=) $2 "
+                     "ORDER BY e.pool_count FOR UPDATE SKIP LOCKED",
+                     w->schema),
+            2, types, values, SPI_OK_SELECT, "prune the history", table);
+    uint64 n = SPI_processed;
+    /* (Kept until SPI_finish(), whatever SPI runs meanwhile.) */
+    SPITupleTable *ends = SPI_tuptable;
+    for (uint64 i = 0; i < n; i++) {
+        bool isnull;
+        int64 end_id = DatumGetInt64(SPI_getbinval(ends->vals[i], ends->tupdesc, 1, &isnull));
+        Oid parent = DatumGetObjectId(SPI_getbinval(ends->vals[i], ends->tupdesc, 2, &isnull));
+        int64 since = last_end(w, parent, end_id);
+        types[0] = REGCLASSOID;
+        values[0] = ObjectIdGetDatum(parent);
+        values[1] = Int64GetDatum(since);
+        values[2] = Int64GetDatum(end_id);
+        spi_run(
+            psprintf("DELETE FROM %s.kid_partition_history h "
+                     "WHERE h.parent OPERATOR(pg_catalog.=) $1 AND h.id OPERATOR(pg_catalog.>) $2 "
+                     "AND h.id OPERATOR(pg_catalog.<=) $3",
+                     w->schema),
+            3, types, values, SPI_OK_DELETE, "prune the history", table);
+    }
 }
 
 /*
@@ -349,6 +492,8 @@ KID_FUNCTION(kid_partition_maintain_as_owner)
     call->args[0] = fcinfo->args[0];
     call->args[1] = fcinfo->args[1];
 
+    /* The worker's own run of the table it maintains, not one nested in a run. */
+    bool worker = by_worker(table);
     Oid saved_user;
     int saved_context;
     GetUserIdAndSecContext(&saved_user, &saved_context);
@@ -357,11 +502,24 @@ KID_FUNCTION(kid_partition_maintain_as_owner)
     int nest_level = NewGUCNestLevel();
     (void)set_config_option("search_path", PINNED_SEARCH_PATH, PGC_USERSET, PGC_S_SESSION,
                             GUC_ACTION_SAVE, true, 0, false);
-    Datum result = FunctionCallInvoke(call);
+    Datum result;
+    maintain_depth++;
+    PG_TRY();
+    {
+        result = FunctionCallInvoke(call);
+    }
+    PG_CATCH();
+    {
+        /* (The user, context and setting come back with the abort.) */
+        maintain_depth--;
+        PG_RE_THROW();
+    }
+    PG_END_TRY();
+    maintain_depth--;
     AtEOXact_GUC(false, nest_level);
     SetUserIdAndSecContext(saved_user, saved_context);
     fcinfo->isnull = call->isnull;
-    record_history(fcinfo->flinfo->fn_oid, table, PG_GETARG_DATUM(1), saved_user,
+    record_history(fcinfo->flinfo->fn_oid, table, PG_GETARG_DATUM(1), saved_user, owner, worker,
                    reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo));
     return result;
 }
@@ -384,9 +542,9 @@ KID_FUNCTION(kid_partition_rows)
  * deletes it, DROP TABLE's event trigger, kid_partition_maintain()'s forget,
  * an UPDATE that moves it to another table) is recorded in
  * kid_partition_history as the action forget (the table is gone) or
- * unconfigure (it still exists); its history stays (no role may delete it),
- * its partitions made go, and the rows of every forgotten table are kept
- * to the last FORGOTTEN_KEPT.
+ * unconfigure (it still exists); its history stays (no role may delete it)
+ * but its partitions made, and joins the pool of the table's owner
+ * (pool_count(), prune_pool()).
  */
 KID_FUNCTION(kid_partition_config_removed)
 {
@@ -428,60 +586,68 @@ KID_FUNCTION(kid_partition_config_removed)
     bool gone = name == nullptr || strcmp(name, relname) != 0;
     Datum by = DirectFunctionCall1(namein, CStringGetDatum(GetUserNameFromId(GetUserId(), false)));
     Datum at = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
+    bool worker = by_worker(table);
 
     HistoryWriter w;
     begin_history(self, &w);
-    /* The table's name: as it is, or as the history last knew it, or as its configuration did. */
-    const char *parent_name = gone ? nullptr : qualified_name(table);
-    if (parent_name == nullptr) {
-        Oid types[1] = {REGCLASSOID};
-        Datum values[1] = {ObjectIdGetDatum(table)};
-        if (SPI_execute_with_args(psprintf("SELECT h.parent_name FROM %s.kid_partition_history h "
-                                           "WHERE h.parent OPERATOR(pg_catalog.=) $1 "
-                                           "ORDER BY h.id DESC LIMIT 1",
-                                           w.schema),
-                                  1, types, values, nullptr, true, 1) == SPI_OK_SELECT &&
-            SPI_processed == 1)
+    int64 since = last_end(&w, table, PG_INT64_MAX);
+    /*
+     * The table's name and owner: as they are; or, when it is gone, as its
+     * last row since its configuration began knew them, else its
+     * configuration's name and the role that ends it.
+     */
+    const char *parent_name = nullptr;
+    Oid owner = InvalidOid;
+    if (!gone) {
+        parent_name = qualified_name(table);
+        owner = relation_owner(table);
+    } else {
+        Oid types[2] = {REGCLASSOID, INT8OID};
+        Datum values[2] = {ObjectIdGetDatum(table), Int64GetDatum(since)};
+        spi_run(
+            psprintf("SELECT h.parent_name, h.parent_owner::pg_catalog.oid "
+                     "FROM %s.kid_partition_history h "
+                     "WHERE h.parent OPERATOR(pg_catalog.=) $1 AND h.id OPERATOR(pg_catalog.>) $2 "
+                     "ORDER BY h.id DESC LIMIT 1",
+                     w.schema),
+            2, types, values, SPI_OK_SELECT, "read the history", table);
+        if (SPI_processed == 1) {
             parent_name = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+            owner = DatumGetObjectId(
+                SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+        }
         if (parent_name == nullptr)
             parent_name = quote_identifier(relname);
+        if (!OidIsValid(owner))
+            owner = w.saved_user;
     }
-    Datum values[10] = {ObjectIdGetDatum(table),
-                        CStringGetTextDatum(parent_name),
-                        at,
-                        CStringGetTextDatum(gone ? "forget" : "unconfigure"),
-                        0,
-                        0,
-                        0,
-                        CStringGetTextDatum(
-                            gone ? "the table is gone: its configuration is removed"
-                                 : "its configuration is removed: kid no longer maintains it"),
-                        by,
-                        BoolGetDatum(partition_worker_running)};
-    char nulls[10] = {' ', ' ', ' ', ' ', 'n', 'n', 'n', ' ', ' ', ' '};
-    int64 id = insert_history_row(history_insert(&w), values, nulls, table);
-    /* Its partitions made go; its retirements stay, with the rows of other forgotten tables. */
+    /* Its partitions made go (read by (parent, id), since its configuration began). */
     Oid types[2] = {REGCLASSOID, INT8OID};
-    Datum args[2] = {ObjectIdGetDatum(table), Int64GetDatum(id)};
-    if (SPI_execute_with_args(
-            psprintf("DELETE FROM %s.kid_partition_history h "
-                     "WHERE h.parent OPERATOR(pg_catalog.=) $1 AND h.id OPERATOR(pg_catalog.<) $2 "
+    Datum args[2] = {ObjectIdGetDatum(table), Int64GetDatum(since)};
+    spi_run(psprintf("DELETE FROM %s.kid_partition_history h "
+                     "WHERE h.parent OPERATOR(pg_catalog.=) $1 AND h.id OPERATOR(pg_catalog.>) $2 "
                      "AND h.action OPERATOR(pg_catalog.=) ANY "
                      "('{create,\"create default\"}'::pg_catalog.text[])",
                      w.schema),
-            2, types, args, nullptr, false, 0) != SPI_OK_DELETE ||
-        SPI_execute(
-            psprintf("DELETE FROM %1$s.kid_partition_history h WHERE h.id OPERATOR(pg_catalog.=) "
-                     "ANY (ARRAY(SELECT o.id FROM %1$s.kid_partition_history o "
-                     "WHERE EXISTS (SELECT FROM %1$s.kid_partition_history f "
-                     "WHERE f.parent OPERATOR(pg_catalog.=) o.parent "
-                     "AND f.action OPERATOR(pg_catalog.=) ANY "
-                     "('{forget,unconfigure}'::pg_catalog.text[]) "
-                     "AND f.id OPERATOR(pg_catalog.>=) o.id) "
-                     "ORDER BY o.id DESC OFFSET %2$d))",
-                     w.schema, FORGOTTEN_KEPT),
-            false, 0) != SPI_OK_DELETE)
-        elog(ERROR, "kid could not prune the history of forgotten tables");
+            2, types, args, SPI_OK_DELETE, "prune the history", table);
+    int64 count = pool_count(&w, table, owner, since);
+    Datum values[H_COLUMNS] = {};
+    char nulls[H_COLUMNS];
+    memset(nulls, ' ', sizeof(nulls));
+    values[H_PARENT] = ObjectIdGetDatum(table);
+    values[H_PARENT_NAME] = CStringGetTextDatum(parent_name);
+    values[H_PARENT_OWNER] = ObjectIdGetDatum(owner);
+    values[H_RUN_AT] = at;
+    values[H_ACTION] = CStringGetTextDatum(gone ? "forget" : "unconfigure");
+    nulls[H_PARTITION_NAME] = nulls[H_PERIOD] = nulls[H_ROWS] = 'n';
+    values[H_DETAIL] = CStringGetTextDatum(
+        gone ? "the table is gone: its configuration is removed"
+             : "its configuration is removed: kid no longer maintains it");
+    values[H_RUN_BY] = by;
+    values[H_BY_WORKER] = BoolGetDatum(worker);
+    values[H_POOL_COUNT] = Int64GetDatum(count);
+    (void)insert_history_row(history_insert(&w), values, nulls, table);
+    prune_pool(&w, table, owner, count);
     end_history(&w);
     return static_cast<Datum>(0);
 }

@@ -113,6 +113,7 @@ PGDLLEXPORT void kid_partition_worker_main(Datum);
 namespace kid::pg {
 
 bool partition_worker_running = false;
+Oid partition_worker_table = InvalidOid;
 
 constexpr int LAUNCHER_RESTART_S = 10;
 constexpr const char *WORKER_LOCK_TIMEOUT = "5s";
@@ -809,6 +810,7 @@ static void maintain_table(const char *schema, const char *database, Oid table) 
     char message[1024] = "";
     volatile bool failed = false;
     volatile Attempt attempt = Attempt::gone;
+    partition_worker_table = table;
     PG_TRY();
     {
         attempt = begin_attempt(schema, table, name, sizeof(name));
@@ -841,6 +843,7 @@ static void maintain_table(const char *schema, const char *database, Oid table) 
         failed = true;
     }
     PG_END_TRY();
+    partition_worker_table = InvalidOid;
     if (failed) {
         ereport(WARNING, (errmsg("kid could not maintain the partitions of %s in database \"%s\"",
                                  name[0] ? name : "a table", database),

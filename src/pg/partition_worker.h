@@ -14,10 +14,13 @@ namespace kid::pg {
 void partition_worker_register();
 
 /*
- * Whether this process is kid's partition worker (kid_partition_history
- * records which runs were the worker's).
+ * Whether this process is kid's partition worker, and the table it
+ * maintains now (InvalidOid between tables): kid_partition_history records
+ * as the worker's its own run of that table, and its forget of a table
+ * that is gone, nothing else (partition_maintenance.cpp).
  */
 extern bool partition_worker_running;
+extern Oid partition_worker_table;
 
 } // namespace kid::pg
 

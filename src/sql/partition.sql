@@ -100,22 +100,36 @@ COMMENT ON TABLE kid_partition_attempts IS
 -- runs' own transaction writes it: a run rolled back leaves no row.
 --
 -- A row names its table by OID (parent, shown as the table's name while it
--- exists) and by the name it had then (parent_name): no foreign key ties
--- it to kid_partition_config, so that neither the table's owner (who may
--- delete its configuration) nor DROP TABLE takes its history; the end of a
+-- exists), by the name it had then (parent_name) and by the role that
+-- owned it then (parent_owner): no foreign key ties it to
+-- kid_partition_config, so that neither the table's owner (who may delete
+-- its configuration) nor DROP TABLE takes its history; the end of a
 -- configuration is itself a row (forget: the table is gone; unconfigure:
 -- its configuration was deleted), written by kid_partition_config_removed()
--- below.  Kept: per table, the last 1000 partitions made and, apart, the
--- last 1000 retired (a run's own rows are never pruned by it); of tables
--- no longer configured, their retirements and the row that ended them, the
--- last 100000 rows of all such tables.  Only kid prunes.  Readable by a
--- role for the tables it may read (rows below), by members of
+-- below.
+--
+-- Kept, and pruned by kid only, so that no role's actions push out another
+-- role's records: per configured table, the last 1000 partitions made and,
+-- apart, the last 1000 retired (a run's own rows are never pruned by it);
+-- when a configuration ends, its partitions made go, and its retirements
+-- and the row that ended it join the pool of the role that owns the table
+-- then: per role, the last 100000 such rows or so (whole tables' rows go,
+-- the oldest first, once 100000 newer rows have joined that role's pool;
+-- pool_count, on the row that ended a configuration, numbers the pool).
+-- Every prune reads an index of one table's rows or of one role's pool,
+-- and skips the rows another transaction is deleting (a later prune takes
+-- them if it rolls back).
+--
+-- Readable by a role for the tables it may read, while the table that
+-- had the row's OID is that table still (rows below); by members of
 -- pg_read_all_stats and by superusers for every table.  Not dumped: it
--- describes this cluster's runs; pg_upgrade carries it.
+-- describes this cluster's runs; pg_upgrade carries it (regclass and
+-- regrole keep their OIDs there).
 CREATE TABLE kid_partition_history (
     id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     parent regclass NOT NULL,
     parent_name text NOT NULL,
+    parent_owner regrole NOT NULL,
     run_at timestamptz NOT NULL,
     recorded_at timestamptz NOT NULL,
     action text NOT NULL,
@@ -124,29 +138,36 @@ CREATE TABLE kid_partition_history (
     rows bigint,
     detail text,
     run_by name NOT NULL,
-    by_worker boolean NOT NULL
+    by_worker boolean NOT NULL,
+    pool_count bigint
 );
 CREATE INDEX kid_partition_history_parent ON kid_partition_history (parent, id);
+CREATE INDEX kid_partition_history_pool ON kid_partition_history (parent_owner, pool_count)
+WHERE pool_count IS NOT NULL;
 REVOKE ALL ON kid_partition_history FROM PUBLIC;
 GRANT SELECT ON kid_partition_history TO PUBLIC;
 -- The rows a role may read: those of a table it is a member of the owner
--- of, or may SELECT from in a schema it may use; members of
--- pg_read_all_stats (and superusers, who bypass it) read every row, those
--- of dropped tables too.
+-- of, or may SELECT from in a schema it may use, recorded while that role
+-- owned it or by a role this one is a member of (a table that took the
+-- OID of a dropped table of another role's does not show that table's
+-- rows); members of pg_read_all_stats (and superusers, who bypass it) read
+-- every row, those of dropped tables too.
 ALTER TABLE kid_partition_history ENABLE ROW LEVEL SECURITY;
 CREATE POLICY kid_partition_history_readable ON kid_partition_history FOR SELECT TO PUBLIC
 USING (pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE')
        OR EXISTS (SELECT FROM pg_catalog.pg_class r
                   WHERE r.oid OPERATOR(pg_catalog.=) parent::pg_catalog.oid
+                    AND (r.relowner OPERATOR(pg_catalog.=) parent_owner::pg_catalog.oid
+                         OR pg_catalog.pg_has_role(parent_owner::pg_catalog.oid, 'USAGE'))
                     AND (pg_catalog.pg_has_role(r.relowner, 'USAGE')
                          OR (pg_catalog.has_table_privilege(r.oid, 'SELECT')
                              AND pg_catalog.has_schema_privilege(r.relnamespace, 'USAGE')))));
 
 COMMENT ON TABLE kid_partition_history IS
-'What the runs of kid_partition_maintain() did, one row per partition made (create default, create: rows moved into it) or retired (drop, detach: rows it held, NULL when not counted) and per configuration ended (forget, unconfigure): the table by OID (parent) and by the name it had (parent_name), the time the run was given (run_at, the caller''s word) and the time kid recorded the action (recorded_at, the clock''s), the role that ran it (run_by) and whether it was kid''s worker. Per table the last 1000 partitions made and, apart, the last 1000 retired; of tables no longer configured their retirements, the last 100000 rows. Written and pruned by kid only; survives the table''s configuration; readable for the tables a role may read (every row for pg_read_all_stats); not dumped.';
+'What the runs of kid_partition_maintain() did, one row per partition made (create default, create: rows moved into it) or retired (drop, detach: rows it held, NULL when not counted) and per configuration ended (forget, unconfigure): the table by OID (parent), by the name it had (parent_name) and by the role that owned it (parent_owner), the time the run was given (run_at, the caller''s word) and the time kid recorded the action (recorded_at, the clock''s), the role that ran it (run_by, current_user) and whether it was kid''s worker''s own run of the table. Per configured table the last 1000 partitions made and, apart, the last 1000 retired; when its configuration ends, its partitions made go and its retirements and the end join its owner''s pool, which keeps that role''s last 100000 or so (pool_count numbers it). Written and pruned by kid only; readable for the tables a role may read while they are the tables recorded (every row for pg_read_all_stats); not dumped.';
 
 COMMENT ON POLICY kid_partition_history_readable ON kid_partition_history IS
-'the rows of kid_partition_history a role may read: of tables whose owning role it is a member of or may SELECT from (with USAGE on their schema); every row for members of pg_read_all_stats';
+'the rows of kid_partition_history a role may read: of tables whose owning role it is a member of or may SELECT from (with USAGE on their schema), recorded while that role owned the table or by a role it is a member of; every row for members of pg_read_all_stats';
 
 COMMENT ON TABLE kid_partition_state IS
 'The runs of kid_partition_maintain() per configured table: when the last one succeeded and how many actions it took, the last error and when it happened, and how many runs in a row have failed since the last success. Read it through kid_partition_status.';

@@ -47,7 +47,19 @@
 # 9. kid_partition_history cannot be forged: mallory's trigger, run by a
 #    superuser's maintenance, fails it writing there (42501), mallory's own
 #    INSERT and DELETE are refused, and the history holds only what kid
-#    recorded.
+#    recorded; (9b) a kid_partition_maintain() of another table, as at a
+#    time of mallory's, and the end of a configuration, that mallory's
+#    trigger makes inside the worker's run, are not recorded as the
+#    worker's (by_worker), the worker's own run is.
+# 10. the history's pools, one per owner role: (10a) mallory's 20 ends of
+#    configurations, her pool full, push out her own oldest rows and none
+#    of outsider's retirements; (10b) a DROP TABLE of a configured table
+#    reads the history (over 100000 rows) by its indexes only, no
+#    sequential scan, fewer than 100 rows fetched; (10c) while outsider and
+#    mallory each hold a transaction open that pruned their full pool, one
+#    more DROP TABLE each waits for neither (lock_timeout 5 s); (10d) a
+#    table of mallory's that takes the OID of outsider's dropped table
+#    (pg_resetwal -o) shows her none of its history.
 # (The pins of 6 are read in the source: the SQL of both is qualified and
 # kid_partition_maintain_table() pins search_path itself, so no behaviour
 # shows one missing; they are the defence in depth the issue asks for.)
@@ -347,6 +359,34 @@ reset_mallory
 expect_eq "7c. mallory's look-alike kid_partition_maintain(regclass) never ran, and the worker maintained beside it (2a, 3)" \
     "$(fired_since 0 lookalike)" nothing
 qas mallory -c "DROP FUNCTION public.kid_partition_maintain(regclass)" >/dev/null
+
+# ---------------------------------------------------------------- 9b. by_worker is the worker's own run
+# mallory's trigger, run by the worker's run of t9w1 (rows move out of its
+# default partition), runs kid_partition_maintain() of t9w2 as at 2070 and
+# ends t9w3's configuration: kid_partition_history records neither as the
+# worker's, only the worker's own run of t9w1.
+qas mallory >/dev/null <<'SQL' || exit 1
+CREATE FUNCTION public.nested_trigger() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM public.kid_partition_maintain('public.t9w2'::regclass, '2070-01-01 00:00+00'::timestamptz);
+    DELETE FROM public.kid_partition_config WHERE parent = 'public.t9w3'::regclass;
+    RETURN OLD;
+END $$;
+SQL
+make_table t9w2 sno "now() - interval '1 day'" || exit 1
+make_table t9w3 sno "now() - interval '1 day'" || exit 1
+offset=$(log_size "$LOG")
+make_table t9w1 sno "now() - interval '1 day'" \
+    "CREATE TRIGGER nested BEFORE DELETE ON t9w1_default FOR EACH ROW EXECUTE FUNCTION nested_trigger();
+     $(rows_at t9w1 sno_new_with_time 'now()')" || exit 1
+check "9b. the worker maintains t9w1, whose default partition's trigger runs mallory's calls" \
+    wait_for_log "$LOG" "$offset" "kid (maintained|could not maintain) the partitions of public.t9w1 in database \"$DB\""
+expect_eq "9b. ... the run of t9w2 (as at 2070) and the end of t9w3's configuration that mallory's trigger made inside the worker's run are not recorded as the worker's; the worker's own run of t9w1 is" \
+    "$(q -c "SELECT string_agg(format('%s %s %s', parent_name, action, by_worker), ', ' ORDER BY id) FROM kid_partition_history
+             WHERE (parent_name = 'public.t9w2' AND run_at > '2069-01-01') OR (parent_name = 'public.t9w3' AND action = 'unconfigure')
+                OR (parent_name = 'public.t9w1' AND action = 'create' AND run_at > now() - interval '1 hour')")" \
+    "public.t9w2 create f, public.t9w3 unconfigure f, public.t9w1 create t"
 offset=$(log_size "$LOG")
 q -d postgres -c "ALTER SYSTEM SET kid.partition_maintenance_interval = 0" >/dev/null
 need "the worker turned off by a reload" reload_conf $SP_PORT
@@ -481,7 +521,117 @@ expect_eq "9. ... the history of t9 is what kid recorded: its configuration's pa
     "$(q -c "SELECT string_agg(format('%s %s', action, run_by), ', ' ORDER BY id) FROM kid_partition_history WHERE parent = 't9'::regclass")" \
     "create default mallory, create mallory"
 
-expect_eq "no process of the server ended by a signal or an error exit" \
+# ---------------------------------------------------------------- 10. the history's pools
+# When a configuration ends, the table's retirements and the end join the
+# pool of the role that owns it, which keeps that role's last 100000 rows.
+# 10a. mallory's ends of configurations push out no other role's records:
+# outsider's table retired two partitions (50 rows and none) and was
+# dropped; rows stand in for 99990 more ends in mallory's pool (numbered
+# after every pool's last, as one pool of all roles would number them: its
+# prune would take outsider's rows first); then mallory configures and
+# unconfigures 20 plain tables of hers.
+q >/dev/null <<'SQL' || exit 1
+CREATE SCHEMA o AUTHORIZATION outsider;
+SQL
+qas outsider >/dev/null <<'SQL' || exit 1
+CREATE TABLE o.audit (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+SET client_min_messages = error;
+SELECT count(*) FROM kid_partition_by_time('o.audit', '1 month', premake => 1, retain => '1 month', at => '2026-01-10 00:00+00');
+INSERT INTO o.audit SELECT sno_new_with_time('2026-01-05 00:00+00'::timestamptz + g * interval '1 minute') FROM generate_series(1, 50) g;
+INSERT INTO o.audit VALUES (sno_new_with_time('2026-04-05 00:00+00'));
+SELECT count(*) FROM kid_partition_maintain('o.audit', at => '2026-04-10 00:00+00');
+SELECT count(*) FROM kid_partition_maintain('o.audit', at => '2026-04-10 00:00+00');
+DROP TABLE o.audit;
+SQL
+# history_of NAME: the actions and rows recorded of the table named NAME.
+history_of() {
+    q -c "SELECT string_agg(format('%s %s', action, coalesce(rows::text, '-')), ', ' ORDER BY id) FROM kid_partition_history WHERE parent_name = '$1'"
+}
+expect_eq "10a. outsider's dropped table: its retirements, with their rows, and its end stay in the history" \
+    "$(history_of o.audit)" "drop 50, drop 0, forget -"
+# fill ROLE N: N rows of ends of ROLE's configurations of tables that are
+# gone, numbered after every pool's last.
+fill() {
+    q >/dev/null <<SQL
+INSERT INTO kid_partition_history (parent, parent_name, parent_owner, run_at, recorded_at, action, detail, run_by, by_worker, pool_count)
+SELECT (3000000000::bigint + (SELECT count(*) FROM kid_partition_history) + g)::oid, 'public.filler' || g, '$1', now(), now(),
+       'unconfigure', 'filler', '$1', false, (SELECT coalesce(max(pool_count), 0) FROM kid_partition_history) + g
+FROM generate_series(1, $2) g;
+SQL
+}
+fill mallory 99990
+first=$(q -c "SELECT min(pool_count) FROM kid_partition_history WHERE detail = 'filler'")
+qas mallory >/dev/null <<'SQL' || exit 1
+DO $$ BEGIN FOR i IN 1 .. 20 LOOP
+    EXECUTE format('CREATE TABLE public.m%s (id integer)', i);
+    INSERT INTO public.kid_partition_config (parent, every, premake) VALUES (format('public.m%s', i)::regclass, '1 day', 0);
+    DELETE FROM public.kid_partition_config WHERE parent = format('public.m%s', i)::regclass;
+END LOOP; END $$;
+SQL
+expect_eq "10a. ... mallory's 20 ends of configurations leave them all there" "$(history_of o.audit)" "drop 50, drop 0, forget -"
+expect_eq "10a. ... and push her own oldest rows out of her pool (10 fillers, 20 rows after 99990)" \
+    "$(q -c "SELECT format('%s fillers, the first %s on', count(*), min(pool_count) - $first) FROM kid_partition_history WHERE detail = 'filler'")" \
+    "99980 fillers, the first 10 on"
+# 10b. The prune reads indexes, never the whole history: a DROP TABLE of a
+# configured table of mallory's, whose pool is full (one end pushed out).
+q -c "ANALYZE kid_partition_history" >/dev/null
+qas mallory -c "CREATE TABLE public.m21 (id integer)" -c "INSERT INTO kid_partition_config (parent, every, premake) VALUES ('public.m21', '1 day', 0)" >/dev/null
+expect_eq "10b. a DROP TABLE of a configured table reads kid_partition_history (over 100000 rows) by its indexes only: no sequential scan, fewer than 100 rows fetched" \
+    "$(qas mallory -c "BEGIN" -c "DROP TABLE public.m21" \
+        -c "SELECT format('sequential scans %s, fewer than 100 fetched: %s, deleted: %s', seq_scan, idx_tup_fetch < 100, n_tup_del)
+            FROM pg_stat_xact_all_tables WHERE relid = 'kid_partition_history'::regclass" -c "COMMIT")" \
+    "sequential scans 0, fewer than 100 fetched: t, deleted: 1"
+# 10c. An end never waits for another transaction's prune: outsider's pool
+# full too, outsider and mallory each hold a transaction open that pushed
+# rows out of their pool (DROP TABLE of a configured table); then mallory
+# (whose prune skips the rows her other transaction holds) and outsider
+# (whose pool no other role's prune touches) drop one more each, within a
+# lock_timeout of 5 s.
+fill outsider 100000
+qas outsider -c "CREATE TABLE o.x1 (id integer)" -c "CREATE TABLE o.x2 (id integer)" \
+    -c "INSERT INTO kid_partition_config (parent, every, premake) VALUES ('o.x1', '1 day', 0), ('o.x2', '1 day', 0)" >/dev/null
+qas mallory -c "CREATE TABLE public.m22 (id integer)" -c "CREATE TABLE public.m23 (id integer)" \
+    -c "INSERT INTO kid_partition_config (parent, every, premake) VALUES ('public.m22', '1 day', 0), ('public.m23', '1 day', 0)" >/dev/null
+holding() { q -c "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(60)' AND state = 'active'"; }
+kpsql $SP_PORT -d $DB -U outsider -c "BEGIN" -c "DROP TABLE o.x1" -c "SELECT pg_sleep(60)" >/dev/null 2>&1 &
+kpsql $SP_PORT -d $DB -U mallory -c "BEGIN" -c "DROP TABLE public.m22" -c "SELECT pg_sleep(60)" >/dev/null 2>&1 &
+for _ in $(seq 300); do
+    [ "$(holding)" = 2 ] && break
+    sleep 0.1
+done
+need "outsider and mallory hold their transactions open" test "$(holding)" = 2
+expect_eq "10c. ... mallory's and outsider's DROP TABLE of a configured table wait for neither" \
+    "$(qas mallory -c "SET lock_timeout = '5s'" -c "DROP TABLE public.m23" 2>&1); $(qas outsider -c "SET lock_timeout = '5s'" -c "DROP TABLE o.x2" 2>&1)" "; "
+q -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(60)'" >/dev/null
+wait
+expect_eq "no process of the server ended (before the stop of 10d) by a signal or an error exit" \
     "$(grep -c -e 'terminated by signal' -e 'exited with exit code [^0]' "$LOG")" 0
+# 10d. A table that takes the OID of a dropped table of another role's:
+# outsider's o.payroll retired a partition of 50 rows and was dropped; the
+# OID counter is set back to its OID (pg_resetwal -o, for the wraparound of
+# a long-lived cluster), and mallory's next table takes it.
+qas outsider >/dev/null <<'SQL' || exit 1
+CREATE TABLE o.payroll (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+SET client_min_messages = error;
+SELECT count(*) FROM kid_partition_by_time('o.payroll', '1 month', premake => 1, retain => '1 month', at => '2026-01-10 00:00+00');
+INSERT INTO o.payroll SELECT sno_new_with_time('2026-01-05 00:00+00'::timestamptz + g * interval '1 minute') FROM generate_series(1, 50) g;
+INSERT INTO o.payroll VALUES (sno_new_with_time('2026-04-05 00:00+00'));
+SELECT count(*) FROM kid_partition_maintain('o.payroll', at => '2026-04-10 00:00+00');
+SELECT count(*) FROM kid_partition_maintain('o.payroll', at => '2026-04-10 00:00+00');
+SQL
+payroll=$(q -c "SELECT 'o.payroll'::regclass::oid")
+qas outsider -c "DROP TABLE o.payroll" >/dev/null
+# (No new table takes an OID that a dead row of pg_class still has: VACUUM
+# removes it, as autovacuum would.)
+q -c "VACUUM pg_catalog.pg_class" >/dev/null
+cluster_stop sec
+resetwal() { as_postgres "$PG_BIN/pg_resetwal" -o "$payroll" -D "$KID_TMP/sec/data" >/dev/null; }
+need "the OID counter set back to o.payroll's OID, $payroll (pg_resetwal -o)" resetwal
+cluster_start sec || exit 1
+qas mallory -c "CREATE TABLE public.innocuous (x integer)" >/dev/null
+need "mallory's new table took o.payroll's OID" test "$(q -c "SELECT 'public.innocuous'::regclass::oid")" = "$payroll"
+expect_eq "10d. ... mallory reads none of o.payroll's history through it; a superuser reads it" \
+    "$(qas mallory -c "SELECT count(*) FROM kid_partition_history WHERE parent = 'public.innocuous'::regclass"); $(history_of o.payroll)" \
+    "0; drop 50, drop 0, forget -"
 
 kid_finish

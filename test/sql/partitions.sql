@@ -591,6 +591,22 @@ DELETE FROM forged;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 ROLLBACK TO forge;
 RESET ROLE;
+-- A table that took the OID of a dropped table of another role's does not
+-- show it that table's rows: a row recorded for mine's OID as a table of
+-- the superuser's (what a dropped table of the superuser's whose OID mine
+-- took would have left) is not for mine's owner to read.  A table given to
+-- another role shows it the rows recorded since (and those recorded as a
+-- role's it is a member of): none of audited's.
+INSERT INTO kid_partition_history (parent, parent_name, parent_owner, run_at, recorded_at, action, partition_name, rows, run_by, by_worker)
+VALUES ('mine', 'public.payroll', current_user::regrole, now(), now(), 'drop', 'public.payroll_p202601', 9472, current_user, false);
+SET ROLE regress_kid_parts_user;
+SELECT parent_name, action, partition_name FROM kid_partition_history WHERE parent = 'mine'::regclass ORDER BY id;
+RESET ROLE;
+ALTER TABLE audited OWNER TO regress_kid_parts_user;
+SET ROLE regress_kid_parts_user;
+SELECT count(*) AS new_owner_reads FROM kid_partition_history WHERE parent = 'audited'::regclass;
+RESET ROLE;
+ALTER TABLE audited OWNER TO CURRENT_USER;
 -- The history outlives the configuration: DROP TABLE, and the owner's
 -- DELETE of its row of kid_partition_config, take neither the drops and
 -- detaches nor the rows they held; each is recorded (forget: the table is
