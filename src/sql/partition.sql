@@ -430,10 +430,11 @@ COMMENT ON FUNCTION kid_partition_minus(timestamptz, interval, text) IS
 -- (src/pg/partition_maintenance.cpp), which no row-level security, trigger
 -- or privilege of the partition's owner changes or refuses, and only up to
 -- max_pages pages, so that the count stays short (the maintenance passes
--- 1024, 8 MB); NULL for a larger partition and for one that is not a plain
--- table (a foreign table is never scanned).  The caller must own the
--- relation or the partitioned table it is attached to (42501), whose owner
--- reads its every row through that table.
+-- what is left of the 1024 pages, 8 MB, it counts in a run); NULL for a
+-- larger partition and for one that is not a plain table (a foreign table
+-- is never scanned).  The caller must own the relation or the partitioned
+-- table it is attached to (42501), whose owner reads its every row through
+-- that table.
 CREATE FUNCTION kid_partition_rows(rel regclass, max_pages integer) RETURNS bigint
 AS 'MODULE_PATHNAME', 'kid_partition_rows' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 
@@ -529,6 +530,10 @@ DECLARE
     citus boolean;        -- the table is distributed by Citus
     messages text;
     missing integer;
+    count_left integer := 1024; -- of the pages the run counts (below)
+    part_kind "char";
+    part_pages bigint;
+    estimate text;        -- a partition's rows by its statistics, scaled as the planner does
 BEGIN
     IF maint_at IS NULL OR NOT isfinite(maint_at) THEN
         RAISE EXCEPTION 'kid_partition_maintain needs a finite time, not %', coalesce(maint_at::text, 'NULL')
@@ -1024,23 +1029,38 @@ BEGIN
             -- The rows it holds, counted under the ACCESS EXCLUSIVE lock
             -- on the table (and so on the partition) this run holds: no
             -- row comes or goes before it is retired, so the count is
-            -- exact (kid_partition_history keeps it).  Only a partition of
-            -- up to 1024 pages (8 MB) is counted, so that the lock is not
-            -- held for a long scan; a larger one, or one that is not a
-            -- plain table, or a count that fails for any reason, has no
-            -- count (NULL) and is retired all the same.
+            -- exact (kid_partition_history keeps it).  The run counts 1024
+            -- pages (8 MB) in all, the oldest partitions first, so that
+            -- the lock is not held for long scans however many partitions
+            -- retire; a partition that does not fit in what is left, or
+            -- that is not a plain table, or a count that fails for any
+            -- reason, has no count (NULL) and is retired all the same.
             detail := format('wholly older than %s', cutoff);
+            part_pages := NULL;
             BEGIN
-                rows := @extschema@.kid_partition_rows(p, 1024);
-                IF rows IS NULL THEN
-                    detail := detail || (SELECT CASE WHEN r.relkind <> 'r' THEN '; rows not counted: not a plain table'
-                                                     ELSE format('; rows not counted: more than 1024 pages (about %s rows by its statistics)',
-                                                                 CASE WHEN r.reltuples < 0 THEN 'unknown' ELSE r.reltuples::bigint::text END)
-                                                END
-                                         FROM pg_catalog.pg_class r WHERE r.oid = p);
+                -- (The statistics' estimate, the owner's to set, scaled to
+                -- the pages the partition has now, as the planner does.)
+                SELECT r.relkind, pg_catalog.pg_relation_size(r.oid) / current_setting('block_size')::bigint,
+                       CASE WHEN r.reltuples < 0 OR r.relpages <= 0 THEN 'its statistics give no estimate'
+                            ELSE format('about %s rows by its statistics',
+                                        round(r.reltuples::numeric / r.relpages
+                                              * (pg_catalog.pg_relation_size(r.oid) / current_setting('block_size')::bigint))) END
+                INTO part_kind, part_pages, estimate
+                FROM pg_catalog.pg_class r WHERE r.oid = p;
+                rows := @extschema@.kid_partition_rows(p, count_left);
+                IF rows IS NOT NULL THEN
+                    count_left := count_left - part_pages;
+                ELSIF part_kind <> 'r' THEN
+                    detail := detail || '; rows not counted: not a plain table';
+                ELSIF part_pages > 1024 THEN
+                    detail := detail || format('; rows not counted: more than 1024 pages (%s)', estimate);
+                ELSE
+                    detail := detail || format('; rows not counted: %s pages, more than the %s left of the 1024 the run counts (%s)',
+                                               part_pages, count_left, estimate);
                 END IF;
             EXCEPTION WHEN OTHERS THEN
                 rows := NULL;
+                count_left := greatest(count_left - coalesce(part_pages, 0), 0);
                 detail := detail || format('; rows not counted: %s', SQLERRM);
             END;
             IF cfg.detach_only THEN
@@ -1162,7 +1182,7 @@ BEGIN
 END $$;
 
 COMMENT ON FUNCTION kid_partition_maintain(regclass, timestamptz) IS
-'Maintains the time partitions of a table kid_partition_by_time() configured (every table the caller owns when parent is NULL, each apart: a failure is recorded, warned of and returned as a row fail), as the table''s owner, security-restricted, with search_path pinned, whoever calls. As at time at: makes the partitions of at''s period through premake periods ahead; moves the rows waiting in the default partition into partitions made for their periods, up to that horizon; drops (or detaches) the partitions wholly older than the retention, counted back from the older of at and the table''s newest row. Idempotent; what it makes and retires is recorded in kid_partition_history (nothing when the caller rolls back: a dry run). One row per action: create default, create (rows: moved into it), drop, detach (rows: the partition held, counted under the lock; NULL, with the reason in detail, for one of more than 1024 pages or not a plain table), wait (rows left in the default partition), keep (a partition older than the retention by at alone, kept for the newest row), forget (a configured table that is gone), fail.';
+'Maintains the time partitions of a table kid_partition_by_time() configured (every table the caller owns when parent is NULL, each apart: a failure is recorded, warned of and returned as a row fail), as the table''s owner, security-restricted, with search_path pinned, whoever calls. As at time at: makes the partitions of at''s period through premake periods ahead; moves the rows waiting in the default partition into partitions made for their periods, up to that horizon; drops (or detaches) the partitions wholly older than the retention, counted back from the older of at and the table''s newest row. Idempotent; what it makes and retires is recorded in kid_partition_history (nothing when the caller rolls back: a dry run). One row per action: create default, create (rows: moved into it), drop, detach (rows: the partition held, counted under the lock; NULL, with the reason in detail, for one beyond the 1024 pages a run counts in all, or not a plain table), wait (rows left in the default partition), keep (a partition older than the retention by at alone, kept for the newest row), forget (a configured table that is gone), fail.';
 
 CREATE FUNCTION kid_partition_by_time(
     parent regclass,
