@@ -1529,6 +1529,48 @@ RETURN EXISTS (SELECT FROM pg_catalog.pg_class r WHERE r.relnamespace = nsp AND 
 COMMENT ON FUNCTION kid_partition_name_taken(oid, text) IS
 'internal: whether a table named name could not be made in schema nsp (a relation or a type has the name)';
 
+-- The privileges the owner of a table needs for kid to make its partitions
+-- (kid makes them as the owner): USAGE and CREATE on the table's schema,
+-- and CREATE on its tablespace unless it is the database's default.  42501
+-- naming the role and the privilege, at configuration and before a run
+-- makes a table, rather than PostgreSQL's "permission denied for schema",
+-- which names neither the role nor why kid needs it.
+CREATE FUNCTION kid_partition_owner_may_create(parent regclass) RETURNS void
+LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    rel record;
+    privilege text;
+BEGIN
+    SELECT c.relowner, c.relnamespace, n.nspname, c.reltablespace, ts.spcname INTO rel
+    FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+    LEFT JOIN pg_catalog.pg_tablespace ts ON ts.oid = c.reltablespace
+    WHERE c.oid = parent;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    FOREACH privilege IN ARRAY ARRAY['USAGE', 'CREATE'] LOOP
+        IF NOT pg_catalog.has_schema_privilege(rel.relowner, rel.relnamespace, privilege) THEN
+            RAISE EXCEPTION 'role "%", the owner of table %, has no % privilege on schema %',
+                            pg_catalog.pg_get_userbyid(rel.relowner), parent, privilege, pg_catalog.quote_ident(rel.nspname)
+                USING ERRCODE = 'insufficient_privilege',
+                      DETAIL = 'kid makes the partitions of a table as its owner, in the table''s schema.',
+                      HINT = format('GRANT %s ON SCHEMA %I TO %I;', privilege, rel.nspname, pg_catalog.pg_get_userbyid(rel.relowner));
+        END IF;
+    END LOOP;
+    IF rel.reltablespace <> 0
+       AND rel.reltablespace <> (SELECT d.dattablespace FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database())
+       AND NOT pg_catalog.has_tablespace_privilege(rel.relowner, rel.reltablespace, 'CREATE') THEN
+        RAISE EXCEPTION 'role "%", the owner of table %, has no CREATE privilege on tablespace %',
+                        pg_catalog.pg_get_userbyid(rel.relowner), parent, pg_catalog.quote_ident(rel.spcname)
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'kid makes the partitions of a table as its owner, in the table''s tablespace.',
+                  HINT = format('GRANT CREATE ON TABLESPACE %I TO %I;', rel.spcname, pg_catalog.pg_get_userbyid(rel.relowner));
+    END IF;
+END $$;
+
+COMMENT ON FUNCTION kid_partition_owner_may_create(regclass) IS
+'internal: 42501 naming the role and the privilege unless the owner of the table may make its partitions (USAGE and CREATE on its schema, CREATE on its tablespace)';
+
 -- kid's worker records that it begins the maintenance of a table, in a
 -- transaction of its own before the maintenance's (kid_partition_attempts).
 -- Only the worker (a superuser) calls it.
@@ -2060,6 +2102,7 @@ BEGIN
 
     -- The default partition: it takes the rows no partition covers.
     IF default_part IS NULL THEN
+        PERFORM @extschema@.kid_partition_owner_may_create(parent);
         new_name := name_base || '_default';
         i := 0;
         WHILE @extschema@.kid_partition_name_taken(rel.relnamespace, new_name) LOOP
@@ -2129,6 +2172,7 @@ BEGIN
         EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s WHERE %s)', default_part, in_range) INTO has_rows USING lo, hi;
         CONTINUE WHEN has_rows AND EXISTS (SELECT FROM pg_catalog.pg_constraint f
                                            WHERE f.contype = 'f' AND f.confrelid IN (SELECT tree.relid FROM pg_catalog.pg_partition_tree(parent) tree));
+        PERFORM @extschema@.kid_partition_owner_may_create(parent);
         new_name := name_base || '_p' || per.suffix;
         i := 0;
         WHILE @extschema@.kid_partition_name_taken(rel.relnamespace, new_name) LOOP
@@ -2332,6 +2376,9 @@ BEGIN
     END IF;
     -- The period and the time zone are valid (or this raises).
     PERFORM @extschema@.kid_partition_period(every, time_zone, $7);
+    -- Refused now, not from the first run that must make a partition on
+    -- (the worker's, unseen, while rows pile up in the default partition).
+    PERFORM @extschema@.kid_partition_owner_may_create(parent);
     INSERT INTO @extschema@.kid_partition_config AS c (parent, every, premake, retain, detach_only, time_zone)
     VALUES (parent, every, premake, retain, detach_only, time_zone)
     ON CONFLICT ON CONSTRAINT kid_partition_config_pkey DO UPDATE
