@@ -15,7 +15,8 @@
 #   - a write in progress on a table with ids: the adoption waits for it
 #     (it locks each table it reads in SHARE mode) and takes the id it
 #     committed; a write that comes after the table was read waits for the
-#     adoption to commit;
+#     adoption to commit; the same for a partition, written through its
+#     partitioned table (each partition is locked as it is read);
 #   - a koid an hour ahead of the clock, stored by a database owner who is
 #     no superuser: taken, it would make koid_new() fail for an hour in
 #     every database of the server, so the adoption stops (55000) and
@@ -23,7 +24,16 @@
 #     covers it (a WARNING: koid_new() waits), or when max_ahead reaches it
 #     (a WARNING: koid_new() fails, and it does, in another database); a
 #     floor 5 s ahead is named for koid alone (the others' lines lead the
-#     clock by up to 10 s after any crash).
+#     clock by up to 10 s after any crash);
+#   - two snos stored 23 hours ahead, one on each of sno's timelines:
+#     taken, they would make sno_new() wait 23 hours in every database of
+#     the server (it waits while both timelines' floors are ahead of the
+#     clock), so the adoption names both columns and stops (55000), and
+#     sno_new() goes on in another database; one timeline ahead is taken
+#     (sno_new() goes on on the other), after which a sno ahead on the other
+#     timeline, in another database, stops that database's adoption; taken
+#     by a decision (max_ahead), a WARNING says sno_new() waits, and it does;
+#     then snos not above both floors are taken (they lengthen no wait).
 # The ids are of 2020 (far below what the generators reach), one month per
 # case, so that the newest time found says which were read.  Where the
 # adoption must refuse at once, lock_timeout turns a wait (a wrong answer
@@ -159,9 +169,29 @@ check "a write after the adoption read the table waits for the adoption" waiting
 need "the adoption commits" session_run s2 "COMMIT;"
 wait $insert_pid
 expect_eq "... and is written once it committed" "$(aq -c "SELECT count(*) FROM imported")" 3
+
+# 6. The same through a partitioned table: each partition it reads is
+# locked against writes as a table is.
+aq -c "CREATE TABLE parted (id koid) PARTITION BY RANGE (id)" \
+    -c "CREATE TABLE parted_all PARTITION OF parted FOR VALUES FROM (MINVALUE) TO (MAXVALUE)"
+need "a transaction writing an id into a partition" session_run s2 \
+    "BEGIN; INSERT INTO parted VALUES (koid_new_with_time('2020-11-01 00:00+00'));"
+aq -c "SET TIME ZONE UTC" -c "SELECT newest FROM kid_adopt_database() WHERE line = 'koid'" >"$KID_TMP/adopt-parted.out" 2>&1 &
+adopt_pid=$!
+check "a write in progress into a partition: the adoption waits for its lock" waiting_on_lock '%kid_adopt_database()%'
+need "the writing transaction commits" session_run s2 "COMMIT;"
+wait $adopt_pid
+expect_eq "... and takes the id it committed" "$(grep -v '^WARNING\|^HINT\|^NOTICE' "$KID_TMP/adopt-parted.out")" "2020-11-01 00:00:00+00"
+need "an adoption in an open transaction" session_run s2 "BEGIN; SELECT count(*) FROM kid_adopt_database();"
+aq -c "INSERT INTO parted VALUES (koid_new_with_time('2020-12-01 00:00+00'))" >"$KID_TMP/insert-parted.out" 2>&1 &
+insert_pid=$!
+check "a write into a partition after the adoption read it waits for the adoption" waiting_on_lock 'INSERT INTO parted%'
+need "the adoption commits" session_run s2 "COMMIT;"
+wait $insert_pid
+expect_eq "... and is written once it committed" "$(aq -c "SELECT count(*) FROM parted")" 2
 session_close s2
 
-# 6. A koid an hour ahead of the clock, in a database
+# 7. A koid an hour ahead of the clock, in a database
 # whose owner is no superuser; the server's other databases generate koids.
 kpsql $AD_PORT -d postgres -c "CREATE ROLE alice LOGIN" -c "CREATE DATABASE owned OWNER alice" -c "CREATE DATABASE other" &&
     kpsql $AD_PORT -d owned -c "CREATE EXTENSION kid" && kpsql $AD_PORT -d other -c "CREATE EXTENSION kid" || exit 1
@@ -201,6 +231,61 @@ expect_eq "a koid two hours ahead, max_ahead => '3 hours': taken, and a WARNING 
         -e '^koid|t$' <<<"$out")" 3
 expect_eq "... and koid_new() fails with 55000 in another database" \
     "$(kpsql $AD_PORT -d other -v VERBOSITY=verbose -c "SELECT koid_new()" 2>&1 | grep -c '^ERROR:  55000: the system clock is behind the koid floor by ')" 1
+
+# 8. Two snos 23 hours ahead, one on each of sno's timelines (the tick bit
+# is bit 32 of its bytes), stored by alice in tables of her own.  A
+# sno_new() that would wait for its clock is cut by statement_timeout.
+kpsql $AD_PORT -d postgres -c "CREATE DATABASE snos OWNER alice" -c "CREATE DATABASE snos_too OWNER alice" &&
+    kpsql $AD_PORT -d snos -c "CREATE EXTENSION kid" && kpsql $AD_PORT -d snos_too -c "CREATE EXTENSION kid" || exit 1
+sq() { kpsql $AD_PORT -d snos "$@"; }
+# next_sno: the tick of the next sno_new() in another database, or its error.
+next_sno() {
+    kpsql $AD_PORT -d other -v VERBOSITY=sqlstate -c "SET statement_timeout = '$1'" -c "SELECT sno_tick(sno_new())" 2>&1
+}
+need "alice stores two snos 23 hours ahead, one on each timeline" \
+    kpsql $AD_PORT -d snos -U alice -c "CREATE TABLE tick0 (s sno)" -c "CREATE TABLE tick1 (s sno)" \
+        -c "INSERT INTO tick0 VALUES (sno_new_with_time(now() + interval '23 hours'))" \
+        -c "INSERT INTO tick1 SELECT sno_from_bytea(set_bit(sno_to_bytea(s), 32, 1)) FROM tick0"
+expect_eq "the dry run lists both columns as ahead, bound by both sno timelines" \
+    "$(sq -c "SELECT string_agg(column_name || ': ' || bound_by || ', ' || ahead_count, ' ' ORDER BY column_name) FROM kid_adoption_columns() WHERE type = 'sno'::regtype")" \
+    "public.tick0.s: both sno timelines, 1 public.tick1.s: both sno timelines, 1"
+out=$(sq -v VERBOSITY=verbose -c "SELECT * FROM kid_adopt_database()" 2>&1)
+expect_eq "two snos 23 hours ahead, one on each timeline: each column named (both timelines ahead) and the adoption stops (55000)" \
+    "$(grep -c -e '^WARNING:  01000: public\.tick0\.s holds 1 sno id ahead of this server.s clock, with both sno timelines ahead, the newest at ' \
+        -e '^WARNING:  01000: public\.tick1\.s holds 1 sno id ahead of this server.s clock, with both sno timelines ahead, the newest at ' \
+        -e '^HINT:  Taken, they would put the floors of both of sno.s timelines ahead of the clock .*: sno_new() would wait, in every database of this server, until the clock passed the nearer one\. ' \
+        -e '^ERROR:  55000: cannot adopt database "snos": 2 columns hold ids too far ahead of this server.s clock$' <<<"$out")" 5
+expect_eq "... nothing recorded" "$(sq -c "SELECT count(*) FROM kid_database_origin WHERE how = 'adopted'")" 0
+expect_eq "... nothing raised: sno_new() in another database makes an id on tick 0" "$(next_sno 5s)" 0
+# One timeline ahead is no wait: with tick1's column excluded, the tick-0
+# sno is taken, and sno_new() goes on on tick 1.
+out=$(sq -c "SELECT line, coalesce(floor_after > now() + interval '22 hours', false) FROM kid_adopt_database(exclude => ARRAY['public.tick1.s'])
+             WHERE line LIKE 'sno tick _'" 2>&1)
+expect_eq "with tick1's column excluded: taken, the sno tick 0 floor 23 hours ahead, and a WARNING says sno_new() goes on on tick 1" \
+    "$(grep -c -e '^WARNING:  kid_adopt_database() raised the sno tick 0 floor to .*, ahead of this server.s clock$' \
+        -e '^DETAIL:  sno_new() makes its ids on its other timeline (tick 1) until the clock passes it' \
+        -e '^sno tick 0|t$' -e '^sno tick 1|f$' <<<"$out")" 4
+expect_eq "... and sno_new() in another database makes an id on tick 1" "$(next_sno 5s)" 1
+# Now a sno 23 hours ahead on tick 1 alone, in another database: with this
+# server's tick-0 floor ahead, both timelines would be.
+need "alice stores a sno 23 hours ahead on tick 1 in another database" \
+    kpsql $AD_PORT -d snos_too -U alice -c "CREATE TABLE later (s sno)" \
+        -c "INSERT INTO later VALUES (sno_from_bytea(set_bit(sno_to_bytea(sno_new_with_time(now() + interval '23 hours')), 32, 1)))"
+out=$(kpsql $AD_PORT -d snos_too -v VERBOSITY=verbose -c "SELECT * FROM kid_adopt_database()" 2>&1)
+expect_eq "a sno 23 hours ahead on tick 1, the server's tick-0 floor ahead: named, and the adoption stops (55000)" \
+    "$(grep -c -e '^WARNING:  01000: public\.later\.s holds 1 sno id ahead of this server.s clock, with both sno timelines ahead, the newest at ' \
+        -e '^ERROR:  55000: cannot adopt database "snos_too": 1 column holds ids too far ahead of this server.s clock$' <<<"$out")" 2
+expect_eq "... and sno_new() in another database still makes an id on tick 1" "$(next_sno 5s)" 1
+# Taken by a decision: a WARNING says sno_new() waits, and it does.
+out=$(kpsql $AD_PORT -d snos_too -c "SELECT count(*) FROM kid_adopt_database(max_ahead => '1 day')" 2>&1)
+expect_eq "taken with max_ahead => '1 day': a WARNING says sno_new() waits in every database" \
+    "$(grep -c -e '^WARNING:  kid_adopt_database() raised the sno tick 1 floor to .*, ahead of this server.s clock$' \
+        -e '^DETAIL:  Both of sno.s timelines are then ahead of the clock: sno_new() waits, in every database of this server, until the clock passes ' <<<"$out")" 2
+expect_eq "... and it waits in another database (57014 from statement_timeout)" "$(next_sno 300ms)" "ERROR:  57014"
+# Both timelines' floors are ahead now: snos at or below them lengthen no
+# wait, so database snos, whose two snos are, is adopted as it is.
+expect_eq "with both floors ahead already, snos not above them are taken without a decision" \
+    "$(sq -c "SET client_min_messages = error" -c "SELECT count(*) FROM kid_adopt_database()" 2>&1)" 8
 
 cluster_stop adopt
 kid_finish
