@@ -93,7 +93,9 @@ expect_eq "kid_generator_stats: every sno, tid, koid, uid and uid_global counted
 # sno_new()) and hold it, asleep, until all of them have one or one
 # failed; they are then ended.
 conc_left() { [ "$(kpsql $PORT -d postgres -c "SELECT count(*) FROM pg_stat_activity WHERE datname = 'kid_stress'")" = 0 ]; }
-conc_wait() { for _ in $(seq 600); do "$@" && return 0; sleep 0.1; done; return 1; }
+# conc_wait COMMAND...: until COMMAND succeeds; bounded: 1,200 tries 0.1 s
+# apart (over 2 minutes: 256 connections take a loaded machine a while).
+conc_wait() { for _ in $(seq 1200); do "$@" && return 0; sleep 0.1; done; return 1; }
 need "every client's backend has exited (none left in pg_stat_activity)" conc_wait conc_left
 mkdir -p "$KID_TMP/hold"
 for i in $(seq 256); do
