@@ -54,6 +54,22 @@ def faketime(value):
     os.replace(FT_FILE + ".new", FT_FILE)
 
 
+def stop_clock(admin, unix_us):
+    """Stop the server's clock at unix_us.  libfaketime reads a date and time
+    in the server's time zone (and its daylight saving rule), so the string
+    written in UTC is shifted by what the server then reads, once.  Returns
+    the clock the server reads, and whether it stands still."""
+    shift = 0
+    for _ in range(2):
+        at = unix_us - shift
+        text = datetime.datetime.fromtimestamp(at // 1000000, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+        faketime(f"{text}.{at % 1000000:06d}")
+        clock, still = admin.execute("SELECT (extract(epoch FROM clock_timestamp()) * 1e6)::bigint, "
+                                     "clock_timestamp() = clock_timestamp()").fetchone()
+        shift += clock - unix_us
+    return clock, still
+
+
 def stats_delta(before, after):
     """Regressions and waits per scheme between two STATS readings."""
     b = {row.split()[0]: row.split()[1:] for row in before.split(", ")}
@@ -94,11 +110,8 @@ def main():
     c_ids = c.execute(IDS).fetchone()
     # The clock stopped half way between R and A's last millisecond: 0.5 s
     # or more from each (A carried 2 s or more at half pace).
-    stop_us = r_us + (a_last[5] - r_us) // 2
-    stop = datetime.datetime.fromtimestamp(stop_us // 1000000).replace(microsecond=stop_us % 1000000)
-    faketime(stop.strftime("%Y-%m-%d %H:%M:%S.%f"))
-    clock, still = admin.execute("SELECT (extract(epoch FROM clock_timestamp()) * 1e6)::bigint, "
-                                 "clock_timestamp() = clock_timestamp()").fetchone()
+    stop_us = (r_us + (a_last[5] - r_us) // 2) // 1000 * 1000
+    clock, still = stop_clock(admin, stop_us)
     report("the clock stopped at or above the horizon's reading and below A's last ids (the second half of the carry)",
            still and r_us + 1000 <= clock < a_last[4] - 4000 and clock < a_last[5] - 1000,
            f"clock {clock} (stopped: {still}), reading {r_us}, A's last sno at {a_last[4]}, uuidv7 at {a_last[5]}")
