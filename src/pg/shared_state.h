@@ -270,16 +270,24 @@ struct KID_LINE IdPartition {
 };
 
 /*
- * The commit horizon's words (horizon.cpp): written by readers only, read
- * on every id of a per-backend scheme, so on a line of their own.
- * force_us is the highest clock reading a reader imposed per scheme;
- * force_carry the highest carry key of those readings (kid::carry_key in
- * src/core/trusted_time.h), which carries the one whose carry is highest
- * forward at half the pace of real time while the clock reads below it.
+ * The commit horizon's words (horizon.cpp), read on every id of a
+ * per-backend scheme, so on a line of their own.  force_us is the highest
+ * clock reading a reader imposed per scheme; force_carry the highest carry
+ * key of those readings (kid::carry_key in src/core/trusted_time.h), which
+ * carries the one whose carry is highest forward at half the pace of real
+ * time while the clock reads below it; both are written by readers only.
+ * carried_us is the highest time any backend's generator was given while
+ * carrying (0: none since start-up), raised by the generators themselves,
+ * and only while a carry lasts (after a clock step back under a reading,
+ * or after a restart with the clock below the horizon's floor): a backend
+ * whose clock reads below it carries too, whatever it did before, so that
+ * one that takes a partition over, or starts, while others carry goes on
+ * above their ids instead of below them.
  */
 struct KID_LINE HorizonForce {
     pg_atomic_uint64 force_us[SCHEME_COUNT];
     pg_atomic_uint64 force_carry[SCHEME_COUNT]; /* kid::trusted_offset_word of the key; 0: none */
+    pg_atomic_uint64 carried_us[SCHEME_COUNT];
 };
 
 /* The floors of a prepared transaction, until COMMIT or ROLLBACK PREPARED (horizon.cpp). */
