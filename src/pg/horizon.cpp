@@ -487,9 +487,10 @@ int64 horizon_clocked_time(Scheme scheme, int64 now_us)
      * Read after publishing (publish ends with a full barrier): see the top
      * of this file.  Then the carried time, on the same line: no barrier
      * between the two, as each word only grows and is checked for itself.
-     * A backend raises carried_us (a compare-and-swap: a full barrier)
-     * before the time it raised it to is returned, so before any id holds
-     * it; a call that must be above that id (the same backend's next one,
+     * A backend raises carried_us (a compare-and-swap, a full barrier;
+     * none when the word is already at or above, raised by another whose
+     * compare-and-swap was one) before the time is returned, so before any
+     * id holds it; a call that must be above that id (the same backend's next one,
      * the next owner's of its partition, whose claim the partition lock
      * orders after the last owner's exit, or any whose backend learned of
      * the id) reads the word after that raise, so at or above it.  Outside
@@ -534,7 +535,14 @@ int64 horizon_clocked_time(Scheme scheme, int64 now_us)
      * carried, which a shared word makes redundant.
      * The word is shared memory only: a restart starts it at 0, and the
      * generators above the lease floors, which cover every id made before
-     * (and so every time carried).
+     * (and so every id made from a carried time).
+     *
+     * The key stays until a horizon reading replaces it: if, after a carry
+     * ended with no reading since, the clock steps back to a time at or
+     * above the force but below the word, the carry starts again from the
+     * old key, which has gone on at half pace since: ahead of the word by
+     * about half the time since that reading, never by more than the step
+     * (docs/horizon.md, "A clock step back").
      */
     pg_read_barrier();
     int64 half = kid::carried_time(kid::trusted_offset_of_word(
@@ -544,9 +552,10 @@ int64 horizon_clocked_time(Scheme scheme, int64 now_us)
         half = force;
     if (half < carried)
         half = carried;
-    /* Caught up: the clock again. */
-    if (now_us >= half)
-        return now_us;
+    /*
+     * (The clock reads below the force or the word, so below half: the
+     * carry ends on the fast path, once the clock passes the word.)
+     */
     /*
      * A compare-and-swap per id while carrying (the word rises with every
      * carried id), none once the clock has caught up: a carry lasts twice a

@@ -66,8 +66,8 @@ void horizon_enter_counter(Scheme scheme, KidShared *s);
  * it, so that the generator carries on above it instead of waiting for the
  * clock, and goes on with the clock without a drop.  Every backend carries
  * alike, one that takes a partition over in the middle of a carry too.
- * Costs two atomic reads of one line per call while the clock is at or
- * above both.
+ * Costs two atomic reads per call while the clock is at or above both (of
+ * the 128 bytes kid counts as a line: two hardware lines of 64 bytes).
  */
 int64 horizon_clocked_time(Scheme scheme, int64 now_us);
 
