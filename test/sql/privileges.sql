@@ -115,7 +115,7 @@ GRANT pg_read_all_stats TO regress_kid_user;
 SELECT t.oid::regtype AS type, has_type_privilege('regress_kid_user', t.oid, 'USAGE') AS usable
 FROM pg_type t JOIN pg_depend d ON d.classid = 'pg_type'::regclass AND d.objid = t.oid AND d.deptype = 'e'
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'kid'
-WHERE t.typtype IN ('b', 'd') AND t.typcategory <> 'A' ORDER BY 1::text; -- (18 makes array types members too)
+WHERE t.typtype IN ('b', 'd') AND t.typcategory <> 'A' ORDER BY t.oid::regtype::text; -- (18 makes array types members too)
 
 -- ---------------------------------------------------------------------------
 -- 3. The ordinary role uses every function, in one transaction with
@@ -252,8 +252,8 @@ SELECT action, partition_name, period FROM kid_partition_by_time('regress_kid_pa
 SELECT count(*) AS bad_partitions FROM kid_partition_by_time('regress_kid_parts.bad', '1 month', premake => 0, at => '2024-05-06 07:08:09+00');
 UPDATE kid_partition_config SET time_zone = 'Nowhere/Bogus' WHERE parent = 'regress_kid_parts.bad'::regclass;
 INSERT INTO regress_kid_parts.ev VALUES (uuidv7_new_with_time('2024-05-09 10:00+00'));
-SELECT parent_table, action, partition_name, rows FROM kid_partition_maintain(at => '2024-05-08 00:00+00') ORDER BY 1::text, 2, 3;
-SELECT parent, last_error, failed_runs FROM kid_partition_status ORDER BY 1::text;
+SELECT parent_table, action, partition_name, rows FROM kid_partition_maintain(at => '2024-05-08 00:00+00') ORDER BY parent_table::text, 2, 3;
+SELECT parent, last_error, failed_runs FROM kid_partition_status ORDER BY parent::text;
 -- What kid's worker records before it maintains a table is the worker's
 -- alone: the role may neither call it nor write its table (42501).
 SAVEPOINT attempt;
