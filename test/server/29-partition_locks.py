@@ -67,6 +67,15 @@ def waits_for(watcher, pid, table, mode):
     return False
 
 
+def blocked_by(watcher, pid, blocker):
+    """True once session pid waits for a lock session blocker holds (30 s at most)."""
+    for _ in range(300):
+        if watcher.execute("SELECT %s = ANY (pg_blocking_pids(%s))", (blocker, pid)).fetchone()[0]:
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def start_run(conn, sql, params, result, lock_timeout=None):
     """sql (a call of kid_partition_maintain) on conn in a thread of its own,
     in a transaction with a statement_timeout and, if given, a lock_timeout
@@ -253,15 +262,28 @@ def every_table():
     """kid_partition_maintain() for every table: two tables of events tied
     to customers, one transaction.  Once the first is maintained the run
     holds customers, which it cannot let go: a transaction that writes an
-    event of the second and then a customer deadlocks with it.  The run,
-    which waited first, is the one that fails (its second table: a row
-    fail), never looping, and the transaction commits once it ends."""
+    event of the second and then a customer deadlocks with it.  The run is
+    the one that fails (its second table: a row fail), never looping, and
+    the transaction commits once it ends.
+
+    Which of two sessions PostgreSQL fails is the one whose deadlock check
+    (deadlock_timeout after it began to wait, once) finds the cycle.  So
+    the cycle is made complete before the run begins to wait for fk_b: a
+    third session holds the run back after fk_a (it has locked fk_a's row
+    of kid_partition_state, which the run updates at fk_a's end, customers
+    held) until the writer waits for customers; and the writer's own check
+    comes only after a minute (its deadlock_timeout), long after the run's
+    (100 ms), which ends the run's wait."""
     label = "every table, the second's event then a customer"
     setup = connect()
     tied_tables(setup, ["customers"], {"fk_a": "cid int REFERENCES customers", "fk_b": "cid int REFERENCES customers"})
     # Only these two are configured (the tables of the cases before are gone).
     setup.execute("DELETE FROM kid_partition_config WHERE parent NOT IN ('fk_a'::regclass, 'fk_b'::regclass)")
-    writer, runner = connect(), connect()
+    writer, runner, gate = connect(), connect(), connect()
+    writer.execute("SET deadlock_timeout = '1min'")
+    gate.execute("BEGIN")
+    gated = gate.execute("SELECT count(*) FROM (SELECT FROM kid_partition_state WHERE parent = 'fk_a'::regclass FOR UPDATE) s").fetchone()[0]
+    eq(f"{label}: a session holds fk_a's row of kid_partition_state", gated, 1)
     writer.execute("BEGIN")
     writer.execute("INSERT INTO fk_b (id, cid) VALUES (sno_new_with_time('2030-01-12 06:00+00'), 1)")
     result = {}
@@ -271,15 +293,25 @@ def every_table():
         (AT,),
         result,
     )
-    report(f"{label}: the run waits for the writer (SHARE ROW EXCLUSIVE on fk_b)",
-           waits_for(setup, runner.info.backend_pid, "fk_b", "ShareRowExclusiveLock"))
-    _, write_error = end_with(writer, "UPDATE customers SET seen = 1 WHERE id = 1")
+    report(f"{label}: the run, done with fk_a's partitions, waits for that session",
+           blocked_by(setup, runner.info.backend_pid, gate.info.backend_pid))
+    written = {}
+
+    def write():
+        written["value"] = end_with(writer, "UPDATE customers SET seen = 1 WHERE id = 1")
+
+    writing = threading.Thread(target=write)
+    writing.start()
+    report(f"{label}: the writer waits for the run (customers)",
+           waits_for(setup, writer.info.backend_pid, "customers", "RowExclusiveLock"))
+    gate.execute("ROLLBACK")
     thread.join(60)
-    eq(f"{label}: the writer committed, without an error", write_error, None)
+    writing.join(60)
+    eq(f"{label}: the writer committed, without an error", written.get("value", (None, "no answer"))[1], None)
     eq(f"{label}: the run made fk_a's partitions and failed fk_b's (a deadlock), without looping",
        (result.get("error"), sorted(r for (r,) in result.get("rows", []))),
        (None, ["fk_a create premade", "fk_a create premade", "fk_b fail deadlock detected"]))
-    close(setup, writer, runner)
+    close(setup, writer, runner, gate)
 
 
 def tie_out_of_reach():
