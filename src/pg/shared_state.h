@@ -32,7 +32,7 @@ constexpr int ID_PARTITIONS = 256;
  * core's cache.  So what each id must write (a counter scheme's state word)
  * sits alone on its line, what is read on every id but written rarely (the
  * highest clock reading, the trusted time's anchor) on another, and what a
- * backend writes for itself (an sno slot, its statistics) on lines of its
+ * backend writes for itself (an id partition, its statistics) on lines of its
  * own.  PG_CACHE_LINE_SIZE is 128: two 64-byte lines, as x86's adjacent-line
  * prefetcher fetches them in pairs.  ShmemInitStruct returns memory aligned
  * to it.
