@@ -316,6 +316,33 @@ struct ReplayedWriter {
     int64 node_fields[LEASE_LINES];
 };
 
+/*
+ * Locks.  What is read or written on every id is atomics, without a lock
+ * (the server-wide generators' state words, the floors, the lease marks,
+ * the horizon's words, each backend's own slot and id partition).  Three
+ * LWLocks of the tranche "kid" guard the rest:
+ *  - lease_lock serialises every change of the lease: writing kid.lease and
+ *    the WAL message (lease_write_ahead, under it from the file to the
+ *    message), the replay of a lease message, and every raise of the
+ *    floors (lease_finalize_floors after start-up or recovery,
+ *    lease_raise_floors at run time), so that the file, the WAL and the
+ *    floors in memory change in one order.  A generator takes it in
+ *    lease_extend, when its next id is past what the lease covers
+ *    (lease_cover), holding no other lock of kid's.
+ *  - partition_lock guards the id partitions' owners: claiming and
+ *    releasing one (id_partitions.cpp), raising the generator state that
+ *    free partitions keep for their next owner (sno_raise_free_partitions,
+ *    uuidv7_raise_to_floor), and reading what a partition hands over
+ *    (uuidv7.cpp, shared).  An owner writes its partition's generator state
+ *    without it: no other process touches an owned partition.
+ *  - horizon_lock guards the table of prepared transactions' floors and
+ *    the one check of transactions prepared before start-up (horizon.cpp).
+ * Order: lease_lock, then partition_lock (a raise of the floors raises the
+ * free partitions under both); never the other way round: no code that
+ * holds partition_lock takes lease_lock.  horizon_lock is taken with
+ * neither.  AddinShmemInitLock is taken once, at start-up, to create this
+ * struct (shared_state.cpp).
+ */
 struct KidShared {
     LWLock *partition_lock; /* claiming and releasing id partitions */
     LWLock *lease_lock;     /* serialises lease file writes and replay */
