@@ -423,7 +423,7 @@ AS 'MODULE_PATHNAME', 'kid_adoption_start'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
 COMMENT ON FUNCTION kid_adoption_start(timestamptz, boolean) IS
-'Superuser only, called by kid_adopt_database(): refuses a floor past the last time a lease line''s ids can hold (22008), and with serialize takes a lock of the whole server until the transaction ends, so that adoptions in two databases do not both decide on the floors before either raised them.';
+'internal: the first step of kid_adopt_database(), superuser only: refuses a floor past the last time a lease line''s ids can hold (22008), and with serialize takes a lock of the whole server until the transaction ends, so that adoptions in two databases do not both decide on the floors before either raised them.';
 
 REVOKE ALL ON FUNCTION kid_adoption_start(timestamptz, boolean) FROM PUBLIC;
 
@@ -546,8 +546,10 @@ BEGIN
         END IF;
         -- Every table to be read, locked against writes until this
         -- transaction ends: a write in progress commits before the table is
-        -- read, and none comes after it.  (A materialized view takes its
-        -- rows from tables; LOCK TABLE does not take one.)
+        -- read, and none comes after it.  (LOCK TABLE does not take a
+        -- materialized view, and a REFRESH ... CONCURRENTLY would not wait
+        -- for SHARE anyway: its rows can change while the adoption reads,
+        -- so the snos taken are decided again before the floors are raised.)
         FOR c IN SELECT DISTINCT a.relation FROM @extschema@.kid_adoption_columns(max_ahead, exclude, scan => false) a
                  JOIN pg_class r ON r.oid = a.relation WHERE a.status = 'read' AND r.relkind = 'r' ORDER BY a.relation LOOP
             EXECUTE format('LOCK TABLE ONLY %s IN SHARE MODE', c.relation);
