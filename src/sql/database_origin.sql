@@ -206,7 +206,20 @@ BEGIN
     -- millisecond plus the wait is not ahead (koid >= t compares t's
     -- millisecond): koid_new() waits for it and succeeds.
     clock := clock_timestamp();
-    bound := clock + coalesce(max_ahead, interval '1 day');
+    -- A max_ahead past the last time a version 7 uuid can hold (year
+    -- 10889, the furthest any of kid's ids reach; 'infinity' on 17 and
+    -- later) bounds nothing: refused by name, not by the first uuid
+    -- column's read.
+    BEGIN
+        bound := clock + coalesce(max_ahead, interval '1 day');
+        PERFORM @extschema@.uuidv7_from_timestamp(bound);
+    EXCEPTION WHEN datetime_field_overflow THEN
+        RAISE EXCEPTION 'max_ahead reaches past the last time kid''s ids can hold: %', max_ahead
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The furthest is %s (version 7 uuids).',
+                                  @extschema@.uuidv7_to_timestamp('ffffffff-ffff-7fff-bfff-ffffffffffff'::uuid)),
+                  HINT = 'A max_ahead short of it reaches every id.';
+    END;
     koid_bound := CASE WHEN max_ahead IS NULL THEN clock + (koid_wait_ms + 1) * interval '1 ms' ELSE bound END;
     sno_bound := bound;
     sno_bound_by := CASE WHEN max_ahead IS NULL THEN '1 day' ELSE 'max_ahead' END;
@@ -400,6 +413,20 @@ END $$;
 COMMENT ON FUNCTION kid_adoption_columns(interval, text[], boolean) IS
 'Superuser only: every place of this database where kid_adopt_database() looks for ids (columns of sno, atproto_tid, koid, uid, uid_global and uuid, through domains, arrays, composite, range and multirange types: one row per path to an id), whether it reads it (status: read, not read, excluded, no rows) and why, and with scan, what it finds: the newest id time up to max_ahead ahead of the clock (newest, and per lease line in floors), and the ids beyond (the newest, ahead, and how many), and what bounds them (bound_by). max_ahead NULL (the default): 1 day, for koid kid.koid_max_clock_wait_ms, and for sno the clock when the snos ahead of it would put both of its timelines ahead (with this server''s floors), since sno_new() then waits in every database. The dry run of an adoption, column by column; exclude as kid_adopt_database() takes it.';
 
+-- What kid_adopt_database() does before it reads anything: checks floor
+-- as kid_raise_floors() would (so a dry run refuses it too), and with
+-- serialize waits for any other adoption on the server to end (a
+-- transaction-level lock of the whole server): an adoption decides on the
+-- floors it reads, and raises them at its end.
+CREATE FUNCTION kid_adoption_start(floor timestamptz, serialize boolean) RETURNS void
+AS 'MODULE_PATHNAME', 'kid_adoption_start'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION kid_adoption_start(timestamptz, boolean) IS
+'internal: the first step of kid_adopt_database(), superuser only: refuses a floor past the last time a lease line''s ids can hold (22008), and with serialize takes a lock of the whole server until the transaction ends, so that adoptions in two databases do not both decide on the floors before either raised them.';
+
+REVOKE ALL ON FUNCTION kid_adoption_start(timestamptz, boolean) FROM PUBLIC;
+
 CREATE FUNCTION kid_adopt_database(
     floor timestamptz DEFAULT NULL,
     max_ahead interval DEFAULT NULL,
@@ -444,6 +471,16 @@ DECLARE
     took timestamptz;
     ahead_by interval;
     koid_wait_ms bigint;
+    -- Each sno place read, and its newest sno taken; per timeline (tick 0,
+    -- tick 1) the sno taken ahead of the clock, this server's floor now,
+    -- and the floor the adoption would leave.
+    sno_places text[] := '{}';
+    sno_newest timestamptz[] := '{}';
+    sno_clock_bound timestamptz;
+    sno_took timestamptz[];
+    sno_now timestamptz[];
+    sno_after timestamptz[];
+    sno_late boolean := false;
 BEGIN
     IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
         RAISE EXCEPTION 'permission denied to adopt database "%"', current_database()
@@ -462,6 +499,12 @@ BEGIN
             USING ERRCODE = 'invalid_transaction_state',
                   DETAIL = 'It reads each table with a new snapshot once it holds the table''s lock.';
     END IF;
+    -- Before anything is read: floor refused as kid_raise_floors() would
+    -- refuse it at the end (a dry run too), and one adoption at a time on
+    -- the whole server, until this transaction ends, so that this one
+    -- reads the floors another raised (a dry run raises nothing, and waits
+    -- for none).
+    PERFORM @extschema@.kid_adoption_start(floor, NOT dry_run);
     -- pg_upgrade leaves out the members kid adds to PostgreSQL's uuid
     -- families (src/sql/uuidv7.sql): add them again.
     IF NOT dry_run THEN
@@ -503,8 +546,10 @@ BEGIN
         END IF;
         -- Every table to be read, locked against writes until this
         -- transaction ends: a write in progress commits before the table is
-        -- read, and none comes after it.  (A materialized view takes its
-        -- rows from tables; LOCK TABLE does not take one.)
+        -- read, and none comes after it.  (LOCK TABLE does not take a
+        -- materialized view, and a REFRESH ... CONCURRENTLY would not wait
+        -- for SHARE anyway: its rows can change while the adoption reads,
+        -- so the snos taken are decided again before the floors are raised.)
         FOR c IN SELECT DISTINCT a.relation FROM @extschema@.kid_adoption_columns(max_ahead, exclude, scan => false) a
                  JOIN pg_class r ON r.oid = a.relation WHERE a.status = 'read' AND r.relkind = 'r' ORDER BY a.relation LOOP
             EXECUTE format('LOCK TABLE ONLY %s IN SHARE MODE', c.relation);
@@ -546,6 +591,10 @@ BEGIN
                 counts[i] := counts[i] + 1;
                 taken[i] := greatest(taken[i], t::timestamptz);
             END LOOP;
+            IF c.type = '@extschema@.sno'::regtype AND c.newest IS NOT NULL THEN
+                sno_places := sno_places || place;
+                sno_newest := sno_newest || c.newest;
+            END IF;
             -- Ids beyond it are taken only by an explicit decision.
             IF c.ahead IS NOT NULL THEN
                 ids := format('%s %s', c.ahead_count, CASE WHEN c.type = 'uuid'::regtype THEN 'version 7 uuid' ELSE c.typname || ' id' END)
@@ -572,12 +621,51 @@ BEGIN
                             WHEN c.bound_by = 'both sno timelines'
                                 THEN 'Taken, they would put the floors of both of sno''s timelines ahead of the clock (with the snos of the other timeline named here, or this server''s floor there): sno_new() would wait, in every database of this server, until the clock passed the nearer one. '
                             ELSE 'Taken, they would raise this server''s floor to their time. ' END
-                          || format('If kid''s generators did not make them (record keys, ids of another system), exclude => ARRAY[%L]; to take the column''s other ids only, ignore_ahead => true; to take them, a max_ahead that reaches them, or floor => %L.',
+                          || format('If kid''s generators did not make them (record keys, ids of another system), exclude => ARRAY[%L]; to take the column''s other ids only, ignore_ahead => true; to take them, floor => %L, or a max_ahead that reaches them (which takes every id within it, snos too when both of sno''s timelines are then ahead: sno_new() waits until the clock passes the nearer).',
                                     c.column_name, c.ahead);
                 END IF;
             END IF;
         END IF;
     END LOOP;
+    -- Which snos to take was decided on kid_adoption_columns()'s first
+    -- pass, and they were taken from its second, which read every place
+    -- again: a place written in between (a materialized view refreshed
+    -- CONCURRENTLY, which no lock here holds back, or populated; a table
+    -- created) can hold snos the first pass did not see.  The rule again,
+    -- on the snos taken and this server's floors now: no sno ahead of the
+    -- clock that would put both timelines' floors ahead, further than they
+    -- are (max_ahead not given; floor at or above a column's snos decides
+    -- for them).  No other adoption raises the floors before this one
+    -- ends (kid_adoption_start()).
+    IF max_ahead IS NULL AND cardinality(lines) > 0 AND NOT pg_is_in_recovery() THEN
+        sno_clock_bound := @extschema@.sno_to_timestamp(@extschema@.sno_from_timestamp(greatest(clock_timestamp(), timestamptz '2010-01-01 00:00+00')))
+                           + interval '4 ms';
+        sno_took := ARRAY(SELECT CASE WHEN u.newest >= sno_clock_bound AND NOT coalesce(floor >= u.newest, false) THEN u.newest END
+                          FROM unnest(ARRAY[taken[array_position(lines, 'sno tick 0')], taken[array_position(lines, 'sno tick 1')]])
+                               WITH ORDINALITY AS u(newest, ord) ORDER BY u.ord);
+        IF sno_took[1] IS NOT NULL OR sno_took[2] IS NOT NULL THEN
+            sno_now := ARRAY(SELECT f.floor_after FROM @extschema@.kid_raise_floors(array_fill(NULL::timestamptz, ARRAY[cardinality(lines)])) f
+                             WHERE f.line IN ('sno tick 0', 'sno tick 1') ORDER BY f.line);
+            sno_after := ARRAY[greatest(sno_took[1], CASE WHEN sno_now[1] >= sno_clock_bound THEN sno_now[1] END),
+                               greatest(sno_took[2], CASE WHEN sno_now[2] >= sno_clock_bound THEN sno_now[2] END)];
+            IF sno_after[1] IS NOT NULL AND sno_after[2] IS NOT NULL
+               AND least(sno_after[1], sno_after[2])
+                   > coalesce(CASE WHEN sno_now[1] >= sno_clock_bound AND sno_now[2] >= sno_clock_bound
+                                   THEN least(sno_now[1], sno_now[2]) END, '-infinity') THEN
+                FOR j IN 1 .. cardinality(sno_places) LOOP
+                    IF sno_newest[j] >= sno_clock_bound AND NOT coalesce(floor >= sno_newest[j], false) THEN
+                        sno_late := true;
+                        stopped := stopped || format('%s: sno ids ahead of this server''s clock, with both sno timelines ahead, the newest at %s, written while the adoption read the database',
+                                                     sno_places[j], sno_newest[j]);
+                        RAISE WARNING '% holds sno ids ahead of this server''s clock, with both sno timelines ahead, the newest at %, written while kid_adopt_database() read the database',
+                                      sno_places[j], sno_newest[j]
+                            USING HINT = 'Taken, they would put the floors of both of sno''s timelines ahead of the clock: sno_new() would wait, in every database of this server, until the clock passed the nearer one. '
+                                      || 'The adoption decided which snos to take before they were there: run it again to have them named as any other ids ahead.';
+                    END IF;
+                END LOOP;
+            END IF;
+        END IF;
+    END IF;
     -- Fail closed: an id ahead is neither taken nor left silently, and a
     -- place it cannot read is not taken as holding nothing.
     IF cardinality(stopped) + cardinality(unread) > 0 AND NOT dry_run THEN
@@ -592,6 +680,8 @@ BEGIN
                               THEN 'Taking ids ahead would raise this server''s floors to their times (every tid_new() a tid of that time, koid_new() failing and, with both of sno''s timelines ahead, sno_new() waiting until then): per column, exclude it, skip its ids ahead (ignore_ahead => true) or take them (a wider max_ahead, or floor => a time at or above them). ' ELSE '' END
                       || CASE WHEN cardinality(unread) > 0
                               THEN 'For a column it cannot read, give the newest time of its ids as floor, or exclude it if it holds none of this database''s ids. ' ELSE '' END
+                      || CASE WHEN sno_late
+                              THEN 'Snos written while it read the database were not seen when it decided: run it again. ' ELSE '' END
                       || 'kid_adopt_database(dry_run => true) shows the floors, kid_adoption_columns() every column.';
     END IF;
     -- Per line, the time it is raised to: the newest id taken, or floor if later.

@@ -33,7 +33,21 @@
 #     (sno_new() goes on on the other), after which a sno ahead on the other
 #     timeline, in another database, stops that database's adoption; taken
 #     by a decision (max_ahead), a WARNING says sno_new() waits, and it does;
-#     then snos not above both floors are taken (they lengthen no wait).
+#     then snos not above both floors are taken (they lengthen no wait);
+#   - on a new server (8 left both sno floors ahead): a materialized view
+#     that gets a sno 23 hours ahead on tick 1 between the adoption's first
+#     pass (which decides which snos to take, and saw a tick-0 sno 23 hours
+#     ahead alone) and its second (which takes them): REFRESH ...
+#     CONCURRENTLY is not held back by the adoption's locks.  The adoption
+#     decides again on what it took, names both columns and stops (55000);
+#     sno_new() goes on in another database.  The pause between the passes
+#     is made certain: the adoption waits in its first pass for a REFRESH
+#     of a later materialized view, begun after its check for such locks;
+#   - two adoptions at once in two databases, one with a tick-0 sno 23
+#     hours ahead, the other with a tick-1 one: the second waits for the
+#     first to end (a lock of the whole server) and reads the floor it
+#     raised, so it stops (55000) and one timeline alone is ahead.  The
+#     first is held in its second pass, the floors read, as above.
 # The ids are of 2020 (far below what the generators reach), one month per
 # case, so that the newest time found says which were read.  Where the
 # adoption must refuse at once, lock_timeout turns a wait (a wrong answer
@@ -49,14 +63,24 @@ aq() { kpsql $AD_PORT -d app "$@"; }
 kpsql $AD_PORT -d postgres -c "CREATE DATABASE app" || exit 1
 aq -c "CREATE EXTENSION kid" -c "CREATE TABLE t (id koid)" -c "INSERT INTO t VALUES (koid_new_with_time('2020-01-01 00:00+00'))"
 
-# Sessions of their own, each a psql fed through a fifo.  session_run NAME
-# SQL sends SQL and returns once the session has run it (a marker echoed
-# after it reached the output; 60 s at most).
+# Sessions of their own, each a psql fed through a fifo (session_open NAME
+# [DATABASE [ROLE [go-on]]], go-on: the session goes on after an error).  session_run NAME SQL sends SQL and returns once the
+# session has run it (a marker echoed after it reached the output; 60 s at
+# most); session_send NAME SQL returns at once.
 declare -A AD_FD AD_PID
+# without_sessions CMD...: CMD without the sessions' fifos open, so that a
+# session's psql sees its end of input when session_close closes it.
+without_sessions() {
+    local fd
+    for fd in "${AD_FD[@]}"; do exec {fd}>&-; done
+    "$@"
+}
 session_open() {
     local name=$1 fd
+    rm -f "$KID_TMP/$name.in"
     mkfifo "$KID_TMP/$name.in"
-    kpsql $AD_PORT -d app <"$KID_TMP/$name.in" >"$KID_TMP/$name.out" 2>&1 &
+    (without_sessions kpsql $AD_PORT -d "${2:-app}" ${3:+-U "$3"} ${4:+-v ON_ERROR_STOP=0} \
+        <"$KID_TMP/$name.in" >"$KID_TMP/$name.out" 2>&1) &
     AD_PID[$name]=$!
     exec {fd}>"$KID_TMP/$name.in"
     AD_FD[$name]=$fd
@@ -73,8 +97,12 @@ session_run() {
     cat "$KID_TMP/$name.out"
     return 1
 }
+session_send() {
+    printf '%s\n' "$2" >&"${AD_FD[$1]}"
+}
 session_close() {
     exec {AD_FD[$1]}>&-
+    unset "AD_FD[$1]"
     wait "${AD_PID[$1]}"
 }
 # waiting_on_lock PATTERN: a backend whose query matches PATTERN waits for
@@ -288,4 +316,102 @@ expect_eq "with both floors ahead already, snos not above them are taken without
     "$(sq -c "SET client_min_messages = error" -c "SELECT count(*) FROM kid_adopt_database()" 2>&1)" 8
 
 cluster_stop adopt
+
+# 9. A new server, whose sno floors are at its clock.
+cluster_init race $AD_PORT && cluster_start race || exit 1
+kpsql $AD_PORT -d postgres -c "CREATE ROLE alice LOGIN" -c "CREATE DATABASE mv OWNER alice" \
+    -c "CREATE DATABASE db_a OWNER alice" -c "CREATE DATABASE db_b OWNER alice" -c "CREATE DATABASE other" || exit 1
+for db in mv db_a db_b other; do kpsql $AD_PORT -d $db -c "CREATE EXTENSION kid" || exit 1; done
+# lock_waited DATABASE CONDITION: a lock of pg_locks (seen from DATABASE)
+# that matches CONDITION is waited for (60 s at most).
+lock_waited() {
+    local i
+    for i in $(seq 600); do
+        [ "$(kpsql $AD_PORT -d "$1" -c "SELECT count(*) FROM pg_locks WHERE NOT granted AND $2")" -gt 0 ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+# A tick-0 sno 23 hours ahead in t0 (one timeline: taken), and m_src, a
+# materialized view of snos cast from text (a table with no kid column,
+# which the adoption does not lock), empty when the first pass reads it.
+need "alice stores a tick-0 sno 23 hours ahead, an empty materialized view of snos, and a gate" \
+    kpsql $AD_PORT -d mv -U alice -c "CREATE TABLE t0 (s sno)" \
+        -c "INSERT INTO t0 VALUES (sno_new_with_time(now() + interval '23 hours'))" \
+        -c "CREATE TABLE srctext (v text)" -c "CREATE MATERIALIZED VIEW m_src AS SELECT v::sno AS s FROM srctext" \
+        -c "CREATE UNIQUE INDEX ON m_src (s)" -c "CREATE MATERIALIZED VIEW zz_gate AS SELECT NULL::sno AS s" || exit 1
+session_open writer mv alice
+session_open gate mv alice
+session_open adopter mv postgres go-on
+# The adoption waits for alice's write on t0 in its lock loop (after its
+# check for ACCESS EXCLUSIVE locks); meanwhile she begins a REFRESH of
+# zz_gate, which the first pass reads after m_src, and holds it.
+need "alice writes to t0" session_run writer "BEGIN; LOCK t0 IN ROW EXCLUSIVE MODE;"
+session_send adopter "SELECT * FROM kid_adopt_database();"
+need "the adoption waits for t0" lock_waited mv "relation = 't0'::regclass AND mode = 'ShareLock'"
+need "alice refreshes zz_gate in an open transaction" session_run gate "BEGIN; REFRESH MATERIALIZED VIEW zz_gate;"
+need "alice commits the write" session_run writer "COMMIT;"
+need "the adoption waits in its first pass for zz_gate, m_src read" lock_waited mv "relation = 'zz_gate'::regclass"
+need "alice refreshes m_src CONCURRENTLY with a tick-1 sno 23 hours ahead" \
+    kpsql $AD_PORT -d mv -U alice -c "INSERT INTO srctext SELECT sno_from_bytea(set_bit(sno_to_bytea(s), 32, 1))::text FROM t0" \
+        -c "REFRESH MATERIALIZED VIEW CONCURRENTLY m_src"
+need "alice ends the REFRESH of zz_gate" session_run gate "COMMIT;"
+need "the adoption ends" session_run adopter "SELECT 'adoption ended';"
+session_close writer; session_close gate; session_close adopter
+out=$(cat "$KID_TMP/adopter.out")
+expect_eq "a sno ahead on the other timeline, refreshed into a materialized view between the passes: both columns named and the adoption stops (55000)" \
+    "$(grep -c -e '^WARNING:  public\.m_src\.s holds sno ids ahead of this server.s clock, with both sno timelines ahead, the newest at .*, written while kid_adopt_database() read the database$' \
+        -e '^WARNING:  public\.t0\.s holds sno ids ahead of this server.s clock, with both sno timelines ahead, the newest at .*, written while kid_adopt_database() read the database$' \
+        -e '^ERROR:  cannot adopt database "mv": 2 columns hold ids too far ahead of this server.s clock$' <<<"$out")" 3
+expect_eq "... nothing recorded" "$(kpsql $AD_PORT -d mv -c "SELECT count(*) FROM kid_database_origin WHERE how = 'adopted'")" 0
+expect_eq "... nothing raised: sno_new() in another database makes an id on tick 0" "$(next_sno 5s)" 0
+out=$(kpsql $AD_PORT -d mv -c "SELECT count(*) FROM kid_adopt_database(dry_run => true)" 2>&1)
+expect_eq "... and run again (a dry run), the adoption names both columns before it reads them for their ids" \
+    "$(grep -c -e '^WARNING:  public\.\(m_src\|t0\)\.s holds 1 sno id ahead of this server.s clock, with both sno timelines ahead, the newest at ' <<<"$out")" 2
+
+# 10. Two adoptions at once: db_b's, held in its second pass (the floors
+# read) by a REFRESH of a materialized view with a tid column (read in the
+# second pass only), and db_a's.
+need "alice stores a tick-0 sno 23 hours ahead in db_a" \
+    kpsql $AD_PORT -d db_a -U alice -c "CREATE TABLE t0 (s sno)" -c "INSERT INTO t0 VALUES (sno_new_with_time(now() + interval '23 hours'))" || exit 1
+need "alice stores a tick-1 sno 23 hours ahead in db_b, and a gate" \
+    kpsql $AD_PORT -d db_b -U alice -c "CREATE TABLE t1 (s sno)" \
+        -c "INSERT INTO t1 SELECT sno_from_bytea(set_bit(sno_to_bytea(sno_new_with_time(now() + interval '23 hours')), 32, 1))" \
+        -c "CREATE MATERIALIZED VIEW zz_tidgate AS SELECT NULL::atproto_tid AS k" || exit 1
+session_open writer db_b alice
+session_open gate db_b alice
+session_open adopter db_b postgres go-on
+need "alice writes to t1" session_run writer "BEGIN; LOCK t1 IN ROW EXCLUSIVE MODE;"
+session_send adopter "SELECT line, coalesce(floor_after > now() + interval '22 hours', false) FROM kid_adopt_database() WHERE line LIKE 'sno tick _';"
+need "db_b's adoption waits for t1" lock_waited db_b "relation = 't1'::regclass AND mode = 'ShareLock'"
+need "alice refreshes zz_tidgate in an open transaction" session_run gate "BEGIN; REFRESH MATERIALIZED VIEW zz_tidgate;"
+need "alice commits the write" session_run writer "COMMIT;"
+need "db_b's adoption waits in its second pass for zz_tidgate, the floors read" lock_waited db_b "relation = 'zz_tidgate'::regclass"
+without_sessions kpsql $AD_PORT -d db_a -v VERBOSITY=verbose -c "SELECT line, floor_after > now() + interval '22 hours' FROM kid_adopt_database() WHERE line LIKE 'sno tick _'" \
+    >"$KID_TMP/adopt-a.out" 2>&1 &
+adopt_pid=$!
+# adoption_waited PID: a lock of the whole server (an advisory lock of no
+# database) is waited for, while the adoption PID runs (60 s at most).
+adoption_waited() {
+    local i
+    for i in $(seq 600); do
+        [ "$(kpsql $AD_PORT -d db_a -c "SELECT count(*) FROM pg_locks WHERE NOT granted AND locktype = 'advisory' AND database = 0")" = 1 ] && return 0
+        kill -0 "$1" 2>/dev/null || return 1
+        sleep 0.1
+    done
+    return 1
+}
+check "db_a's adoption waits for db_b's to end" adoption_waited $adopt_pid
+need "alice ends the REFRESH of zz_tidgate" session_run gate "COMMIT;"
+need "db_b's adoption ends" session_run adopter "SELECT 'adoption ended';"
+session_close writer; session_close gate; session_close adopter
+wait $adopt_pid
+expect_eq "db_b's adoption takes its tick-1 sno (one timeline ahead)" \
+    "$(grep -c -e '^sno tick 0|f$' -e '^sno tick 1|t$' "$KID_TMP/adopter.out")" 2
+expect_eq "db_a's, after it, finds the tick-1 floor ahead: it names its tick-0 sno and stops (55000)" \
+    "$(grep -c -e '^WARNING:  01000: public\.t0\.s holds 1 sno id ahead of this server.s clock, with both sno timelines ahead, the newest at ' \
+        -e '^ERROR:  55000: cannot adopt database "db_a": 1 column holds ids too far ahead of this server.s clock$' "$KID_TMP/adopt-a.out")" 2
+expect_eq "... and sno_new() in another database makes an id on tick 0" "$(next_sno 5s)" 0
+
+cluster_stop race
 kid_finish

@@ -447,6 +447,16 @@ DROP TABLE snos_0, snos_1;
 SELECT * FROM kid_adopt_database(exclude => ARRAY['nested.tids']);
 SELECT * FROM kid_adopt_database(exclude => ARRAY['public.nested.nothing']);
 SELECT * FROM kid_adopt_database(max_ahead => '-1 hour');
+-- A max_ahead past the last time any of kid's ids can hold bounds nothing:
+-- refused by name (22023), not by the read of the first uuid column.
+SELECT * FROM kid_adoption_columns(max_ahead => '10000 years');
+SELECT * FROM kid_adopt_database(max_ahead => '300000 years', dry_run => true);
+-- A floor past the last time a line's ids can hold: the dry run refuses it
+-- as the adoption does (22008), before reading anything.
+SELECT * FROM kid_adopt_database(floor => '2100-01-01 00:00+00', dry_run => true);
+SELECT * FROM kid_adopt_database(floor => '2100-01-01 00:00+00');
+SELECT * FROM kid_adopt_database(floor => 'infinity', dry_run => true);
+SELECT * FROM kid_adopt_database(floor => 'infinity');
 SELECT * FROM kid_adopt_database(dry_run => NULL);
 SELECT * FROM kid_adoption_columns(exclude => NULL);
 BEGIN ISOLATION LEVEL REPEATABLE READ;
