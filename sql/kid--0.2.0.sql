@@ -3445,9 +3445,9 @@ BEGIN
         -- Every table to be read, locked against writes until this
         -- transaction ends: a write in progress commits before the table is
         -- read, and none comes after it.  (LOCK TABLE does not take a
-        -- materialized view, and a REFRESH ... CONCURRENTLY would not wait
-        -- for SHARE anyway: its rows can change while the adoption reads,
-        -- so the snos taken are decided again before the floors are raised.)
+        -- materialized view, so a REFRESH can change its rows while the
+        -- adoption reads: the snos taken are decided again before the
+        -- floors are raised.)
         FOR c IN SELECT DISTINCT a.relation FROM @extschema@.kid_adoption_columns(max_ahead, exclude, scan => false) a
                  JOIN pg_class r ON r.oid = a.relation WHERE a.status = 'read' AND r.relkind = 'r' ORDER BY a.relation LOOP
             EXECUTE format('LOCK TABLE ONLY %s IN SHARE MODE', c.relation);
@@ -3527,9 +3527,9 @@ BEGIN
     END LOOP;
     -- Which snos to take was decided on kid_adoption_columns()'s first
     -- pass, and they were taken from its second, which read every place
-    -- again: a place written in between (a materialized view refreshed
-    -- CONCURRENTLY, which no lock here holds back, or populated; a table
-    -- created) can hold snos the first pass did not see.  The rule again,
+    -- again: a place written in between (a materialized view refreshed or
+    -- populated, which no lock here holds back; a table created) can hold
+    -- snos the first pass did not see.  The rule again,
     -- on the snos taken and this server's floors now: no sno ahead of the
     -- clock that would put both timelines' floors ahead, further than they
     -- are (max_ahead not given; floor at or above a column's snos decides
@@ -3551,11 +3551,13 @@ BEGIN
                    > coalesce(CASE WHEN sno_now[1] >= sno_clock_bound AND sno_now[2] >= sno_clock_bound
                                    THEN least(sno_now[1], sno_now[2]) END, '-infinity') THEN
                 FOR j IN 1 .. cardinality(sno_places) LOOP
-                    IF sno_newest[j] >= sno_clock_bound AND NOT coalesce(floor >= sno_newest[j], false) THEN
+                    -- (A place already stopped for ids beyond its bound is named once.)
+                    IF sno_newest[j] >= sno_clock_bound AND NOT coalesce(floor >= sno_newest[j], false)
+                       AND NOT EXISTS (SELECT FROM unnest(stopped) x WHERE starts_with(x, sno_places[j] || ': ')) THEN
                         sno_late := true;
-                        stopped := stopped || format('%s: sno ids ahead of this server''s clock, with both sno timelines ahead, the newest at %s, written while the adoption read the database',
+                        stopped := stopped || format('%s: sno ids ahead of this server''s clock, with both sno timelines ahead once every place was read, the newest at %s',
                                                      sno_places[j], sno_newest[j]);
-                        RAISE WARNING '% holds sno ids ahead of this server''s clock, with both sno timelines ahead, the newest at %, written while kid_adopt_database() read the database',
+                        RAISE WARNING '% holds sno ids ahead of this server''s clock, with both sno timelines ahead once every place was read, the newest at %',
                                       sno_places[j], sno_newest[j]
                             USING HINT = 'Taken, they would put the floors of both of sno''s timelines ahead of the clock: sno_new() would wait, in every database of this server, until the clock passed the nearer one. '
                                       || 'The adoption decided which snos to take before they were there: run it again to have them named as any other ids ahead.';

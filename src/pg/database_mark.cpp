@@ -305,7 +305,7 @@ enum FloorColumn { FLOOR_LINE, FLOOR_BEFORE, FLOOR_AFTER, FLOOR_COLUMNS };
  * refused, not stored.  kid_adoption_start() checks a floor given by hand
  * with it, so that a dry run refuses what the real run would.
  */
-static int64 floor_unix_us(int i, TimestampTz t)
+static int64 floor_unix_us(int i, TimestampTz t, const char *caller)
 {
     using namespace kid::pg;
     const SchemeDef &scheme = lease_line_scheme(i);
@@ -313,9 +313,9 @@ static int64 floor_unix_us(int i, TimestampTz t)
     if (unix_us > scheme.last_unix_us() || unix_us > LEASE_MARK_MAX - 2 * PROMOTION_MARGIN_US)
         ereport(ERROR,
                 (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-                 errmsg("kid_raise_floors(): the floor of lease line \"%s\" is past the "
+                 errmsg("%s: the floor of lease line \"%s\" is past the "
                         "last time %s ids can hold",
-                        lease_line_name(i), scheme.name),
+                        caller, lease_line_name(i), scheme.name),
                  errdetail("The last is %s.",
                            timestamptz_to_str(timestamptz_from_unix_us(
                                scheme.last_unix_us() < LEASE_MARK_MAX - 2 * PROMOTION_MARGIN_US
@@ -377,7 +377,7 @@ KID_FUNCTION(kid_raise_floors)
                             errmsg("kid_raise_floors() cannot raise lease line \"%s\"",
                                    lease_line_name(i)),
                             errdetail("A commit horizon's line holds no id; give it NULL.")));
-        int64 unix_us = floor_unix_us(i, t);
+        int64 unix_us = floor_unix_us(i, t, "kid_raise_floors()");
         if (unix_us > 0)
             want[i] = unix_us;
     }
@@ -435,7 +435,7 @@ KID_FUNCTION(kid_adoption_start)
         if (!TIMESTAMP_IS_NOBEGIN(t))
             for (int i = 0; i < LEASE_LINES; i++)
                 if (i != lease_line_scheme(i).horizon_line)
-                    (void)floor_unix_us(i, t);
+                    (void)floor_unix_us(i, t, "kid_adopt_database()");
     }
     if (!PG_ARGISNULL(1) && PG_GETARG_BOOL(1)) {
         LOCKTAG tag;

@@ -341,6 +341,13 @@ INSERT INTO kid_database_origin (position, system_identifier, how) VALUES (0, 42
 SELECT 'no/slash'::atproto_rkey;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 RESET ROLE;
+-- kid_adoption_start() checks for a superuser itself, whoever may execute it.
+GRANT EXECUTE ON FUNCTION kid_adoption_start(timestamptz, boolean) TO regress_kid_user;
+SET ROLE regress_kid_user;
+SELECT kid_adoption_start(NULL, false);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+RESET ROLE;
+REVOKE EXECUTE ON FUNCTION kid_adoption_start(timestamptz, boolean) FROM regress_kid_user;
 RESET track_functions;
 
 -- ---------------------------------------------------------------------------
