@@ -310,17 +310,14 @@ static int64 floor_unix_us(int i, TimestampTz t, const char *caller)
     using namespace kid::pg;
     const SchemeDef &scheme = lease_line_scheme(i);
     int64 unix_us = finite_unix_us("kid floor", t);
-    if (unix_us > scheme.last_unix_us() || unix_us > LEASE_MARK_MAX - 2 * PROMOTION_MARGIN_US)
+    int64 last = Min(scheme.last_unix_us(), LEASE_MARK_MAX - 2 * PROMOTION_MARGIN_US);
+    if (unix_us > last)
         ereport(ERROR,
                 (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
                  errmsg("%s: the floor of lease line \"%s\" is past the "
                         "last time %s ids can hold",
                         caller, lease_line_name(i), scheme.name),
-                 errdetail("The last is %s.",
-                           timestamptz_to_str(timestamptz_from_unix_us(
-                               scheme.last_unix_us() < LEASE_MARK_MAX - 2 * PROMOTION_MARGIN_US
-                                   ? scheme.last_unix_us()
-                                   : LEASE_MARK_MAX - 2 * PROMOTION_MARGIN_US)))));
+                 errdetail("The last is %s.", timestamptz_to_str(timestamptz_from_unix_us(last)))));
     return unix_us;
 }
 

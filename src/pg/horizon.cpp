@@ -542,7 +542,7 @@ int64 horizon_clocked_time(Scheme scheme, int64 now_us)
      * above the force but below the word, the carry starts again from the
      * old key, which has gone on at half pace since: ahead of the word by
      * about half the time since that reading, never by more than the step
-     * (docs/horizon.md, "A clock step back").
+     * (docs/horizon.md, "A clock that goes back, floors that rise").
      */
     pg_read_barrier();
     int64 half = kid::carried_time(kid::trusted_offset_of_word(
@@ -553,11 +553,9 @@ int64 horizon_clocked_time(Scheme scheme, int64 now_us)
     if (half < carried)
         half = carried;
     /*
-     * (The clock reads below the force or the word, so below half: the
-     * carry ends on the fast path, once the clock passes the word.)
-     */
-    /*
-     * A compare-and-swap per id while carrying (the word rises with every
+     * The clock reads below the force or the word, so below half: the
+     * carry ends on the fast path, once the clock passes the word.  A
+     * compare-and-swap per id while carrying (the word rises with every
      * carried id), none once the clock has caught up: a carry lasts twice a
      * clock step back that went below a horizon's reading.
      */

@@ -87,7 +87,6 @@ extern "C" {
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
-#include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "storage/proc.h"
 #include "storage/procarray.h"
