@@ -13,7 +13,8 @@ EXTVERSION = $(shell grep default_version $(EXTENSION).control | sed -e "s/defau
 
 # src/core: plain C++17, no PostgreSQL header, unit-tested on its own.
 CORE_SRCS = $(sort $(wildcard src/core/*.cpp))
-# src/pg: the thin PostgreSQL boundary, one file per scheme.
+# src/pg: the PostgreSQL boundary, one file per concern (a scheme's type, the
+# lease, the horizon, the partition worker ...).
 PG_SRCS   = $(sort $(wildcard src/pg/*.cpp))
 
 MODULE_big = kid

@@ -339,11 +339,11 @@ COMMENT ON FUNCTION uuidv7_to_timestamp(uuid) IS
 
 -- Generation (layout, guarantees and what an attacker learns: docs/types.md,
 -- "uuid").  uuidv7_new() draws from this backend's generator on the
--- backend's sno slot (one of 256 per server): unique by construction
+-- backend's id partition (one of 256 per server): unique by construction
 -- across the backends of a server and across servers with distinct
 -- kid.node_id, strictly increasing within a backend, in millisecond order
 -- across backends, never below the lease.  PARALLEL RESTRICTED like
--- sno_new(): a parallel worker would claim a slot of its own.
+-- sno_new(): a parallel worker would claim a partition of its own.
 CREATE FUNCTION uuidv7_new() RETURNS uuid
 AS 'MODULE_PATHNAME', 'uuidv7_new' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION uuidv7_new() IS
@@ -352,7 +352,7 @@ COMMENT ON FUNCTION uuidv7_new() IS
 -- Backfills: a version 7 uuid carrying a given time (its millisecond) and
 -- 74 bits of this backend's keyed random stream.  Unique by chance only, as
 -- PostgreSQL 18's uuidv7(shift) is: keep a unique index.  Needs no preload
--- and no slot, hence PARALLEL SAFE.
+-- and no id partition, hence PARALLEL SAFE.
 CREATE FUNCTION uuidv7_new_with_time(at timestamptz) RETURNS uuid
 AS 'MODULE_PATHNAME', 'uuidv7_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION uuidv7_new_with_time(timestamptz) IS
@@ -658,13 +658,19 @@ COMMENT ON FUNCTION kid_raise_floors(timestamptz[]) IS
 -- type that holds itself, so the walk ends.
 --
 -- How far ahead of the clock an id is taken without a decision (max_ahead;
--- NULL, the default, is the rule per scheme): a koid no further than
--- koid_new() waits for its clock, since a koid floor beyond that makes
--- koid_new() fail in every database of the server (kid.koid_max_clock_wait_ms
--- as sessions get it: its reset value; a SET in the adopting session, which
--- waits for no other session, changes nothing); an id of the other schemes
--- up to a day (tid, uid and uuidv7 ids then carry that time, and sno changes
--- timeline, which kid_adopt_database() names in a WARNING).
+-- NULL, the default, is the rule per scheme, bound_by names it): a koid no
+-- further than koid_new() waits for its clock, since a koid floor beyond
+-- that makes koid_new() fail in every database of the server
+-- (kid.koid_max_clock_wait_ms as sessions get it: its reset value; a SET in
+-- the adopting session, which waits for no other session, changes
+-- nothing); an id of the other schemes up to a day (tid, uid and uuidv7
+-- ids then carry that time, and sno changes timeline, which
+-- kid_adopt_database() names in a WARNING).  sno has two timelines and
+-- sno_new() waits, without limit and in every database of the server,
+-- while both are ahead of its clock: so when the snos up to a day ahead
+-- would put both ahead (the snos of each timeline, or of one and this
+-- server's floor on the other), and further ahead than they are already,
+-- no sno ahead of the clock is taken without a decision.
 CREATE FUNCTION kid_adoption_columns(
     max_ahead interval DEFAULT NULL,
     exclude text[] DEFAULT '{}',
@@ -676,6 +682,7 @@ CREATE FUNCTION kid_adoption_columns(
     OUT status text,
     OUT why text,
     OUT newest timestamptz,
+    OUT bound_by text,
     OUT ahead timestamptz,
     OUT ahead_count bigint,
     OUT floors jsonb)
@@ -728,6 +735,18 @@ DECLARE
     bound timestamptz;
     koid_bound timestamptz;
     koid_wait_ms bigint;
+    -- sno: the first instant of the 4 ms unit after the clock's (an sno at
+    -- or after it is ahead of the clock), the bound of its places, and per
+    -- timeline (tick 0, tick 1) the newest stored sno from there up to
+    -- bound, this server's floor and the floor the adoption would leave.
+    sno_clock_bound timestamptz;
+    sno_bound timestamptz;
+    sno_bound_by text;
+    sno_ahead timestamptz[] := ARRAY[NULL, NULL];
+    sno_floor timestamptz[] := ARRAY[NULL, NULL];
+    sno_after timestamptz[];
+    lease_lines integer;
+    pass integer;
     excluded text[] := '{}';
     entry text;
     parts text[];
@@ -764,8 +783,23 @@ BEGIN
     -- millisecond plus the wait is not ahead (koid >= t compares t's
     -- millisecond): koid_new() waits for it and succeeds.
     clock := clock_timestamp();
-    bound := clock + coalesce(max_ahead, interval '1 day');
+    -- A max_ahead past the last time a version 7 uuid can hold (year
+    -- 10889, the furthest any of kid's ids reach; 'infinity' on 17 and
+    -- later) bounds nothing: refused by name, not by the first uuid
+    -- column's read.
+    BEGIN
+        bound := clock + coalesce(max_ahead, interval '1 day');
+        PERFORM @extschema@.uuidv7_from_timestamp(bound);
+    EXCEPTION WHEN datetime_field_overflow THEN
+        RAISE EXCEPTION 'max_ahead reaches past the last time kid''s ids can hold: %', max_ahead
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('The furthest is %s (version 7 uuids).',
+                                  @extschema@.uuidv7_to_timestamp('ffffffff-ffff-7fff-bfff-ffffffffffff'::uuid)),
+                  HINT = 'A max_ahead short of it reaches every id.';
+    END;
     koid_bound := CASE WHEN max_ahead IS NULL THEN clock + (koid_wait_ms + 1) * interval '1 ms' ELSE bound END;
+    sno_bound := bound;
+    sno_bound_by := CASE WHEN max_ahead IS NULL THEN '1 day' ELSE 'max_ahead' END;
     -- Each exclusion names a column as column_name shows it,
     -- schema.table.column (pg_temp for this session's temporary tables);
     -- a partitioned table's column stands for its partitions'.  One that
@@ -785,119 +819,190 @@ BEGIN
                   HINT = 'Name columns as kid_adoption_columns() lists them in column_name: schema.table.column.';
     END LOOP;
 
-    FOR c IN EXECUTE places LOOP
-        relation := c.rel;
-        column_name := c.column_name;
-        type := c.kid;
-        newest := NULL;
-        ahead := NULL;
-        ahead_count := NULL;
-        floors := NULL;
-        -- The query that reaches the ids: one row per id, val, in source.
-        path := quote_ident(c.attname);
-        source := format('ONLY %s r', c.rel);
-        val := format('r.%I', c.attname);
-        steps := 0;
-        FOREACH step IN ARRAY c.steps LOOP
-            steps := steps + 1;
-            IF step LIKE 'cast:%' THEN
-                val := format('(%s)::%s', val, substr(step, 6)::oid::regtype);
-            ELSIF step = 'unnest' THEN
-                source := source || format(' CROSS JOIN LATERAL (SELECT pg_catalog.unnest(%s) AS v) s%s', val, steps);
-                val := format('s%s.v', steps);
-                path := path || '[]';
-            ELSIF step = 'bounds' THEN
-                source := source || format(' CROSS JOIN LATERAL (VALUES (pg_catalog.lower(%1$s)), (pg_catalog.upper(%1$s))) s%2$s(v)', val, steps);
-                val := format('s%s.v', steps);
-                path := format('lower/upper(%s)', path);
-            ELSE
-                val := format('(%s).%I', val, substr(step, 7));
-                path := format('(%s).%I', path, substr(step, 7));
-            END IF;
-        END LOOP;
-        IF array_prepend(c.column_name, c.ancestors) && excluded THEN
-            status := 'excluded';
-            why := 'named in exclude';
-        ELSIF c.relkind = 'v' THEN
-            status := 'no rows';
-            why := 'view';
-        ELSIF c.relkind = 'p' THEN
-            status := 'no rows';
-            why := 'partitioned table: its partitions are read';
-        ELSIF c.relkind = 'm' AND NOT c.relispopulated THEN
-            status := 'no rows';
-            why := 'materialized view, not populated';
-        ELSIF c.relkind = 'f' THEN
-            status := 'not read';
-            why := 'foreign table: its rows are not in this database';
-        ELSIF c.relpersistence = 't' AND NOT c.own_temp THEN
-            status := 'not read';
-            why := 'temporary table of another session';
-        ELSE
-            status := 'read';
-            why := CASE WHEN c.relkind = 'm' THEN 'materialized view'
-                        WHEN c.own_temp THEN 'temporary table of this session'
-                        ELSE CASE c.relpersistence WHEN 'u' THEN 'unlogged ' ELSE '' END
-                             || CASE WHEN c.parent IS NOT NULL THEN 'partition of ' || c.parent::text ELSE 'table' END END;
+    -- Two passes: the first (scan, max_ahead not given) reads sno's places
+    -- only, for its snos ahead of the clock per timeline; the second lists
+    -- every place, reading each up to its bound.
+    FOR pass IN 1..2 LOOP
+        IF pass = 1 AND (NOT scan OR max_ahead IS NOT NULL) THEN
+            CONTINUE;
         END IF;
-        IF status = 'read' AND scan THEN
-            decoder := CASE c.kid WHEN '@extschema@.sno'::regtype THEN 'sno_to_timestamp'
-                                  WHEN '@extschema@.atproto_tid'::regtype THEN 'tid_to_timestamp'
-                                  WHEN '@extschema@.koid'::regtype THEN 'koid_to_timestamp'
-                                  WHEN '@extschema@.uid'::regtype THEN 'uid_to_timestamp'
-                                  WHEN '@extschema@.uid_global'::regtype THEN 'uid_global_to_timestamp'
-                                  ELSE 'uuidv7_to_timestamp' END;
-            IF c.kid = 'uuid'::regtype THEN
-                -- uuidv7_new()'s line: the version 7 uuids, any generator's (a
-                -- uuid column may hold version 4 ones too, whose random first
-                -- bits would put them anywhere up to the year 10889).  The
-                -- newest up to the bound: an index scan down from it.
-                EXECUTE format('SELECT @extschema@.uuidv7_to_timestamp(%1$s) FROM %2$s
-                                WHERE %1$s < @extschema@.uuidv7_from_timestamp($1) AND @extschema@.uuidv7_to_timestamp(%1$s) IS NOT NULL
-                                ORDER BY %1$s DESC LIMIT 1', val, source) INTO newest USING bound;
-                floors := jsonb_build_object('uuid', newest);
-                EXECUTE format('SELECT max(@extschema@.uuidv7_to_timestamp(%1$s)), count(*) FROM %2$s
-                                WHERE %1$s >= @extschema@.uuidv7_from_timestamp($1) AND @extschema@.uuidv7_to_timestamp(%1$s) IS NOT NULL',
-                               val, source) INTO ahead, ahead_count USING bound;
-            ELSE
-                -- The largest id up to the bound (a btree index answers it
-                -- from the bound down), as its type's text.
-                EXECUTE format('SELECT @extschema@.max(%1$s)::text FROM %2$s WHERE %1$s OPERATOR(@extschema@.<) $1', val, source)
-                    INTO top USING CASE c.kid WHEN '@extschema@.koid'::regtype THEN koid_bound ELSE bound END;
-                IF c.kid = '@extschema@.sno'::regtype THEN
-                    -- sno has two timelines: the newest id's, and the newest
-                    -- id on the other one (a backward scan to the first).
-                    floors := jsonb_build_object('sno tick 0', NULL, 'sno tick 1', NULL);
-                    IF top IS NOT NULL THEN
-                        tick := @extschema@.sno_tick(top::@extschema@.sno);
-                        newest := @extschema@.sno_to_timestamp(top::@extschema@.sno);
-                        floors := floors || jsonb_build_object('sno tick ' || tick, newest);
-                        EXECUTE format('SELECT %1$s::text FROM %2$s
-                                        WHERE %1$s OPERATOR(@extschema@.<) $1 AND @extschema@.sno_tick(%1$s) <> $2
-                                        ORDER BY %1$s DESC LIMIT 1', val, source) INTO other USING bound, tick;
-                        IF other IS NOT NULL THEN
-                            floors := floors || jsonb_build_object('sno tick ' || (1 - tick), @extschema@.sno_to_timestamp(other::@extschema@.sno));
-                        END IF;
-                    END IF;
+        IF pass = 2 AND (sno_ahead[1] IS NOT NULL OR sno_ahead[2] IS NOT NULL) THEN
+            -- This server's floors of sno's two timelines (kid_raise_floors()
+            -- given no time raises nothing, and its floor_after is the floor
+            -- now, after the floors of a recovery if they were still to be
+            -- set); none where kid is not preloaded, nor on a standby, which
+            -- adopts nothing.
+            lease_lines := (SELECT count(*) FROM @extschema@.kid_lease());
+            IF lease_lines > 0 AND NOT pg_is_in_recovery() THEN
+                sno_floor := ARRAY(SELECT f.floor_after FROM @extschema@.kid_raise_floors(array_fill(NULL::timestamptz, ARRAY[lease_lines])) f
+                                   WHERE f.line IN ('sno tick 0', 'sno tick 1') ORDER BY f.line);
+            END IF;
+            -- Per timeline, its floor once these snos were taken, where that
+            -- is ahead of the clock (NULL: not ahead).  sno_new() waits while
+            -- both are ahead, until the clock passes the nearer one: no sno
+            -- ahead of the clock is taken by default when that wait would
+            -- begin, or last longer than this server's floors make it already.
+            sno_after := ARRAY[greatest(sno_ahead[1], CASE WHEN sno_floor[1] >= sno_clock_bound THEN sno_floor[1] END),
+                               greatest(sno_ahead[2], CASE WHEN sno_floor[2] >= sno_clock_bound THEN sno_floor[2] END)];
+            IF sno_after[1] IS NOT NULL AND sno_after[2] IS NOT NULL
+               AND least(sno_after[1], sno_after[2])
+                   > coalesce(CASE WHEN sno_floor[1] >= sno_clock_bound AND sno_floor[2] >= sno_clock_bound
+                                   THEN least(sno_floor[1], sno_floor[2]) END, '-infinity') THEN
+                sno_bound := sno_clock_bound;
+                sno_bound_by := 'both sno timelines';
+            END IF;
+        END IF;
+        FOR c IN EXECUTE CASE pass WHEN 1 THEN format('SELECT * FROM (%s) p WHERE p.kid = %L::regtype', places, '@extschema@.sno')
+                                   ELSE places END LOOP
+            relation := c.rel;
+            column_name := c.column_name;
+            type := c.kid;
+            newest := NULL;
+            bound_by := NULL;
+            ahead := NULL;
+            ahead_count := NULL;
+            floors := NULL;
+            -- The query that reaches the ids: one row per id, val, in source.
+            path := quote_ident(c.attname);
+            source := format('ONLY %s r', c.rel);
+            val := format('r.%I', c.attname);
+            steps := 0;
+            FOREACH step IN ARRAY c.steps LOOP
+                steps := steps + 1;
+                IF step LIKE 'cast:%' THEN
+                    val := format('(%s)::%s', val, substr(step, 6)::oid::regtype);
+                ELSIF step = 'unnest' THEN
+                    source := source || format(' CROSS JOIN LATERAL (SELECT pg_catalog.unnest(%s) AS v) s%s', val, steps);
+                    val := format('s%s.v', steps);
+                    path := path || '[]';
+                ELSIF step = 'bounds' THEN
+                    source := source || format(' CROSS JOIN LATERAL (VALUES (pg_catalog.lower(%1$s)), (pg_catalog.upper(%1$s))) s%2$s(v)', val, steps);
+                    val := format('s%s.v', steps);
+                    path := format('lower/upper(%s)', path);
                 ELSE
-                    -- The type's lease line: its own name, but uid_global shares uid's.
-                    line := CASE c.kid WHEN '@extschema@.uid_global'::regtype THEN 'uid' ELSE (SELECT typname FROM pg_type WHERE oid = c.kid) END;
-                    IF top IS NOT NULL THEN
-                        EXECUTE format('SELECT @extschema@.%I($1::%s)', decoder, c.kid) INTO newest USING top;
-                    END IF;
-                    floors := jsonb_build_object(line, newest);
+                    val := format('(%s).%I', val, substr(step, 7));
+                    path := format('(%s).%I', path, substr(step, 7));
                 END IF;
-                EXECUTE format('SELECT max(@extschema@.%3$I(%1$s)), count(*) FROM %2$s WHERE %1$s OPERATOR(@extschema@.>=) $1',
-                               val, source, decoder) INTO ahead, ahead_count
-                    USING CASE c.kid WHEN '@extschema@.koid'::regtype THEN koid_bound ELSE bound END;
+            END LOOP;
+            IF array_prepend(c.column_name, c.ancestors) && excluded THEN
+                status := 'excluded';
+                why := 'named in exclude';
+            ELSIF c.relkind = 'v' THEN
+                status := 'no rows';
+                why := 'view';
+            ELSIF c.relkind = 'p' THEN
+                status := 'no rows';
+                why := 'partitioned table: its partitions are read';
+            ELSIF c.relkind = 'm' AND NOT c.relispopulated THEN
+                status := 'no rows';
+                why := 'materialized view, not populated';
+            ELSIF c.relkind = 'f' THEN
+                status := 'not read';
+                why := 'foreign table: its rows are not in this database';
+            ELSIF c.relpersistence = 't' AND NOT c.own_temp THEN
+                status := 'not read';
+                why := 'temporary table of another session';
+            ELSE
+                status := 'read';
+                why := CASE WHEN c.relkind = 'm' THEN 'materialized view'
+                            WHEN c.own_temp THEN 'temporary table of this session'
+                            ELSE CASE c.relpersistence WHEN 'u' THEN 'unlogged ' ELSE '' END
+                                 || CASE WHEN c.parent IS NOT NULL THEN 'partition of ' || c.parent::text ELSE 'table' END END;
             END IF;
-        END IF;
-        RETURN NEXT;
+            IF pass = 1 THEN
+                -- The newest sno of each timeline from the unit after the
+                -- clock's up to the day (one pass over those ids).
+                IF status = 'read' THEN
+                    sno_clock_bound := coalesce(sno_clock_bound,
+                        @extschema@.sno_to_timestamp(@extschema@.sno_from_timestamp(greatest(clock, timestamptz '2010-01-01 00:00+00'))) + interval '4 ms');
+                    EXECUTE format('SELECT @extschema@.max(%1$s) FILTER (WHERE @extschema@.sno_tick(%1$s) = 0)::text,
+                                           @extschema@.max(%1$s) FILTER (WHERE @extschema@.sno_tick(%1$s) = 1)::text
+                                    FROM %2$s WHERE %1$s OPERATOR(@extschema@.>=) $1 AND %1$s OPERATOR(@extschema@.<) $2', val, source)
+                        INTO top, other USING sno_clock_bound, bound;
+                    sno_ahead := ARRAY[greatest(sno_ahead[1], @extschema@.sno_to_timestamp(top::@extschema@.sno)),
+                                       greatest(sno_ahead[2], @extschema@.sno_to_timestamp(other::@extschema@.sno))];
+                END IF;
+                CONTINUE;
+            END IF;
+            IF status = 'read' AND scan THEN
+                bound_by := CASE WHEN max_ahead IS NOT NULL THEN 'max_ahead'
+                                 WHEN c.kid = '@extschema@.koid'::regtype THEN 'kid.koid_max_clock_wait_ms'
+                                 WHEN c.kid = '@extschema@.sno'::regtype THEN sno_bound_by
+                                 ELSE '1 day' END;
+                decoder := CASE c.kid WHEN '@extschema@.sno'::regtype THEN 'sno_to_timestamp'
+                                      WHEN '@extschema@.atproto_tid'::regtype THEN 'tid_to_timestamp'
+                                      WHEN '@extschema@.koid'::regtype THEN 'koid_to_timestamp'
+                                      WHEN '@extschema@.uid'::regtype THEN 'uid_to_timestamp'
+                                      WHEN '@extschema@.uid_global'::regtype THEN 'uid_global_to_timestamp'
+                                      ELSE 'uuidv7_to_timestamp' END;
+                IF c.kid = 'uuid'::regtype THEN
+                    -- uuidv7_new()'s line: the version 7 uuids, any generator's (a
+                    -- uuid column may hold version 4 ones too, whose random first
+                    -- bits would put them anywhere up to the year 10889).  The
+                    -- newest up to the bound: an index scan down from it.
+                    EXECUTE format('SELECT @extschema@.uuidv7_to_timestamp(%1$s) FROM %2$s
+                                    WHERE %1$s < @extschema@.uuidv7_from_timestamp($1) AND @extschema@.uuidv7_to_timestamp(%1$s) IS NOT NULL
+                                    ORDER BY %1$s DESC LIMIT 1', val, source) INTO newest USING bound;
+                    floors := jsonb_build_object('uuid', newest);
+                    EXECUTE format('SELECT max(@extschema@.uuidv7_to_timestamp(%1$s)), count(*) FROM %2$s
+                                    WHERE %1$s >= @extschema@.uuidv7_from_timestamp($1) AND @extschema@.uuidv7_to_timestamp(%1$s) IS NOT NULL',
+                                   val, source) INTO ahead, ahead_count USING bound;
+                ELSE
+                    -- The largest id up to the bound (a btree index answers it
+                    -- from the bound down), as its type's text.
+                    EXECUTE format('SELECT @extschema@.max(%1$s)::text FROM %2$s WHERE %1$s OPERATOR(@extschema@.<) $1', val, source)
+                        INTO top USING CASE c.kid WHEN '@extschema@.koid'::regtype THEN koid_bound
+                                                  WHEN '@extschema@.sno'::regtype THEN sno_bound ELSE bound END;
+                    IF c.kid = '@extschema@.sno'::regtype THEN
+                        -- sno has two timelines: the newest id's, and the newest
+                        -- id on the other one (a backward scan to the first).
+                        floors := jsonb_build_object('sno tick 0', NULL, 'sno tick 1', NULL);
+                        IF top IS NOT NULL THEN
+                            tick := @extschema@.sno_tick(top::@extschema@.sno);
+                            newest := @extschema@.sno_to_timestamp(top::@extschema@.sno);
+                            floors := floors || jsonb_build_object('sno tick ' || tick, newest);
+                            EXECUTE format('SELECT %1$s::text FROM %2$s
+                                            WHERE %1$s OPERATOR(@extschema@.<) $1 AND @extschema@.sno_tick(%1$s) <> $2
+                                            ORDER BY %1$s DESC LIMIT 1', val, source) INTO other USING sno_bound, tick;
+                            IF other IS NOT NULL THEN
+                                floors := floors || jsonb_build_object('sno tick ' || (1 - tick), @extschema@.sno_to_timestamp(other::@extschema@.sno));
+                            END IF;
+                        END IF;
+                    ELSE
+                        -- The type's lease line: its own name, but uid_global shares uid's.
+                        line := CASE c.kid WHEN '@extschema@.uid_global'::regtype THEN 'uid' ELSE (SELECT typname FROM pg_type WHERE oid = c.kid) END;
+                        IF top IS NOT NULL THEN
+                            EXECUTE format('SELECT @extschema@.%I($1::%s)', decoder, c.kid) INTO newest USING top;
+                        END IF;
+                        floors := jsonb_build_object(line, newest);
+                    END IF;
+                    EXECUTE format('SELECT max(@extschema@.%3$I(%1$s)), count(*) FROM %2$s WHERE %1$s OPERATOR(@extschema@.>=) $1',
+                                   val, source, decoder) INTO ahead, ahead_count
+                        USING CASE c.kid WHEN '@extschema@.koid'::regtype THEN koid_bound
+                                         WHEN '@extschema@.sno'::regtype THEN sno_bound ELSE bound END;
+                END IF;
+            END IF;
+            RETURN NEXT;
+        END LOOP;
     END LOOP;
 END $$;
 
 COMMENT ON FUNCTION kid_adoption_columns(interval, text[], boolean) IS
-'Superuser only: every place of this database where kid_adopt_database() looks for ids (columns of sno, atproto_tid, koid, uid, uid_global and uuid, through domains, arrays, composite, range and multirange types: one row per path to an id), whether it reads it (status: read, not read, excluded, no rows) and why, and with scan, what it finds: the newest id time up to max_ahead ahead of the clock (newest, and per lease line in floors), and the ids beyond (the newest, ahead, and how many). max_ahead NULL (the default): 1 day, and for koid kid.koid_max_clock_wait_ms. The dry run of an adoption, column by column; exclude as kid_adopt_database() takes it.';
+'Superuser only: every place of this database where kid_adopt_database() looks for ids (columns of sno, atproto_tid, koid, uid, uid_global and uuid, through domains, arrays, composite, range and multirange types: one row per path to an id), whether it reads it (status: read, not read, excluded, no rows) and why, and with scan, what it finds: the newest id time up to max_ahead ahead of the clock (newest, and per lease line in floors), and the ids beyond (the newest, ahead, and how many), and what bounds them (bound_by). max_ahead NULL (the default): 1 day, for koid kid.koid_max_clock_wait_ms, and for sno the clock when the snos ahead of it would put both of its timelines ahead (with this server''s floors), since sno_new() then waits in every database. The dry run of an adoption, column by column; exclude as kid_adopt_database() takes it.';
+
+-- What kid_adopt_database() does before it reads anything: checks floor
+-- as kid_raise_floors() would (so a dry run refuses it too), and with
+-- serialize waits for any other adoption on the server to end (a
+-- transaction-level lock of the whole server): an adoption decides on the
+-- floors it reads, and raises them at its end.
+CREATE FUNCTION kid_adoption_start(floor timestamptz, serialize boolean) RETURNS void
+AS 'MODULE_PATHNAME', 'kid_adoption_start'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION kid_adoption_start(timestamptz, boolean) IS
+'internal: the first step of kid_adopt_database(), superuser only: refuses a floor past the last time a lease line''s ids can hold (22008), and with serialize takes a lock of the whole server until the transaction ends, so that adoptions in two databases do not both decide on the floors before either raised them.';
+
+REVOKE ALL ON FUNCTION kid_adoption_start(timestamptz, boolean) FROM PUBLIC;
 
 CREATE FUNCTION kid_adopt_database(
     floor timestamptz DEFAULT NULL,
@@ -926,6 +1031,7 @@ DECLARE
     place text;
     ids text;
     beyond text;
+    why_ahead text;
     k text;
     t text;
     i integer;
@@ -934,10 +1040,24 @@ DECLARE
     excluded jsonb := '[]';
     not_read jsonb := '{}';
     ignored jsonb := '{}';
-    raised record;
+    raised_lines text[];
+    raised_before timestamptz[];
+    raised_after timestamptz[];
+    sno_wait timestamptz;
+    j integer;
     took timestamptz;
     ahead_by interval;
     koid_wait_ms bigint;
+    -- Each sno place read, and its newest sno taken; per timeline (tick 0,
+    -- tick 1) the sno taken ahead of the clock, this server's floor now,
+    -- and the floor the adoption would leave.
+    sno_places text[] := '{}';
+    sno_newest timestamptz[] := '{}';
+    sno_clock_bound timestamptz;
+    sno_took timestamptz[];
+    sno_now timestamptz[];
+    sno_after timestamptz[];
+    sno_late boolean := false;
 BEGIN
     IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
         RAISE EXCEPTION 'permission denied to adopt database "%"', current_database()
@@ -956,6 +1076,12 @@ BEGIN
             USING ERRCODE = 'invalid_transaction_state',
                   DETAIL = 'It reads each table with a new snapshot once it holds the table''s lock.';
     END IF;
+    -- Before anything is read: floor refused as kid_raise_floors() would
+    -- refuse it at the end (a dry run too), and one adoption at a time on
+    -- the whole server, until this transaction ends, so that this one
+    -- reads the floors another raised (a dry run raises nothing, and waits
+    -- for none).
+    PERFORM @extschema@.kid_adoption_start(floor, NOT dry_run);
     -- pg_upgrade leaves out the members kid adds to PostgreSQL's uuid
     -- families (src/sql/uuidv7.sql): add them again.
     IF NOT dry_run THEN
@@ -997,8 +1123,10 @@ BEGIN
         END IF;
         -- Every table to be read, locked against writes until this
         -- transaction ends: a write in progress commits before the table is
-        -- read, and none comes after it.  (A materialized view takes its
-        -- rows from tables; LOCK TABLE does not take one.)
+        -- read, and none comes after it.  (LOCK TABLE does not take a
+        -- materialized view, so a REFRESH can change its rows while the
+        -- adoption reads: the snos taken are decided again before the
+        -- floors are raised.)
         FOR c IN SELECT DISTINCT a.relation FROM @extschema@.kid_adoption_columns(max_ahead, exclude, scan => false) a
                  JOIN pg_class r ON r.oid = a.relation WHERE a.status = 'read' AND r.relkind = 'r' ORDER BY a.relation LOOP
             EXECUTE format('LOCK TABLE ONLY %s IN SHARE MODE', c.relation);
@@ -1040,32 +1168,83 @@ BEGIN
                 counts[i] := counts[i] + 1;
                 taken[i] := greatest(taken[i], t::timestamptz);
             END LOOP;
+            IF c.type = '@extschema@.sno'::regtype AND c.newest IS NOT NULL THEN
+                sno_places := sno_places || place;
+                sno_newest := sno_newest || c.newest;
+            END IF;
             -- Ids beyond it are taken only by an explicit decision.
             IF c.ahead IS NOT NULL THEN
                 ids := format('%s %s', c.ahead_count, CASE WHEN c.type = 'uuid'::regtype THEN 'version 7 uuid' ELSE c.typname || ' id' END)
                        || CASE c.ahead_count WHEN 1 THEN '' ELSE 's' END;
-                beyond := CASE WHEN max_ahead IS NULL AND c.typname = 'koid'
-                               THEN format('more than kid.koid_max_clock_wait_ms (%s ms)', koid_wait_ms)
-                               ELSE format('more than %s', coalesce(max_ahead, interval '1 day')) END;
+                -- How far ahead: beyond what bounds the column (bound_by).
+                beyond := CASE c.bound_by
+                              WHEN 'kid.koid_max_clock_wait_ms' THEN format('more than kid.koid_max_clock_wait_ms (%s ms) ahead', koid_wait_ms)
+                              WHEN 'both sno timelines' THEN 'ahead'
+                              ELSE format('more than %s ahead', coalesce(max_ahead, interval '1 day')) END;
+                why_ahead := CASE c.bound_by WHEN 'both sno timelines' THEN ', with both sno timelines ahead' ELSE '' END;
                 IF floor >= c.ahead THEN
-                    RAISE NOTICE '% holds % % ahead of this server''s clock, the newest at %: taken, floor is at or above it',
-                                 place, ids, beyond, c.ahead;
+                    RAISE NOTICE '% holds % % of this server''s clock%, the newest at %: taken, floor is at or above it',
+                                 place, ids, beyond, why_ahead, c.ahead;
                 ELSIF ignore_ahead THEN
                     ignored := ignored || jsonb_build_object(place, c.ahead);
-                    RAISE NOTICE '% holds % % ahead of this server''s clock, the newest at %: not taken (ignore_ahead)',
-                                 place, ids, beyond, c.ahead;
+                    RAISE NOTICE '% holds % % of this server''s clock%, the newest at %: not taken (ignore_ahead)',
+                                 place, ids, beyond, why_ahead, c.ahead;
                 ELSE
-                    stopped := stopped || format('%s: %s %s ahead, the newest at %s', place, ids, beyond, c.ahead);
-                    RAISE WARNING '% holds % % ahead of this server''s clock, the newest at %', place, ids, beyond, c.ahead
-                        USING HINT = CASE WHEN c.typname = 'koid'
-                            THEN 'Taken, they would make koid_new() fail with ERROR 55000 in every database of this server until the clock is within kid.koid_max_clock_wait_ms of them. '
+                    stopped := stopped || format('%s: %s %s%s, the newest at %s', place, ids, beyond, why_ahead, c.ahead);
+                    RAISE WARNING '% holds % % of this server''s clock%, the newest at %', place, ids, beyond, why_ahead, c.ahead
+                        USING HINT = CASE
+                            WHEN c.bound_by = 'kid.koid_max_clock_wait_ms'
+                                THEN 'Taken, they would make koid_new() fail with ERROR 55000 in every database of this server until the clock is within kid.koid_max_clock_wait_ms of them. '
+                            WHEN c.bound_by = 'both sno timelines'
+                                THEN 'Taken, they would put the floors of both of sno''s timelines ahead of the clock (with the snos of the other timeline named here, or this server''s floor there): sno_new() would wait, in every database of this server, until the clock passed the nearer one. '
                             ELSE 'Taken, they would raise this server''s floor to their time. ' END
-                          || format('If kid''s generators did not make them (record keys, ids of another system), exclude => ARRAY[%L]; to take the column''s other ids only, ignore_ahead => true; to take them, a max_ahead that reaches them, or floor => %L.',
+                          || format('If kid''s generators did not make them (record keys, ids of another system), exclude => ARRAY[%L]; to take the column''s other ids only, ignore_ahead => true; to take them, floor => %L, or a max_ahead that reaches them (which takes every id within it, snos too when both of sno''s timelines are then ahead: sno_new() waits until the clock passes the nearer).',
                                     c.column_name, c.ahead);
                 END IF;
             END IF;
         END IF;
     END LOOP;
+    -- Which snos to take was decided on kid_adoption_columns()'s first
+    -- pass, and they were taken from its second, which read every place
+    -- again: a place written in between (a materialized view refreshed or
+    -- populated, which no lock here holds back; a table created) can hold
+    -- snos the first pass did not see.  The rule again,
+    -- on the snos taken and this server's floors now: no sno ahead of the
+    -- clock that would put both timelines' floors ahead, further than they
+    -- are (max_ahead not given; floor at or above a column's snos decides
+    -- for them).  No other adoption raises the floors before this one
+    -- ends (kid_adoption_start()).
+    IF max_ahead IS NULL AND cardinality(lines) > 0 AND NOT pg_is_in_recovery() THEN
+        sno_clock_bound := @extschema@.sno_to_timestamp(@extschema@.sno_from_timestamp(greatest(clock_timestamp(), timestamptz '2010-01-01 00:00+00')))
+                           + interval '4 ms';
+        sno_took := ARRAY(SELECT CASE WHEN u.newest >= sno_clock_bound AND NOT coalesce(floor >= u.newest, false) THEN u.newest END
+                          FROM unnest(ARRAY[taken[array_position(lines, 'sno tick 0')], taken[array_position(lines, 'sno tick 1')]])
+                               WITH ORDINALITY AS u(newest, ord) ORDER BY u.ord);
+        IF sno_took[1] IS NOT NULL OR sno_took[2] IS NOT NULL THEN
+            sno_now := ARRAY(SELECT f.floor_after FROM @extschema@.kid_raise_floors(array_fill(NULL::timestamptz, ARRAY[cardinality(lines)])) f
+                             WHERE f.line IN ('sno tick 0', 'sno tick 1') ORDER BY f.line);
+            sno_after := ARRAY[greatest(sno_took[1], CASE WHEN sno_now[1] >= sno_clock_bound THEN sno_now[1] END),
+                               greatest(sno_took[2], CASE WHEN sno_now[2] >= sno_clock_bound THEN sno_now[2] END)];
+            IF sno_after[1] IS NOT NULL AND sno_after[2] IS NOT NULL
+               AND least(sno_after[1], sno_after[2])
+                   > coalesce(CASE WHEN sno_now[1] >= sno_clock_bound AND sno_now[2] >= sno_clock_bound
+                                   THEN least(sno_now[1], sno_now[2]) END, '-infinity') THEN
+                FOR j IN 1 .. cardinality(sno_places) LOOP
+                    -- (A place already stopped for ids beyond its bound is named once.)
+                    IF sno_newest[j] >= sno_clock_bound AND NOT coalesce(floor >= sno_newest[j], false)
+                       AND NOT EXISTS (SELECT FROM unnest(stopped) x WHERE starts_with(x, sno_places[j] || ': ')) THEN
+                        sno_late := true;
+                        stopped := stopped || format('%s: sno ids ahead of this server''s clock, with both sno timelines ahead once every place was read, the newest at %s',
+                                                     sno_places[j], sno_newest[j]);
+                        RAISE WARNING '% holds sno ids ahead of this server''s clock, with both sno timelines ahead once every place was read, the newest at %',
+                                      sno_places[j], sno_newest[j]
+                            USING HINT = 'Taken, they would put the floors of both of sno''s timelines ahead of the clock: sno_new() would wait, in every database of this server, until the clock passed the nearer one. '
+                                      || 'The adoption decided which snos to take before they were there: run it again to have them named as any other ids ahead.';
+                    END IF;
+                END LOOP;
+            END IF;
+        END IF;
+    END IF;
     -- Fail closed: an id ahead is neither taken nor left silently, and a
     -- place it cannot read is not taken as holding nothing.
     IF cardinality(stopped) + cardinality(unread) > 0 AND NOT dry_run THEN
@@ -1077,25 +1256,38 @@ BEGIN
             USING ERRCODE = 'object_not_in_prerequisite_state',
                   DETAIL = array_to_string(stopped || unread, E'\n'),
                   HINT = CASE WHEN cardinality(stopped) > 0
-                              THEN 'Taking ids ahead would raise this server''s floors to their times (every tid_new() a tid of that time, koid_new() failing until then): per column, exclude it, skip its ids ahead (ignore_ahead => true) or take them (a wider max_ahead, or floor => a time at or above them). ' ELSE '' END
+                              THEN 'Taking ids ahead would raise this server''s floors to their times (every tid_new() a tid of that time, koid_new() failing and, with both of sno''s timelines ahead, sno_new() waiting until then): per column, exclude it, skip its ids ahead (ignore_ahead => true) or take them (a wider max_ahead, or floor => a time at or above them). ' ELSE '' END
                       || CASE WHEN cardinality(unread) > 0
                               THEN 'For a column it cannot read, give the newest time of its ids as floor, or exclude it if it holds none of this database''s ids. ' ELSE '' END
+                      || CASE WHEN sno_late
+                              THEN 'Snos written while it read the database were not seen when it decided: run it again. ' ELSE '' END
                       || 'kid_adopt_database(dry_run => true) shows the floors, kid_adoption_columns() every column.';
     END IF;
     -- Per line, the time it is raised to: the newest id taken, or floor if later.
     wanted := ARRAY(SELECT CASE WHEN u.line = ANY (id_lines) THEN greatest(u.newest, floor) END
                     FROM ROWS FROM (unnest(lines), unnest(taken)) WITH ORDINALITY AS u(line, newest, ord) ORDER BY u.ord);
-    FOR raised IN
-        SELECT f.line, f.floor_before, f.floor_after
-        FROM @extschema@.kid_raise_floors(CASE WHEN dry_run THEN array_fill(NULL::timestamptz, ARRAY[cardinality(lines)]) ELSE wanted END) f
-    LOOP
-        i := array_position(lines, raised.line);
-        line := raised.line;
+    SELECT array_agg(f.line ORDER BY f.ord), array_agg(f.floor_before ORDER BY f.ord), array_agg(f.floor_after ORDER BY f.ord)
+    INTO raised_lines, raised_before, raised_after
+    FROM @extschema@.kid_raise_floors(CASE WHEN dry_run THEN array_fill(NULL::timestamptz, ARRAY[cardinality(lines)]) ELSE wanted END)
+         WITH ORDINALITY AS f(line, floor_before, floor_after, ord);
+    -- A dry run raises nothing: the floor it would ask for.
+    IF dry_run THEN
+        raised_after := ARRAY(SELECT greatest(u.floor_after, wanted[array_position(lines, u.line)])
+                              FROM ROWS FROM (unnest(raised_lines), unnest(raised_after)) WITH ORDINALITY AS u(line, floor_after, ord)
+                              ORDER BY u.ord);
+    END IF;
+    -- With both of sno's timelines' floors ahead of the clock, sno_new()
+    -- waits until the clock passes the nearer one: when.
+    sno_wait := (SELECT CASE WHEN count(*) = 2 AND bool_and(coalesce(u.floor_after > clock_timestamp(), false)) THEN min(u.floor_after) END
+                 FROM ROWS FROM (unnest(raised_lines), unnest(raised_after)) AS u(line, floor_after)
+                 WHERE u.line IN ('sno tick 0', 'sno tick 1'));
+    FOR j IN 1 .. coalesce(cardinality(raised_lines), 0) LOOP
+        i := array_position(lines, raised_lines[j]);
+        line := raised_lines[j];
         columns := counts[i];
         newest := taken[i];
-        floor_before := raised.floor_before;
-        -- A dry run raises nothing: the floor it would ask for.
-        floor_after := CASE WHEN dry_run THEN greatest(raised.floor_after, wanted[i]) ELSE raised.floor_after END;
+        floor_before := raised_before[j];
+        floor_after := raised_after[j];
         -- A floor this adoption raises ahead of the clock: what it does to
         -- the line's generators.  Ahead means, for koid, any lead (a
         -- koid cannot be ahead of its clock: koid_new() waits, or fails
@@ -1114,6 +1306,9 @@ BEGIN
                                     koid_wait_ms)
                     WHEN line = 'koid'
                         THEN format('koid_new() waits for the clock to pass it (kid.koid_max_clock_wait_ms is %s ms).', koid_wait_ms)
+                    WHEN line LIKE 'sno tick _' AND sno_wait IS NOT NULL
+                        THEN format('Both of sno''s timelines are then ahead of the clock: sno_new() waits, in every database of this server, until the clock passes %s.',
+                                    sno_wait)
                     WHEN line LIKE 'sno tick _'
                         THEN format('sno_new() makes its ids on its other timeline (tick %s) until the clock passes it, and waits while both timelines'' floors are ahead of the clock.',
                                     1 - right(line, 1)::integer)
@@ -1136,7 +1331,7 @@ BEGIN
 END $$;
 
 COMMENT ON FUNCTION kid_adopt_database(timestamptz, interval, text[], boolean, boolean) IS
-'Superuser only: adopt a database that pg_upgrade, pg_dump/pg_restore or another copy brought from another cluster. Reads every place kid_adoption_columns() lists as read (locking each table against writes), raises this server''s floors to the newest id time found per lease line (and to floor, if given) durably, and records an adopted row in kid_database_origin, after which generation is allowed in this database. Stops (ERROR 55000, nothing raised or recorded) on ids too far ahead of the clock (max_ahead; by default a day, and for koid kid.koid_max_clock_wait_ms) unless floor is at or above them, a wider max_ahead reaches them, their column is excluded, or ignore_ahead skips them; and on a column it cannot read (a foreign table, another session''s temporary table) unless it is excluded or floor stands for its ids. A WARNING names each floor it raises ahead of the clock and what that does to its generators. dry_run raises and records nothing. One row per lease line: columns read, the newest stored time, the floor before and after.';
+'Superuser only: adopt a database that pg_upgrade, pg_dump/pg_restore or another copy brought from another cluster. Reads every place kid_adoption_columns() lists as read (locking each table against writes), raises this server''s floors to the newest id time found per lease line (and to floor, if given) durably, and records an adopted row in kid_database_origin, after which generation is allowed in this database. Stops (ERROR 55000, nothing raised or recorded) on ids too far ahead of the clock (max_ahead; by default a day, for koid kid.koid_max_clock_wait_ms, and for sno the clock where the snos ahead of it would put both of its timelines ahead, since sno_new() then waits in every database) unless floor is at or above them, a wider max_ahead reaches them, their column is excluded, or ignore_ahead skips them; and on a column it cannot read (a foreign table, another session''s temporary table) unless it is excluded or floor stands for its ids. A WARNING names each floor it raises ahead of the clock and what that does to its generators. dry_run raises and records nothing. One row per lease line: columns read, the newest stored time, the floor before and after.';
 
 
 -- ---------------------------------------------------------------------------
@@ -1318,14 +1513,22 @@ CREATE TABLE kid_partition_config (
     uid_interval integer,
     configured_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
     -- (Set by kid_partition_guard() from pg_class.)
-    relname name NOT NULL
+    relname name NOT NULL,
+    -- The role that owns the table, as the last write of the row found it
+    -- (kid_partition_guard() sets it; ALTER TABLE ... OWNER TO writes the
+    -- row again, through kid_partition_follow_rename()): when the table is
+    -- gone, the end of its configuration joins this role's pool of
+    -- kid_partition_history, whoever ends it.  An OID, not a regrole: a
+    -- dump writes these rows, and a role's name would fail their restore
+    -- into a cluster without that role (the guard sets the column anyway).
+    parent_owner oid NOT NULL
 );
 SELECT pg_catalog.pg_extension_config_dump('kid_partition_config',
     'WHERE EXISTS (SELECT FROM pg_catalog.pg_class r WHERE r.oid OPERATOR(pg_catalog.=) parent::pg_catalog.oid)');
 GRANT SELECT, INSERT, UPDATE, DELETE ON kid_partition_config TO PUBLIC;
 
 COMMENT ON TABLE kid_partition_config IS
-'The tables whose time partitions kid makes and retires (kid_partition_by_time() writes a row): the period (every), how many periods ahead are made (premake), the retention (retain, NULL keeps every partition), whether retired partitions are only detached (detach_only), the time zone whose calendar the periods follow, the koid epoch or uid_global interval the bounds were made under, and the table''s name (relname), which a table that takes the OID of a dropped one does not have. Dumped by pg_dump (rows of tables that exist); a row can be written only by the table''s owner.';
+'The tables whose time partitions kid makes and retires (kid_partition_by_time() writes a row): the period (every), how many periods ahead are made (premake), the retention (retain, NULL keeps every partition), whether retired partitions are only detached (detach_only), the time zone whose calendar the periods follow, the koid epoch or uid_global interval the bounds were made under, the table''s name (relname), which a table that takes the OID of a dropped one does not have, and its owner (parent_owner, the role whose pool of kid_partition_history the end of the configuration joins). Dumped by pg_dump (rows of tables that exist); a row can be written only by the table''s owner.';
 
 -- What the last runs did, per table (not dumped: it describes this
 -- cluster's runs).  A row goes with its configuration.
@@ -1471,13 +1674,13 @@ BEGIN
         RETURN OLD;
     END IF;
     IF TG_TABLE_NAME = 'kid_partition_config' THEN
-        NEW.relname := (SELECT c.relname FROM pg_catalog.pg_class c WHERE c.oid = NEW.parent);
+        SELECT c.relname, c.relowner INTO NEW.relname, NEW.parent_owner FROM pg_catalog.pg_class c WHERE c.oid = NEW.parent;
     END IF;
     RETURN NEW;
 END $$;
 
 COMMENT ON FUNCTION kid_partition_guard() IS
-'trigger of kid_partition_config and kid_partition_state: a row may be written only by the owner of its table (a member of the owning role) or a superuser, never about a temporary table; a row of a dropped table by anyone; a configuration row takes its table''s current name (relname)';
+'trigger of kid_partition_config and kid_partition_state: a row may be written only by the owner of its table (a member of the owning role) or a superuser, never about a temporary table; a row of a dropped table by anyone; a configuration row takes its table''s current name (relname) and owner (parent_owner)';
 
 CREATE TRIGGER kid_partition_guard BEFORE INSERT OR UPDATE OR DELETE ON kid_partition_config
 FOR EACH ROW EXECUTE FUNCTION kid_partition_guard();
@@ -1525,14 +1728,16 @@ COMMENT ON EVENT TRIGGER kid_partition_forget IS
 -- ALTER TABLE ... RENAME of a configured table (or ALTER INDEX, SEQUENCE,
 -- VIEW ... RENAME, which rename any relation): its row takes the new name
 -- (kid_partition_guard() sets it), so that maintenance still knows it as the
--- table it configured.  Never in the way of the ALTER: a failure is a
+-- table it configured; ALTER TABLE ... OWNER TO: its row takes the new owner
+-- (the role whose pool of kid_partition_history the end of its
+-- configuration joins).  Never in the way of the ALTER: a failure is a
 -- WARNING (maintenance then refuses the table until it is configured again).
 CREATE FUNCTION kid_partition_follow_rename() RETURNS event_trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
-    UPDATE @extschema@.kid_partition_config c SET relname = r.relname
+    UPDATE @extschema@.kid_partition_config c SET relname = r.relname, parent_owner = r.relowner
     FROM pg_catalog.pg_class r
-    WHERE r.oid = c.parent AND r.relname <> c.relname
+    WHERE r.oid = c.parent AND (r.relname <> c.relname OR r.relowner <> c.parent_owner)
       AND c.parent IN (SELECT d.objid FROM pg_catalog.pg_event_trigger_ddl_commands() d
                        WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass);
 EXCEPTION WHEN OTHERS THEN
@@ -1540,7 +1745,7 @@ EXCEPTION WHEN OTHERS THEN
 END $$;
 
 COMMENT ON FUNCTION kid_partition_follow_rename() IS
-'event trigger function: gives the kid_partition_config row of a renamed table its new name';
+'event trigger function: gives the kid_partition_config row of a renamed table its new name, of a table given to another role its new owner';
 
 CREATE EVENT TRIGGER kid_partition_follow_rename ON ddl_command_end
 WHEN TAG IN ('ALTER TABLE', 'ALTER INDEX', 'ALTER SEQUENCE', 'ALTER VIEW', 'ALTER MATERIALIZED VIEW', 'ALTER FOREIGN TABLE')
@@ -1622,6 +1827,48 @@ RETURN EXISTS (SELECT FROM pg_catalog.pg_class r WHERE r.relnamespace = nsp AND 
 
 COMMENT ON FUNCTION kid_partition_name_taken(oid, text) IS
 'internal: whether a table named name could not be made in schema nsp (a relation or a type has the name)';
+
+-- The privileges the owner of a table needs for kid to make its partitions
+-- (kid makes them as the owner): USAGE and CREATE on the table's schema,
+-- and CREATE on its tablespace unless it is the database's default.  42501
+-- naming the role and the privilege, at configuration and before a run
+-- makes a table, rather than PostgreSQL's "permission denied for schema",
+-- which names neither the role nor why kid needs it.
+CREATE FUNCTION kid_partition_owner_may_create(parent regclass) RETURNS void
+LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    rel record;
+    privilege text;
+BEGIN
+    SELECT c.relowner, c.relnamespace, n.nspname, c.reltablespace, ts.spcname INTO rel
+    FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+    LEFT JOIN pg_catalog.pg_tablespace ts ON ts.oid = c.reltablespace
+    WHERE c.oid = parent;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    FOREACH privilege IN ARRAY ARRAY['USAGE', 'CREATE'] LOOP
+        IF NOT pg_catalog.has_schema_privilege(rel.relowner, rel.relnamespace, privilege) THEN
+            RAISE EXCEPTION 'role "%", the owner of table %, has no % privilege on schema %',
+                            pg_catalog.pg_get_userbyid(rel.relowner), parent, privilege, pg_catalog.quote_ident(rel.nspname)
+                USING ERRCODE = 'insufficient_privilege',
+                      DETAIL = 'kid makes the partitions of a table as its owner, in the table''s schema.',
+                      HINT = format('GRANT %s ON SCHEMA %I TO %I;', privilege, rel.nspname, pg_catalog.pg_get_userbyid(rel.relowner));
+        END IF;
+    END LOOP;
+    IF rel.reltablespace <> 0
+       AND rel.reltablespace <> (SELECT d.dattablespace FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database())
+       AND NOT pg_catalog.has_tablespace_privilege(rel.relowner, rel.reltablespace, 'CREATE') THEN
+        RAISE EXCEPTION 'role "%", the owner of table %, has no CREATE privilege on tablespace %',
+                        pg_catalog.pg_get_userbyid(rel.relowner), parent, pg_catalog.quote_ident(rel.spcname)
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'kid makes the partitions of a table as its owner, in the table''s tablespace.',
+                  HINT = format('GRANT CREATE ON TABLESPACE %I TO %I;', rel.spcname, pg_catalog.pg_get_userbyid(rel.relowner));
+    END IF;
+END $$;
+
+COMMENT ON FUNCTION kid_partition_owner_may_create(regclass) IS
+'internal: 42501 naming the role and the privilege unless the owner of the table may make its partitions (USAGE and CREATE on its schema, CREATE on its tablespace)';
 
 -- kid's worker records that it begins the maintenance of a table, in a
 -- transaction of its own before the maintenance's (kid_partition_attempts).
@@ -2174,6 +2421,7 @@ BEGIN
 
     -- The default partition: it takes the rows no partition covers.
     IF default_part IS NULL THEN
+        PERFORM @extschema@.kid_partition_owner_may_create(parent);
         new_name := name_base || '_default';
         i := 0;
         WHILE @extschema@.kid_partition_name_taken(rel.relnamespace, new_name) LOOP
@@ -2243,6 +2491,7 @@ BEGIN
         EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s WHERE %s)', default_part, in_range) INTO has_rows USING lo, hi;
         CONTINUE WHEN has_rows AND EXISTS (SELECT FROM pg_catalog.pg_constraint f
                                            WHERE f.contype = 'f' AND f.confrelid IN (SELECT tree.relid FROM pg_catalog.pg_partition_tree(parent) tree));
+        PERFORM @extschema@.kid_partition_owner_may_create(parent);
         new_name := name_base || '_p' || per.suffix;
         i := 0;
         WHILE @extschema@.kid_partition_name_taken(rel.relnamespace, new_name) LOOP
@@ -2481,6 +2730,9 @@ BEGIN
     END IF;
     -- The period and the time zone are valid (or this raises).
     PERFORM @extschema@.kid_partition_period(every, time_zone, $7);
+    -- Refused now, not from the first run that must make a partition on
+    -- (the worker's, unseen, while rows pile up in the default partition).
+    PERFORM @extschema@.kid_partition_owner_may_create(parent);
     INSERT INTO @extschema@.kid_partition_config AS c (parent, every, premake, retain, detach_only, time_zone)
     VALUES (parent, every, premake, retain, detach_only, time_zone)
     ON CONFLICT ON CONSTRAINT kid_partition_config_pkey DO UPDATE

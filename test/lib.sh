@@ -57,6 +57,10 @@ cluster_init() {
         echo "port = $port"
         echo "fsync = off"
         echo "max_connections = 120"
+        # A standby of standby_init streams without a slot: the primary
+        # keeps its WAL, so that one started after a busy moment of the
+        # tests around it does not find its start removed.
+        echo "wal_keep_size = '1GB'"
         # kid's partition worker off: it would maintain the tables of the
         # tests at the true time (test/server/28-partition_worker.sh turns it on).
         echo "kid.partition_maintenance_interval = 0"

@@ -47,6 +47,7 @@ extern "C" {
 #include "executor/tuptable.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "storage/lock.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -298,6 +299,28 @@ KID_FUNCTION(kid_database_origin_changed)
  */
 enum FloorColumn { FLOOR_LINE, FLOOR_BEFORE, FLOOR_AFTER, FLOOR_COLUMNS };
 
+/*
+ * A finite floor t for lease line i, in microseconds since 1970; 22008 for
+ * one no id of the line's scheme can be above, or kid.lease cannot hold:
+ * refused, not stored.  kid_adoption_start() checks a floor given by hand
+ * with it, so that a dry run refuses what the real run would.
+ */
+static int64 floor_unix_us(int i, TimestampTz t, const char *caller)
+{
+    using namespace kid::pg;
+    const SchemeDef &scheme = lease_line_scheme(i);
+    int64 unix_us = finite_unix_us("kid floor", t);
+    int64 last = Min(scheme.last_unix_us(), LEASE_MARK_MAX - 2 * PROMOTION_MARGIN_US);
+    if (unix_us > last)
+        ereport(ERROR,
+                (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+                 errmsg("%s: the floor of lease line \"%s\" is past the "
+                        "last time %s ids can hold",
+                        caller, lease_line_name(i), scheme.name),
+                 errdetail("The last is %s.", timestamptz_to_str(timestamptz_from_unix_us(last)))));
+    return unix_us;
+}
+
 KID_FUNCTION(kid_raise_floors)
 {
     using namespace kid::pg;
@@ -351,19 +374,7 @@ KID_FUNCTION(kid_raise_floors)
                             errmsg("kid_raise_floors() cannot raise lease line \"%s\"",
                                    lease_line_name(i)),
                             errdetail("A commit horizon's line holds no id; give it NULL.")));
-        int64 unix_us = finite_unix_us("kid floor", t);
-        /* A floor no id of the scheme can be above, or kid.lease cannot hold: refused, not stored. */
-        if (unix_us > scheme.last_unix_us() || unix_us > LEASE_MARK_MAX - 2 * PROMOTION_MARGIN_US)
-            ereport(ERROR,
-                    (errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-                     errmsg("kid_raise_floors(): the floor of lease line \"%s\" is past the "
-                            "last time %s ids can hold",
-                            lease_line_name(i), scheme.name),
-                     errdetail("The last is %s.",
-                               timestamptz_to_str(timestamptz_from_unix_us(
-                                   scheme.last_unix_us() < LEASE_MARK_MAX - 2 * PROMOTION_MARGIN_US
-                                       ? scheme.last_unix_us()
-                                       : LEASE_MARK_MAX - 2 * PROMOTION_MARGIN_US)))));
+        int64 unix_us = floor_unix_us(i, t, "kid_raise_floors()");
         if (unix_us > 0)
             want[i] = unix_us;
     }
@@ -380,6 +391,54 @@ KID_FUNCTION(kid_raise_floors)
                                        TimestampTzGetDatum(timestamptz_from_unix_us(after))};
         bool nulls[FLOOR_COLUMNS] = {false, before[i] == 0, after == 0};
         tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+    }
+    PG_RETURN_VOID();
+}
+
+/*
+ * kid_adoption_start(floor, serialize): what kid_adopt_database() does
+ * before it reads anything.
+ *
+ * floor, the time given by hand, is checked against every line that holds
+ * ids as kid_raise_floors() would check it at the end, so a dry run
+ * (which raises nothing) refuses it the same way (22008).
+ *
+ * With serialize, one adoption at a time on the whole server: an adoption
+ * reads this server's floors (sno's two timelines decide which snos it
+ * takes) and raises them at its end, so two adoptions in two databases
+ * that both read the floors before either raised could each take one
+ * timeline and leave both ahead of the clock.  A transaction-level lock
+ * (released at commit or abort, as pg_advisory_xact_lock's) in the
+ * advisory lock space, with database InvalidOid: pg_advisory_*() always
+ * put the session's database there, so no user lock can be this one, and
+ * every database's adoptions meet on it.  The second adoption waits (a
+ * heavyweight lock: cancellable, lock_timeout, the deadlock check) and
+ * reads the floors the first raised.  pg_locks shows it as an advisory
+ * lock of database 0, classid 0x6b6964 ("kid"), objid 1, objsubid 3.
+ */
+static constexpr uint32 ADOPTION_LOCK_KEY1 = 0x6b6964;
+static constexpr uint32 ADOPTION_LOCK_KEY2 = 1;
+static constexpr uint16 ADOPTION_LOCK_FIELD4 = 3;
+
+KID_FUNCTION(kid_adoption_start)
+{
+    using namespace kid::pg;
+    if (!superuser())
+        ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+                        errmsg("permission denied to start an adoption"),
+                        errdetail("Only a superuser may: kid_adopt_database() calls it.")));
+    if (!PG_ARGISNULL(0)) {
+        TimestampTz t = PG_GETARG_TIMESTAMPTZ(0);
+        if (!TIMESTAMP_IS_NOBEGIN(t))
+            for (int i = 0; i < LEASE_LINES; i++)
+                if (i != lease_line_scheme(i).horizon_line)
+                    (void)floor_unix_us(i, t, "kid_adopt_database()");
+    }
+    if (!PG_ARGISNULL(1) && PG_GETARG_BOOL(1)) {
+        LOCKTAG tag;
+        SET_LOCKTAG_ADVISORY(tag, InvalidOid, ADOPTION_LOCK_KEY1, ADOPTION_LOCK_KEY2,
+                             ADOPTION_LOCK_FIELD4);
+        (void)LockAcquire(&tag, ExclusiveLock, false, false);
     }
     PG_RETURN_VOID();
 }

@@ -31,13 +31,14 @@
  *     generator).  B is the highest clock reading of any reader, this one
  *     included (force_us), which the reader imposes on every later id of
  *     the scheme before it reads the floors: a generator takes the clock
- *     when it reads at or above the force, else the force carried forward
- *     at the pace of real time (horizon_clocked_time; never below the
- *     force).  A backend reads the force after publishing P = the force it
- *     read before (or the generation floor, below, when higher), so either
- *     the reader sees its P or the backend sees the raised force.  The
- *     scheme's horizon lease line covers the force first (written ahead,
- *     and exactly at a clean shutdown), so that it survives a restart.
+ *     when it reads at or above the force (and at or above every time
+ *     carried so far), else the force carried forward at half the pace of
+ *     real time (horizon_clocked_time; never below the force).  A backend
+ *     reads the force after publishing P = the force it read before (or
+ *     the generation floor, below, when higher), so either the reader sees
+ *     its P or the backend sees the raised force.  The scheme's horizon
+ *     lease line covers the force first (written ahead, and exactly at a
+ *     clean shutdown), so that it survives a restart.
  * Floors.  The generators start above the lease floors, and after
  * recovery above the replayed marks (lease_finalize_floors), before any id
  * is made: those floors (KidShared::generation_floor_us) are below every
@@ -89,14 +90,6 @@ namespace {
 
 /* This backend: which floors it published in the open transaction. */
 bool published[SCHEME_COUNT];
-
-/*
- * This backend: the highest time horizon_clocked_time gave its generator
- * of a clocked scheme while carrying a force forward (0: none).  The
- * generator is the backend's own (sno's partition, uuidv7's), so the
- * backend alone decides when the clock has caught up with it.
- */
-int64 carried_us[SCHEME_COUNT];
 
 int proc_number(PGPROC *proc)
 {
@@ -434,6 +427,8 @@ void horizon_init(KidShared *s)
         pg_atomic_init_u64(&f, 0);
     for (auto &f : s->horizon_force.force_carry)
         pg_atomic_init_u64(&f, 0);
+    for (auto &c : s->horizon_force.carried_us)
+        pg_atomic_init_u64(&c, 0);
     for (auto &r : s->horizon_returned)
         pg_atomic_init_u64(&r, 0);
     s->horizon_legacy_checked = false;
@@ -488,28 +483,66 @@ int64 horizon_clocked_time(Scheme scheme, int64 now_us)
         uint64 floor = ids_generation_floor_us(shared, scheme);
         publish(scheme, force > floor ? force : floor);
     }
-    /* Read after publishing (publish ends with a full barrier): see the top of this file. */
+    /*
+     * Read after publishing (publish ends with a full barrier): see the top
+     * of this file.  Then the carried time, on the same line: no barrier
+     * between the two, as each word only grows and is checked for itself.
+     * A backend raises carried_us (a compare-and-swap, a full barrier;
+     * none when the word is already at or above, raised by another whose
+     * compare-and-swap was one) before the time is returned, so before any
+     * id holds it; a call that must be above that id (the same backend's next one,
+     * the next owner's of its partition, whose claim the partition lock
+     * orders after the last owner's exit, or any whose backend learned of
+     * the id) reads the word after that raise, so at or above it.  Outside
+     * a carry the line is only read: the fast path is two loads of a line
+     * every core keeps, and no write.
+     */
     int64 force = static_cast<int64>(pg_atomic_read_u64(&f->force_us[scheme]));
-    int64 carried = carried_us[scheme];
+    int64 carried = static_cast<int64>(pg_atomic_read_u64(&f->carried_us[scheme]));
     if (likely(now_us >= force && now_us >= carried))
         return now_us;
     /*
      * The clock reads below a reading a horizon imposed (it went back, or
-     * the horizon started above it after a restart), or below what this
-     * backend was given from it: carry the reading forward, so that ids go
-     * on above it instead of piling into its time unit and waiting for the
-     * clock.  At half the pace of real time (src/core/trusted_time.h: the
-     * carry was raised before the force, and this reads it after, so the
-     * carried time is at or above the force): the clock, at its full pace,
-     * catches up with it after twice the step back, and the generator goes
-     * on with the clock from there without a drop.  (At the full pace the
-     * clock would never catch up; a carry that stopped at the force would
-     * drop back by the step, below the ids just made, and sno would wait.)
-     * Every backend that carries carries the same reading alike.  (A
-     * backend that takes a partition over once the clock has passed the
-     * force takes the clock, below where its last owner carried: sno then
-     * moves to its other timeline, and waits only if that one is ahead
-     * too, until the clock passes it.)
+     * the horizon started above it after a restart), or below what some
+     * backend of the server was given from it: carry the reading forward,
+     * so that ids go on above it instead of piling into its time unit and
+     * waiting for the clock.  At half the pace of real time
+     * (src/core/trusted_time.h: the carry was raised before the force, and
+     * this reads it after, so the carried time is at or above the force):
+     * the clock, at its full pace, catches up with it after twice the step
+     * back, and the generator goes on with the clock from there without a
+     * drop.  (At the full pace the clock would never catch up; a carry that
+     * stopped at the force would drop back by the step, below the ids just
+     * made, and sno would wait.)
+     *
+     * Every backend that carries carries the same reading alike, and the
+     * clock passes the force halfway through the carry: from then on the
+     * clock is above the force but below the carry, so a backend that has
+     * carried nothing yet (one that takes a partition over, or starts
+     * generating, then) would take the clock, below the ids the others, the
+     * partition's last owner among them, carried: sno would move to its
+     * other timeline, and wait if that one is ahead too.  carried_us says
+     * so: a backend whose clock reads below it carries, from the same key,
+     * so at or above every time given out before (the key and
+     * CLOCK_MONOTONIC only grow); and at or above the word itself, which
+     * holds even if this backend does not see yet a key the raiser saw.
+     * One word per scheme for the server, not the last owner's carried
+     * time handed over with the partition (free per id, but it would
+     * cover the partition's next owner only: a backend that starts on a
+     * partition no one carried on would still go below every other
+     * backend's ids, out of the time order sno and uuidv7 keep across
+     * backends); and it stands for each backend's own record of what it
+     * carried, which a shared word makes redundant.
+     * The word is shared memory only: a restart starts it at 0, and the
+     * generators above the lease floors, which cover every id made before
+     * (and so every id made from a carried time).
+     *
+     * The key stays until a horizon reading replaces it: if, after a carry
+     * ended with no reading since, the clock steps back to a time at or
+     * above the force but below the word, the carry starts again from the
+     * old key, which has gone on at half pace since: ahead of the word by
+     * about half the time since that reading, never by more than the step
+     * (docs/horizon.md, "A clock that goes back, floors that rise").
      */
     pg_read_barrier();
     int64 half = kid::carried_time(kid::trusted_offset_of_word(
@@ -517,15 +550,17 @@ int64 horizon_clocked_time(Scheme scheme, int64 now_us)
                                    monotonic_us());
     if (half < force)
         half = force;
-    if (half > carried)
-        carried = half;
-    if (now_us >= carried) {
-        /* Caught up: the clock again. */
-        carried_us[scheme] = 0;
-        return now_us;
-    }
-    carried_us[scheme] = carried;
-    return carried;
+    if (half < carried)
+        half = carried;
+    /*
+     * The clock reads below the force or the word, so below half: the
+     * carry ends on the fast path, once the clock passes the word.  A
+     * compare-and-swap per id while carrying (the word rises with every
+     * carried id), none once the clock has caught up: a carry lasts twice a
+     * clock step back that went below a horizon's reading.
+     */
+    atomic_raise(&f->carried_us[scheme], static_cast<uint64>(half));
+    return half;
 }
 
 } // namespace kid::pg

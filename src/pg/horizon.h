@@ -18,8 +18,9 @@
  *    every later id of the scheme as a floor), then reads every pending
  *    floor.  H is the least of them, never less than an H returned before
  *    (since start-up, and across restarts through the lease).
- * The per-id cost is one read of a line that only readers write; the
- * shared write happens once per transaction, to the backend's own line.
+ * The per-id cost is one read of a line that only readers write (and, while
+ * a clock step back under a reading is carried, the generators that carry);
+ * the shared write happens once per transaction, to the backend's own line.
  */
 #ifndef KID_PG_HORIZON_H
 #define KID_PG_HORIZON_H
@@ -59,11 +60,14 @@ void horizon_enter_counter(Scheme scheme, KidShared *s);
  * uuidv7): the same, then the Unix microsecond every id made now must be
  * at or above, given the clock's reading now_us: now_us itself, unless the
  * clock reads below the highest reading a reader imposed (it went back
- * since, or a restart started the horizon above it); then that reading
- * carried forward at half the pace of real time until the clock catches up
- * with it, so that the generator carries on above it instead of waiting
- * for the clock, and goes on with the clock without a drop.  Costs one
- * atomic read per call while the clock is at or above it.
+ * since, or a restart started the horizon above it), or below a time any
+ * backend of the server was given from it; then that reading carried
+ * forward at half the pace of real time until the clock catches up with
+ * it, so that the generator carries on above it instead of waiting for the
+ * clock, and goes on with the clock without a drop.  Every backend carries
+ * alike, one that takes a partition over in the middle of a carry too.
+ * Costs two atomic reads per call while the clock is at or above both (of
+ * the 128 bytes kid counts as a line: two hardware lines of 64 bytes).
  */
 int64 horizon_clocked_time(Scheme scheme, int64 now_us);
 

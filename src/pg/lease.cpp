@@ -268,7 +268,7 @@ void lease_raise_floors(KidShared *s, const int64 want_us[LEASE_LINES])
         for (int i = 0; i < LEASE_LINES; i++)
             atomic_raise(&s->floor_us[i], static_cast<uint64>(floors[i]));
         raise_generators(s, floors);
-        /* A full barrier: owned sno slots see the floors with the new epoch. */
+        /* A full barrier: owned id partitions see the floors with the new epoch. */
         pg_atomic_fetch_add_u32(&s->floor_epoch, 2);
     }
     LWLockRelease(s->lease_lock);

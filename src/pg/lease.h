@@ -75,7 +75,7 @@ void lease_finalize_floors(KidShared *s);
  * below the time unit of the generators' newest id (0: leave the line), at
  * run time, as lease_finalize_floors does after recovery:
  * kid.lease and a WAL record first when the lease does not cover the new
- * floor yet, then the floors and the generators (sno slots through
+ * floor yet, then the floors and the generators (id partitions through
  * floor_epoch).  For kid_adopt_database (database_mark.cpp).
  */
 void lease_raise_floors(KidShared *s, const int64 want_us[LEASE_LINES]);

@@ -35,6 +35,7 @@
 
 extern "C" {
 #include "access/htup_details.h"
+#include "access/xact.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "catalog/namespace.h"
@@ -388,7 +389,16 @@ static int64 pool_count(const HistoryWriter *w, Oid table, Oid owner, int64 sinc
  */
 static void prune_pool(const HistoryWriter *w, Oid table, Oid owner, int64 count)
 {
-    if (count <= POOL_KEPT)
+    /*
+     * Under REPEATABLE READ or SERIALIZABLE a row another transaction
+     * pruned after this one's snapshot fails the prune with 40001 (SKIP
+     * LOCKED skips rows locked, not rows deleted and committed), and the
+     * DROP TABLE or DELETE that ended the configuration with it.  The pool
+     * is housekeeping: it waits for the next end of that role's
+     * configurations at READ COMMITTED (the worker's), and only grows
+     * meanwhile.
+     */
+    if (count <= POOL_KEPT || IsolationUsesXactSnapshot())
         return;
     Oid types[3] = {REGROLEOID, INT8OID, INT8OID};
     Datum values[3] = {ObjectIdGetDatum(owner), Int64GetDatum(count - POOL_KEPT), 0};
@@ -564,8 +574,9 @@ KID_FUNCTION(kid_partition_config_removed)
     TupleDesc desc = RelationGetDescr(config);
     int parent_att = SPI_fnumber(desc, "parent");
     int relname_att = SPI_fnumber(desc, "relname");
-    if (parent_att <= 0 || relname_att <= 0)
-        elog(ERROR, "kid_partition_config has no column parent or relname");
+    int owner_att = SPI_fnumber(desc, "parent_owner");
+    if (parent_att <= 0 || relname_att <= 0 || owner_att <= 0)
+        elog(ERROR, "kid_partition_config has no column parent, relname or parent_owner");
     bool isnull;
     Oid table = DatumGetObjectId(heap_getattr(trigger->tg_trigtuple, parent_att, desc, &isnull));
     if (TRIGGER_FIRED_BY_UPDATE(trigger->tg_event)) {
@@ -592,34 +603,34 @@ KID_FUNCTION(kid_partition_config_removed)
     begin_history(self, &w);
     int64 since = last_end(&w, table, PG_INT64_MAX);
     /*
-     * The table's name and owner: as they are; or, when it is gone, as its
-     * last row since its configuration began knew them, else its
-     * configuration's name and the role that ends it.
+     * The table's name and owner: as they are; or, when it is gone, its
+     * name as its last row since its configuration began knew it (else its
+     * configuration's), and the owner its configuration recorded
+     * (kid_partition_guard() sets it from pg_class at every write of the
+     * row): never the role that ends it, which may be anyone's
+     * kid_partition_maintain() or the worker's, and whose pool it is not.
      */
     const char *parent_name = nullptr;
-    Oid owner = InvalidOid;
+    Oid owner;
     if (!gone) {
         parent_name = qualified_name(table);
         owner = relation_owner(table);
     } else {
+        owner = DatumGetObjectId(heap_getattr(trigger->tg_trigtuple, owner_att, desc, &isnull));
+        if (isnull || !OidIsValid(owner))
+            elog(ERROR, "kid_partition_config has no owner for table with OID %u", table);
         Oid types[2] = {REGCLASSOID, INT8OID};
         Datum values[2] = {ObjectIdGetDatum(table), Int64GetDatum(since)};
         spi_run(
-            psprintf("SELECT h.parent_name, h.parent_owner::pg_catalog.oid "
-                     "FROM %s.kid_partition_history h "
+            psprintf("SELECT h.parent_name FROM %s.kid_partition_history h "
                      "WHERE h.parent OPERATOR(pg_catalog.=) $1 AND h.id OPERATOR(pg_catalog.>) $2 "
                      "ORDER BY h.id DESC LIMIT 1",
                      w.schema),
             2, types, values, SPI_OK_SELECT, "read the history", table);
-        if (SPI_processed == 1) {
+        if (SPI_processed == 1)
             parent_name = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-            owner = DatumGetObjectId(
-                SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-        }
         if (parent_name == nullptr)
             parent_name = quote_identifier(relname);
-        if (!OidIsValid(owner))
-            owner = w.saved_user;
     }
     /* Its partitions made go (read by (parent, id), since its configuration began). */
     Oid types[2] = {REGCLASSOID, INT8OID};

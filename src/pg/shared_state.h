@@ -32,7 +32,7 @@ constexpr int ID_PARTITIONS = 256;
  * core's cache.  So what each id must write (a counter scheme's state word)
  * sits alone on its line, what is read on every id but written rarely (the
  * highest clock reading, the trusted time's anchor) on another, and what a
- * backend writes for itself (an sno slot, its statistics) on lines of its
+ * backend writes for itself (an id partition, its statistics) on lines of its
  * own.  PG_CACHE_LINE_SIZE is 128: two 64-byte lines, as x86's adjacent-line
  * prefetcher fetches them in pairs.  ShmemInitStruct returns memory aligned
  * to it.
@@ -270,16 +270,24 @@ struct KID_LINE IdPartition {
 };
 
 /*
- * The commit horizon's words (horizon.cpp): written by readers only, read
- * on every id of a per-backend scheme, so on a line of their own.
- * force_us is the highest clock reading a reader imposed per scheme;
- * force_carry the highest carry key of those readings (kid::carry_key in
- * src/core/trusted_time.h), which carries the one whose carry is highest
- * forward at half the pace of real time while the clock reads below it.
+ * The commit horizon's words (horizon.cpp), read on every id of a
+ * per-backend scheme, so on a line of their own.  force_us is the highest
+ * clock reading a reader imposed per scheme; force_carry the highest carry
+ * key of those readings (kid::carry_key in src/core/trusted_time.h), which
+ * carries the one whose carry is highest forward at half the pace of real
+ * time while the clock reads below it; both are written by readers only.
+ * carried_us is the highest time any backend's generator was given while
+ * carrying (0: none since start-up), raised by the generators themselves,
+ * and only while a carry lasts (after a clock step back under a reading,
+ * or after a restart with the clock below the horizon's floor): a backend
+ * whose clock reads below it carries too, whatever it did before, so that
+ * one that takes a partition over, or starts, while others carry goes on
+ * above their ids instead of below them.
  */
 struct KID_LINE HorizonForce {
     pg_atomic_uint64 force_us[SCHEME_COUNT];
     pg_atomic_uint64 force_carry[SCHEME_COUNT]; /* kid::trusted_offset_word of the key; 0: none */
+    pg_atomic_uint64 carried_us[SCHEME_COUNT];
 };
 
 /* The floors of a prepared transaction, until COMMIT or ROLLBACK PREPARED (horizon.cpp). */
@@ -308,6 +316,33 @@ struct ReplayedWriter {
     int64 node_fields[LEASE_LINES];
 };
 
+/*
+ * Locks.  What is read or written on every id is atomics, without a lock
+ * (the server-wide generators' state words, the floors, the lease marks,
+ * the horizon's words, each backend's own slot and id partition).  Three
+ * LWLocks of the tranche "kid" guard the rest:
+ *  - lease_lock serialises every change of the lease: writing kid.lease and
+ *    the WAL message (lease_write_ahead, under it from the file to the
+ *    message), the replay of a lease message, and every raise of the
+ *    floors (lease_finalize_floors after start-up or recovery,
+ *    lease_raise_floors at run time), so that the file, the WAL and the
+ *    floors in memory change in one order.  A generator takes it in
+ *    lease_extend, when its next id is past what the lease covers
+ *    (lease_cover), holding no other lock of kid's.
+ *  - partition_lock guards the id partitions' owners: claiming and
+ *    releasing one (id_partitions.cpp), raising the generator state that
+ *    free partitions keep for their next owner (sno_raise_free_partitions,
+ *    uuidv7_raise_to_floor), and reading what a partition hands over
+ *    (uuidv7.cpp, shared).  An owner writes its partition's generator state
+ *    without it: no other process touches an owned partition.
+ *  - horizon_lock guards the table of prepared transactions' floors and
+ *    the one check of transactions prepared before start-up (horizon.cpp).
+ * Order: lease_lock, then partition_lock (a raise of the floors raises the
+ * free partitions under both); never the other way round: no code that
+ * holds partition_lock takes lease_lock.  horizon_lock is taken with
+ * neither.  AddinShmemInitLock is taken once, at start-up, to create this
+ * struct (shared_state.cpp).
+ */
 struct KidShared {
     LWLock *partition_lock; /* claiming and releasing id partitions */
     LWLock *lease_lock;     /* serialises lease file writes and replay */

@@ -53,14 +53,22 @@ CREATE TABLE kid_partition_config (
     uid_interval integer,
     configured_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
     -- (Set by kid_partition_guard() from pg_class.)
-    relname name NOT NULL
+    relname name NOT NULL,
+    -- The role that owns the table, as the last write of the row found it
+    -- (kid_partition_guard() sets it; ALTER TABLE ... OWNER TO writes the
+    -- row again, through kid_partition_follow_rename()): when the table is
+    -- gone, the end of its configuration joins this role's pool of
+    -- kid_partition_history, whoever ends it.  An OID, not a regrole: a
+    -- dump writes these rows, and a role's name would fail their restore
+    -- into a cluster without that role (the guard sets the column anyway).
+    parent_owner oid NOT NULL
 );
 SELECT pg_catalog.pg_extension_config_dump('kid_partition_config',
     'WHERE EXISTS (SELECT FROM pg_catalog.pg_class r WHERE r.oid OPERATOR(pg_catalog.=) parent::pg_catalog.oid)');
 GRANT SELECT, INSERT, UPDATE, DELETE ON kid_partition_config TO PUBLIC;
 
 COMMENT ON TABLE kid_partition_config IS
-'The tables whose time partitions kid makes and retires (kid_partition_by_time() writes a row): the period (every), how many periods ahead are made (premake), the retention (retain, NULL keeps every partition), whether retired partitions are only detached (detach_only), the time zone whose calendar the periods follow, the koid epoch or uid_global interval the bounds were made under, and the table''s name (relname), which a table that takes the OID of a dropped one does not have. Dumped by pg_dump (rows of tables that exist); a row can be written only by the table''s owner.';
+'The tables whose time partitions kid makes and retires (kid_partition_by_time() writes a row): the period (every), how many periods ahead are made (premake), the retention (retain, NULL keeps every partition), whether retired partitions are only detached (detach_only), the time zone whose calendar the periods follow, the koid epoch or uid_global interval the bounds were made under, the table''s name (relname), which a table that takes the OID of a dropped one does not have, and its owner (parent_owner, the role whose pool of kid_partition_history the end of the configuration joins). Dumped by pg_dump (rows of tables that exist); a row can be written only by the table''s owner.';
 
 -- What the last runs did, per table (not dumped: it describes this
 -- cluster's runs).  A row goes with its configuration.
@@ -206,13 +214,13 @@ BEGIN
         RETURN OLD;
     END IF;
     IF TG_TABLE_NAME = 'kid_partition_config' THEN
-        NEW.relname := (SELECT c.relname FROM pg_catalog.pg_class c WHERE c.oid = NEW.parent);
+        SELECT c.relname, c.relowner INTO NEW.relname, NEW.parent_owner FROM pg_catalog.pg_class c WHERE c.oid = NEW.parent;
     END IF;
     RETURN NEW;
 END $$;
 
 COMMENT ON FUNCTION kid_partition_guard() IS
-'trigger of kid_partition_config and kid_partition_state: a row may be written only by the owner of its table (a member of the owning role) or a superuser, never about a temporary table; a row of a dropped table by anyone; a configuration row takes its table''s current name (relname)';
+'trigger of kid_partition_config and kid_partition_state: a row may be written only by the owner of its table (a member of the owning role) or a superuser, never about a temporary table; a row of a dropped table by anyone; a configuration row takes its table''s current name (relname) and owner (parent_owner)';
 
 CREATE TRIGGER kid_partition_guard BEFORE INSERT OR UPDATE OR DELETE ON kid_partition_config
 FOR EACH ROW EXECUTE FUNCTION kid_partition_guard();
@@ -260,14 +268,16 @@ COMMENT ON EVENT TRIGGER kid_partition_forget IS
 -- ALTER TABLE ... RENAME of a configured table (or ALTER INDEX, SEQUENCE,
 -- VIEW ... RENAME, which rename any relation): its row takes the new name
 -- (kid_partition_guard() sets it), so that maintenance still knows it as the
--- table it configured.  Never in the way of the ALTER: a failure is a
+-- table it configured; ALTER TABLE ... OWNER TO: its row takes the new owner
+-- (the role whose pool of kid_partition_history the end of its
+-- configuration joins).  Never in the way of the ALTER: a failure is a
 -- WARNING (maintenance then refuses the table until it is configured again).
 CREATE FUNCTION kid_partition_follow_rename() RETURNS event_trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
-    UPDATE @extschema@.kid_partition_config c SET relname = r.relname
+    UPDATE @extschema@.kid_partition_config c SET relname = r.relname, parent_owner = r.relowner
     FROM pg_catalog.pg_class r
-    WHERE r.oid = c.parent AND r.relname <> c.relname
+    WHERE r.oid = c.parent AND (r.relname <> c.relname OR r.relowner <> c.parent_owner)
       AND c.parent IN (SELECT d.objid FROM pg_catalog.pg_event_trigger_ddl_commands() d
                        WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass);
 EXCEPTION WHEN OTHERS THEN
@@ -275,7 +285,7 @@ EXCEPTION WHEN OTHERS THEN
 END $$;
 
 COMMENT ON FUNCTION kid_partition_follow_rename() IS
-'event trigger function: gives the kid_partition_config row of a renamed table its new name';
+'event trigger function: gives the kid_partition_config row of a renamed table its new name, of a table given to another role its new owner';
 
 CREATE EVENT TRIGGER kid_partition_follow_rename ON ddl_command_end
 WHEN TAG IN ('ALTER TABLE', 'ALTER INDEX', 'ALTER SEQUENCE', 'ALTER VIEW', 'ALTER MATERIALIZED VIEW', 'ALTER FOREIGN TABLE')
@@ -357,6 +367,48 @@ RETURN EXISTS (SELECT FROM pg_catalog.pg_class r WHERE r.relnamespace = nsp AND 
 
 COMMENT ON FUNCTION kid_partition_name_taken(oid, text) IS
 'internal: whether a table named name could not be made in schema nsp (a relation or a type has the name)';
+
+-- The privileges the owner of a table needs for kid to make its partitions
+-- (kid makes them as the owner): USAGE and CREATE on the table's schema,
+-- and CREATE on its tablespace unless it is the database's default.  42501
+-- naming the role and the privilege, at configuration and before a run
+-- makes a table, rather than PostgreSQL's "permission denied for schema",
+-- which names neither the role nor why kid needs it.
+CREATE FUNCTION kid_partition_owner_may_create(parent regclass) RETURNS void
+LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    rel record;
+    privilege text;
+BEGIN
+    SELECT c.relowner, c.relnamespace, n.nspname, c.reltablespace, ts.spcname INTO rel
+    FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+    LEFT JOIN pg_catalog.pg_tablespace ts ON ts.oid = c.reltablespace
+    WHERE c.oid = parent;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    FOREACH privilege IN ARRAY ARRAY['USAGE', 'CREATE'] LOOP
+        IF NOT pg_catalog.has_schema_privilege(rel.relowner, rel.relnamespace, privilege) THEN
+            RAISE EXCEPTION 'role "%", the owner of table %, has no % privilege on schema %',
+                            pg_catalog.pg_get_userbyid(rel.relowner), parent, privilege, pg_catalog.quote_ident(rel.nspname)
+                USING ERRCODE = 'insufficient_privilege',
+                      DETAIL = 'kid makes the partitions of a table as its owner, in the table''s schema.',
+                      HINT = format('GRANT %s ON SCHEMA %I TO %I;', privilege, rel.nspname, pg_catalog.pg_get_userbyid(rel.relowner));
+        END IF;
+    END LOOP;
+    IF rel.reltablespace <> 0
+       AND rel.reltablespace <> (SELECT d.dattablespace FROM pg_catalog.pg_database d WHERE d.datname = pg_catalog.current_database())
+       AND NOT pg_catalog.has_tablespace_privilege(rel.relowner, rel.reltablespace, 'CREATE') THEN
+        RAISE EXCEPTION 'role "%", the owner of table %, has no CREATE privilege on tablespace %',
+                        pg_catalog.pg_get_userbyid(rel.relowner), parent, pg_catalog.quote_ident(rel.spcname)
+            USING ERRCODE = 'insufficient_privilege',
+                  DETAIL = 'kid makes the partitions of a table as its owner, in the table''s tablespace.',
+                  HINT = format('GRANT CREATE ON TABLESPACE %I TO %I;', rel.spcname, pg_catalog.pg_get_userbyid(rel.relowner));
+    END IF;
+END $$;
+
+COMMENT ON FUNCTION kid_partition_owner_may_create(regclass) IS
+'internal: 42501 naming the role and the privilege unless the owner of the table may make its partitions (USAGE and CREATE on its schema, CREATE on its tablespace)';
 
 -- kid's worker records that it begins the maintenance of a table, in a
 -- transaction of its own before the maintenance's (kid_partition_attempts).
@@ -909,6 +961,7 @@ BEGIN
 
     -- The default partition: it takes the rows no partition covers.
     IF default_part IS NULL THEN
+        PERFORM @extschema@.kid_partition_owner_may_create(parent);
         new_name := name_base || '_default';
         i := 0;
         WHILE @extschema@.kid_partition_name_taken(rel.relnamespace, new_name) LOOP
@@ -978,6 +1031,7 @@ BEGIN
         EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s WHERE %s)', default_part, in_range) INTO has_rows USING lo, hi;
         CONTINUE WHEN has_rows AND EXISTS (SELECT FROM pg_catalog.pg_constraint f
                                            WHERE f.contype = 'f' AND f.confrelid IN (SELECT tree.relid FROM pg_catalog.pg_partition_tree(parent) tree));
+        PERFORM @extschema@.kid_partition_owner_may_create(parent);
         new_name := name_base || '_p' || per.suffix;
         i := 0;
         WHILE @extschema@.kid_partition_name_taken(rel.relnamespace, new_name) LOOP
@@ -1216,6 +1270,9 @@ BEGIN
     END IF;
     -- The period and the time zone are valid (or this raises).
     PERFORM @extschema@.kid_partition_period(every, time_zone, $7);
+    -- Refused now, not from the first run that must make a partition on
+    -- (the worker's, unseen, while rows pile up in the default partition).
+    PERFORM @extschema@.kid_partition_owner_may_create(parent);
     INSERT INTO @extschema@.kid_partition_config AS c (parent, every, premake, retain, detach_only, time_zone)
     VALUES (parent, every, premake, retain, detach_only, time_zone)
     ON CONFLICT ON CONSTRAINT kid_partition_config_pkey DO UPDATE

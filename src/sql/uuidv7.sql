@@ -33,11 +33,11 @@ COMMENT ON FUNCTION uuidv7_to_timestamp(text) IS
 
 -- Generation (layout, guarantees and what an attacker learns: docs/types.md,
 -- "uuid").  uuidv7_new() draws from this backend's generator on the
--- backend's sno slot (one of 256 per server): unique by construction
+-- backend's id partition (one of 256 per server): unique by construction
 -- across the backends of a server and across servers with distinct
 -- kid.node_id, strictly increasing within a backend, in millisecond order
 -- across backends, never below the lease.  PARALLEL RESTRICTED like
--- sno_new(): a parallel worker would claim a slot of its own.
+-- sno_new(): a parallel worker would claim a partition of its own.
 CREATE FUNCTION uuidv7_new() RETURNS uuid
 AS 'MODULE_PATHNAME', 'uuidv7_new' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION uuidv7_new() IS
@@ -46,7 +46,7 @@ COMMENT ON FUNCTION uuidv7_new() IS
 -- Backfills: a version 7 uuid carrying a given time (its millisecond) and
 -- 74 bits of this backend's keyed random stream.  Unique by chance only, as
 -- PostgreSQL 18's uuidv7(shift) is: keep a unique index.  Needs no preload
--- and no slot, hence PARALLEL SAFE.
+-- and no id partition, hence PARALLEL SAFE.
 CREATE FUNCTION uuidv7_new_with_time(at timestamptz) RETURNS uuid
 AS 'MODULE_PATHNAME', 'uuidv7_new_with_time' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION uuidv7_new_with_time(timestamptz) IS

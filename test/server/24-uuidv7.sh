@@ -65,8 +65,8 @@ expect_eq "concurrency: the time range id >= t counts what decoding counts" \
 # last owner's ids.)  A backend makes ids and exits; the clock steps back an
 # hour (so that it is still far behind however long the search for the
 # partition's new owner takes on a loaded machine); a new backend
-# given the same partition (the sno slot: backends take slots by their pid,
-# so new ones come until one gets it) starts above the last owner's last id,
+# given the same id partition (backends take partitions by their pid, so
+# new ones come until one gets it) starts above the last owner's last id,
 # and goes on from there at once instead of waiting for the clock.
 read -r hand_slot hand_last < <(uq -F ' ' -c "WITH i AS (SELECT uuidv7_new() AS id FROM generate_series(1, 100))
     SELECT substr(replace(max(id::text), '-', ''), 20, 2), max(id::text) FROM i")

@@ -23,6 +23,12 @@
 #  6. After a crash whose horizon line is below sno's timeline floor, sno
 #     and uuidv7 carry the horizon forward and catch up with the clock
 #     without a wait.
+#  7. A later step's carry is its own.
+#  8. test/server/25-horizon_takeover.py: a partition taken over in the
+#     second half of a carry (the clock above the horizon's reading, below
+#     the carry): the new owner carries too, its first sno and uuidv7 above
+#     the last owner's, sno on the same timeline, in time order with a
+#     third backend's ids, no regression and no wait.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
@@ -290,6 +296,14 @@ expect_eq "... and neither waited, through the catch-up" "$(grep '^waits: ' <<<"
 
 # 7. Back at the clock after the catch-up, a later step's carry is its own.
 hz_step_back "after the catch-up"
+
+# 8. A partition taken over while others carry, with the clock between the
+#    horizon's reading and the carry (stopped there, so that the new owner
+#    comes in that window whatever the machine's speed).
+PGHOST=$KID_TMP PGPORT=$HZ_C PGUSER=postgres PGDATABASE=postgres \
+    $PYTHON -B test/server/25-horizon_takeover.py "$FT_FILE" >"$KID_TMP/horizon_takeover.out" 2>&1
+count_program_checks "takeover in a carry" "$KID_TMP/horizon_takeover.out" $?
+faketime_set "$FT_FILE" +0
 cluster_stop hzcarry
 
 kid_finish

@@ -400,24 +400,36 @@ INSERT INTO keep SELECT sno_new_with_time(now() - n * interval '1 day' - m * int
 FROM generate_series(0, 20) n, generate_series(1, 20) m;
 SELECT count(*) FROM kid_partition_maintain('keep');
 CREATE TABLE mono (id sno PRIMARY KEY) PARTITION BY RANGE (id);
-SELECT count(*) FROM kid_partition_by_time('mono', '1 day', premake => 1);
+SELECT count(*) FROM kid_partition_by_time('mono', '1 day', premake => 1, at => now() - interval '1 day');
 SQL
 keep_rows() { f -c "SELECT format('%s rows, %s in the default partition', count(*), count(*) FILTER (WHERE tableoid = 'keep_default'::regclass)) FROM keep"; }
 need "keep has 420 rows from 0 to 20 days old, in their partitions" test "$(keep_rows)" = "420 rows, 0 in the default partition"
 need "... and the launcher runs rounds" wait_for_log "$FT_LOG" 0 'kid maintains the partitions of every database every 1 s'
+# mono was configured as of yesterday: yesterday's and today's partitions,
+# then tomorrow's from the first round.  A clock an hour back (into
+# yesterday, in the first hour of a day) then finds every period it is in
+# made, and the only partitions a round makes are the new premake's.
+need "... which makes mono's partition for tomorrow" \
+    wait_for_log "$FT_LOG" 0 'kid maintained the partitions of public\.mono in database "ft": [0-9]+ create'
 
 # The clock stepped back an hour: the rounds go on (a schedule on the wall
-# clock would wait an hour for the next one).
+# clock would wait an hour for the next one).  How many partitions the new
+# premake makes depends on the day the clock is stepped back into (one when
+# the true time is in the first hour of its day, two otherwise): the check
+# is that mono then reaches three days past the stepped clock's day.
 faketime_set "$FT_FILE" -3600
 sleep 1.5
 offset=$(log_size "$FT_LOG")
 started=$(date +%s%N)
 f -c "UPDATE kid_partition_config SET premake = premake + 2 WHERE parent = 'mono'::regclass" >/dev/null
-check "the clock stepped back an hour: a round maintains mono's new premake (2 create)" \
-    wait_for_log "$FT_LOG" "$offset" 'kid maintained the partitions of public\.mono in database "ft": 2 create'
+check "the clock stepped back an hour: a round maintains mono's new premake (creates)" \
+    wait_for_log "$FT_LOG" "$offset" 'kid maintained the partitions of public\.mono in database "ft": [0-9]+ create'
 elapsed=$((($(date +%s%N) - started) / 1000000))
 note "(maintained ${elapsed} ms after the change, the clock an hour back)"
 check "... within 5 s, not an hour later" test "$elapsed" -lt 5000
+expect_eq "... through the third day after the stepped clock's day" \
+    "$(f -c "SELECT count(*) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+             WHERE i.inhparent = 'mono'::regclass AND c.relname = 'mono_p' || to_char((now() AT TIME ZONE 'UTC')::date + 3, 'YYYYMMDD')")" 1
 
 # Started with the clock 31 days ahead: the worker and
 # kid_partition_maintain() at now() would retire every partition of keep by

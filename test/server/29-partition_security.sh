@@ -59,7 +59,11 @@
 #    mallory each hold a transaction open that pruned their full pool, one
 #    more DROP TABLE each waits for neither (lock_timeout 5 s); (10d) a
 #    table of mallory's that takes the OID of outsider's dropped table
-#    (pg_resetwal -o) shows her none of its history.
+#    (pg_resetwal -o) shows her none of its history; (10e) a gone table's
+#    end joins the pool of the role recorded as its owner (ALTER TABLE ...
+#    OWNER TO followed), not that of the role that forgets it; (10f) a
+#    DROP TABLE under REPEATABLE READ after another prune of its pool
+#    neither fails nor leaves its configuration.
 # (The pins of 6 are read in the source: the SQL of both is qualified and
 # kid_partition_maintain_table() pins search_path itself, so no behaviour
 # shows one missing; they are the defence in depth the issue asks for.)
@@ -606,6 +610,47 @@ q -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'SELE
 wait
 expect_eq "no process of the server ended (before the stop of 10d) by a signal or an error exit" \
     "$(grep -c -e 'terminated by signal' -e 'exited with exit code [^0]' "$LOG")" 0
+# 10e. The end of a gone table's configuration joins the pool of the role
+# that owned the table, whoever forgets it: mallory's plain table m24 is
+# dropped with event triggers off (session_replication_role = replica), so
+# its row stays, with no row of its history before; outsider's
+# kid_partition_maintain() then forgets it.  And a table given to another
+# role (ALTER TABLE ... OWNER TO) has its row follow: mallory's m25,
+# given to outsider and dropped, ends in outsider's pool.
+qas mallory -c "CREATE TABLE public.m24 (id integer)" -c "CREATE TABLE public.m25 (id integer)" \
+    -c "INSERT INTO kid_partition_config (parent, every, premake) VALUES ('public.m24', '1 day', 0), ('public.m25', '1 day', 0)" >/dev/null
+q -c "SET session_replication_role = replica" -c "DROP TABLE public.m24" >/dev/null
+need "m24 is gone and its configuration is left (event triggers off)" \
+    test "$(q -c "SELECT count(*) FROM kid_partition_config WHERE relname = 'm24' AND to_regclass('public.m24') IS NULL")" = 1
+qas outsider -c "SELECT count(*) FROM kid_partition_maintain()" >/dev/null
+expect_eq "10e. outsider's kid_partition_maintain() forgets mallory's gone table into mallory's pool, run by outsider" \
+    "$(q -c "SELECT string_agg(format('%s %s %s', action, parent_owner, run_by), ', ') FROM kid_partition_history WHERE parent_name IN ('m24', 'public.m24')")" \
+    "forget mallory outsider"
+q -c "ALTER TABLE public.m25 OWNER TO outsider" >/dev/null
+expect_eq "10e. ... ALTER TABLE ... OWNER TO: the configuration records the new owner" \
+    "$(q -c "SELECT parent_owner::regrole FROM kid_partition_config WHERE parent = 'public.m25'::regclass")" outsider
+q -c "DROP TABLE public.m25" >/dev/null
+expect_eq "10e. ... and the end of m25, dropped, joins outsider's pool" \
+    "$(q -c "SELECT string_agg(format('%s %s', action, parent_owner), ', ') FROM kid_partition_history WHERE parent_name IN ('m25', 'public.m25')")" \
+    "forget outsider"
+# 10f. A DROP TABLE under REPEATABLE READ whose snapshot is older than
+# another prune of the same pool (mallory's, full): the prune it skips
+# cannot fail it, and its configuration goes with it (no WARNING).
+qas mallory -c "CREATE TABLE public.m26 (id integer)" -c "CREATE TABLE public.m27 (id integer)" \
+    -c "INSERT INTO kid_partition_config (parent, every, premake) VALUES ('public.m26', '1 day', 0), ('public.m27', '1 day', 0)" >/dev/null
+rr_out=$(qas mallory 2>&1 <<SQL
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT count(*) >= 0 AS snapshot FROM kid_partition_history;
+\\! PGOPTIONS= "$PG_BIN/psql" -h "$KID_TMP" -p $SP_PORT -d $DB -U mallory -X -q -c "DROP TABLE public.m26"
+DROP TABLE public.m27;
+COMMIT;
+SQL
+)
+expect_eq "10f. ... a DROP TABLE under REPEATABLE READ after another prune of its pool: no error, no WARNING" \
+    "$(grep -c -e WARNING -e ERROR <<<"$rr_out")" 0
+expect_eq "10f. ... both configurations are gone, both ends recorded" \
+    "$(q -c "SELECT count(*) FROM kid_partition_config WHERE relname IN ('m26', 'm27')"); $(q -c "SELECT string_agg(format('%s %s', parent_name, action), ', ' ORDER BY id) FROM kid_partition_history WHERE parent_name IN ('m26', 'm27')")" \
+    "0; m26 forget, m27 forget"
 # 10d. A table that takes the OID of a dropped table of another role's:
 # outsider's o.payroll retired a partition of 50 rows and was dropped; the
 # OID counter is set back to its OID (pg_resetwal -o, for the wraparound of

@@ -18,7 +18,10 @@
 # handed out above them), and a clean stop right after a crash restart keeps
 # the floor the crash left.  Every round sorts above the rounds before it;
 # every id goes into a primary key (zero duplicates).  A standby restarted
-# cleanly keeps its replayed marks and pending promotion margin.
+# cleanly after a restartpoint past the primary's lease messages (so that
+# it replays none of them again) keeps its replayed marks, from kid.lease
+# alone, and its pending promotion margin: promoted with its clock an hour
+# behind the old primary's ids, it makes none below them.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
@@ -173,12 +176,21 @@ expect_eq "restarts: zero duplicates (distinct ids per scheme: sno tid koid uid 
     "$(cr_counts)" "$((6 * CR_N)) $((6 * CR_N)) $((2 * CR_N)) $((6 * CR_N)) $((6 * CR_N))"
 
 # 6. A streaming standby restarted cleanly keeps what it replayed and the
-#    pending promotion margin; promoted, it still starts above the replayed
-#    marks plus the 10 s margin.
+#    pending promotion margin.  The primary's clock runs an hour ahead
+#    while it makes round 6 (libfaketime), so the marks it replays are far
+#    above the kid.lease its base backup copied.  Before the restart the
+#    primary writes a checkpoint and the standby's shutdown restartpoint
+#    follows it past round 6's lease messages: the restarted standby
+#    replays none of them again, and knows their marks from its kid.lease
+#    alone.  Promoted on the true clock (an hour behind the old primary's
+#    ids), it starts above those marks plus the 10 s margin.
+cluster_stop cr fast
+faketime_cluster_start cr
 CR_S=54381
 standby_init crs $CR_P $CR_S
 cluster_start crs
-check "standby: round 6 on the primary" cr_gen 6
+faketime_set "$FT_FILE" +3600
+check "standby: round 6 on the primary, its clock 1 h ahead" cr_gen 6
 cr_lsn=$(crq -c "SELECT pg_current_wal_lsn()")
 check "standby: replayed the primary's round 6" wait_replayed $CR_S "$cr_lsn"
 crsq() { kpsql $CR_S -d postgres "$@"; }
@@ -188,14 +200,21 @@ cr_standby_marks() {
     crsq -c "SELECT string_agg(scheme || '=' || coalesce((extract(epoch FROM greatest(startup_floor, replayed_until)) * 1000000)::bigint, 0), ' ' ORDER BY scheme) FROM kid_node_info()"
 }
 cr_replayed=$(cr_standby_marks)
-expect_eq "standby: its copied and replayed marks are the primary's lease marks" "$cr_replayed" "$(cr_covered)"
+expect_eq "standby: its copied and replayed marks are the primary's lease marks, an hour ahead" \
+    "$cr_replayed $(crsq -c "SELECT bool_and(replayed_until > clock_timestamp() + interval '50 minutes') FROM kid_node_info() WHERE scheme = 'atproto_tid'")" \
+    "$(cr_covered) t"
+crq -c "CHECKPOINT"
+check "standby: replayed the primary's checkpoint after round 6" wait_replayed $CR_S "$(crq -c "SELECT pg_current_wal_lsn()")"
 cluster_stop crs fast
 expect_eq "standby: a clean stop writes exact own marks and keeps the margin pending (margin, exact)" \
     "$(awk '{print $4, $5}' "$KID_TMP/crs/data/kid.lease")" "1 1"
+cr_redo=$(as_postgres "$PG_BIN/pg_controldata" -D "$KID_TMP/crs/data" | awk -F': *' '/^Latest checkpoint.s REDO location/ {print $2}')
+need "standby: its shutdown restartpoint ($cr_redo) is past round 6 ($cr_lsn): the restart replays none of its lease messages" \
+    test "$(crq -c "SELECT '${cr_redo:-0/0}'::pg_lsn >= '$cr_lsn'")" = t
 cluster_start crs
-expect_eq "standby: after the clean restart it still has the same marks (startup_mark exact)" \
-    "$(cr_standby_marks) $(crsq -c "SELECT string_agg(DISTINCT startup_mark, ',') FROM kid_node_info()")" \
-    "$cr_replayed exact"
+expect_eq "standby: after the clean restart it still has the same marks (startup_mark exact), having replayed no lease message since" \
+    "$(cr_standby_marks) $(crsq -c "SELECT string_agg(DISTINCT startup_mark, ',') || ' ' || max(replayed_records) FROM kid_node_info()")" \
+    "$cr_replayed exact 0"
 cluster_stop cr fast
 cr_lsn=$(as_postgres "$PG_BIN/pg_controldata" -D "$KID_TMP/cr/data" | awk -F': *' '/^Latest checkpoint location/ {print $2}')
 check "standby: received the primary's shutdown checkpoint" wait_replayed $CR_S "$cr_lsn"
@@ -205,7 +224,7 @@ kpsql $CR_S -d postgres -c "INSERT INTO cr_tid SELECT tid_new(), 7, clock_timest
     INSERT INTO cr_uid SELECT uid_new(), 7, clock_timestamp() FROM generate_series(1, $CR_N)"
 expect_eq "promoted after a clean restart: the floors are those marks plus the 10 s margin" \
     "$(crsq -c "SELECT bool_and(generator_floor = greatest(startup_floor, replayed_until) + interval '10 seconds') FROM kid_node_info()")" t
-expect_eq "promoted after a clean restart: tid and uid continue above the floor, above every earlier id" \
+expect_eq "promoted after a clean restart, its clock 1 h behind the old primary's ids: tid and uid continue above the floor, above every earlier id" \
     "$(crsq -c "SELECT (SELECT min(tid_to_timestamp(id)) FROM cr_tid WHERE round = 7) > (SELECT generator_floor FROM kid_node_info() WHERE scheme = 'atproto_tid')
                    AND (SELECT min(id) FROM cr_tid WHERE round = 7) > (SELECT max(id) FROM cr_tid WHERE round < 7)
                    AND (SELECT min(id) FROM cr_uid WHERE round = 7) > (SELECT max(id) FROM cr_uid WHERE round < 7)")" t

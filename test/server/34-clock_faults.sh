@@ -15,10 +15,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 # never read half-written).
 set_offset() { faketime_set "$FT_FILE" "$1"; }
 FPORT=54350
-cluster_init faulty $FPORT
 # CLOCK_MONOTONIC stays true (faketime_cluster_start): tid and uid advance
 # by it while the clock is behind (their trusted time, src/core/trusted_time.h).
-faketime_cluster_start faulty
+need "a server under libfaketime" eval 'cluster_init faulty $FPORT && faketime_cluster_start faulty' || { kid_finish; exit 1; }
 
 fq() { kpsql $FPORT -d postgres "$@"; }
 fq -c "CREATE EXTENSION kid" -c "
@@ -111,10 +110,9 @@ cluster_stop faulty
 # 65,536 ids per 4 ms unit): no wait of any kind either way, and sno's first
 # step back with no horizon read still moves it to its other timeline.
 # One session, as sno's timelines live in its partition; a server of its own.
-HPORT=54351
-cluster_init hzclock $HPORT || exit 1
+HPORT=54353
 rm -f "$FT_FILE"
-faketime_cluster_start hzclock || exit 1
+need "a second server under libfaketime, at the true time" eval 'cluster_init hzclock $HPORT && faketime_cluster_start hzclock' || { kid_finish; exit 1; }
 hq() { kpsql $HPORT -d postgres "$@"; }
 out=$(hq <<SQL 2>&1
 CREATE EXTENSION kid;

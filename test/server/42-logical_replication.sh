@@ -20,6 +20,7 @@
 # created with disable_on_error), never as a duplicate row.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
+source test/server/lib/doc_run.sh || exit 1
 
 LR_A=54370
 LR_B=54371
@@ -302,6 +303,15 @@ if [ "$lr_both_total" -gt 0 ]; then
 else
     expect_eq "misconfig: no duplicate made this time, and C has every row" "$lr_errors $lr_disabled" "0 -"
 fi
+
+# docs/logical-replication.md's examples: A publishes, C subscribes.
+DOC=docs/logical-replication.md
+expect_eq "$DOC says its examples run here" "$(head -1 $DOC)" "<!-- examples: logical_replication -->"
+exec 4>"$KID_TMP/doc.count"
+doc_run_pair "$DOC" "$KID_TMP" $LR_A $LR_C 3>&4
+rc=$?
+exec 4>&-
+expect_eq "$DOC: its $(cat "$KID_TMP/doc.count") SQL examples run and print what it shows" "$rc" 0
 
 cluster_stop lr_c
 cluster_stop lr_a

@@ -34,7 +34,12 @@
 # (what a subscriber reads) sees the messages from SQL and none of kid's.
 # And the order of a renewal: while kid.lease is being written (held in
 # open() on a FIFO), the renewal's message is not in the WAL; the failed
-# write fails the call and leaves no message.
+# write fails the call and leaves no message; the renewal's message is
+# flushed before the id under it is handed out (the WAL flush position,
+# read in the same statement right after the id, is past its end).
+# Last, a message of kid's form that names a lease line this kid does not
+# know (a later kid's), or one line twice, stops crash recovery (PANIC)
+# instead of being skipped: its marks would be missed.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
@@ -114,6 +119,24 @@ as_postgres rm -f "$rw_fifo.held"
 expect_eq "order: the failed write of kid.lease fails the call (no id) and leaves no message" \
     "$(grep -c 'ERROR:  could not open file "kid.lease.tmp"' "$KID_TMP/rw_order.out") $(rw_order_msgs)" "1 0"
 
+# The first tid of the server renews the lease of its line.  The flush
+# position is read in the same statement, right after tid_new() returned:
+# nothing there waits for the WAL, and a read-only statement's end would
+# flush nothing.  Every message of kid's between the statement's start and
+# the end of the WAL (pg_walinspect) must end at or before it.
+rwq -c "CREATE FUNCTION rw_flush_probe(OUT started pg_lsn, OUT flushed pg_lsn) LANGUAGE plpgsql AS \$\$
+BEGIN
+    started := pg_current_wal_insert_lsn();
+    PERFORM tid_new();
+    flushed := pg_current_wal_flush_lsn();
+END \$\$"
+IFS='|' read -r rw_started rw_flushed <<<"$(rwq -c "SELECT * FROM rw_flush_probe()")"
+# (The tool's message, which it flushes, ends the range read: a commit need
+# not flush, txid_current()'s for one, which wrote no WAL of its own.)
+expect_eq "order: the renewal's message is flushed before tid_new() returns the first id under it" \
+    "$(rwq -c "SELECT logical_message_write(1, false, '\\x666c75736800', '', '')" -c "SELECT count(*) > 0, bool_and(end_lsn <= '$rw_flushed') FROM pg_get_wal_records_info('$rw_started', pg_current_wal_flush_lsn()) WHERE resource_manager = 'LogicalMessage' AND description LIKE 'non-transactional, prefix \"kid\";%'" | tail -1)" \
+    "t|t"
+
 # The load: 3 clients, 10 ids of each of five schemes per transaction.
 cat >"$KID_TMP/rw_load.sql" <<'SQL'
 BEGIN;
@@ -183,7 +206,9 @@ need "(a) with kid replayed the load" wait_replayed 54442 "$rw_load_end"
 rw_marks0=$(rw_a_kid_q -c "$rw_marks_sql")
 rw_forged() { # WHAT SQL: after SQL is replayed, (a) with kid shows the same marks and count
     local lsn
-    # txid_current() commits a transaction with an xid: its commit flushes the message.
+    # txid_current() commits a transaction with an xid; that commit wrote no
+    # WAL before its commit record, so it is asynchronous: the WAL writer
+    # flushes the message soon after, and wait_replayed waits for that.
     lsn=$(rwq -c "$2" -c "SELECT pg_current_wal_insert_lsn()" -c "SELECT txid_current()" | tail -2 | head -1) || return 1
     wait_replayed 54442 "$lsn" || return 1
     expect_eq "forged: $1 leaves the replayed marks and the replay count unchanged" \
@@ -366,5 +391,46 @@ check "(c) with kid: the base backup's restore starts" faketime_cluster_start rw
 expect_eq "(c) with kid: it holds what the restore without kid held" "$(rw_digest 54446)" "$rw_c_digest"
 rw_kid_checks "(c) with kid, opened" 54446 "$rw_ref_c" file
 cluster_stop rw_c_kid
+
+# A message of kid's form whose payload names a lease line this kid does
+# not know, or a line twice: crash recovery with kid stops (PANIC) at it.
+# The primary, kid back in shared_preload_libraries, writes the message
+# through the tool and is killed; started again, it replays the message.
+# Then, started once without kid, it replays past the message (and its
+# end-of-recovery checkpoint leaves it behind) for the next one.
+rw_entry() { # NAME MARK: a line's entry of the payload (setting and node field 0), in hex
+    local hex
+    hex=$(printf '%s' "$1" | od -An -tx1 | tr -d ' \n')
+    while [ ${#hex} -lt 32 ]; do hex+=00; done
+    echo "$hex$(rw_le 8 "$2")$(rw_le 8 0)$(rw_le 8 0)"
+}
+rw_header() { # LINES: the payload's header (layout 2), in hex
+    echo "$(rw_le 4 2)$(rw_le 4 "$1")$(rw_le 8 4102444800000000)$(rw_le 4 0)$(rw_le 4 0)"
+}
+rw_write() { # PAYLOAD: a message of kid's form (database 0, "kid", non-transactional), flushed
+    rwq -c "SELECT logical_message_write(0, false, '\\x6b696400', '\\x$1', '')" >/dev/null
+}
+rw_refused() { # WHAT PAYLOAD WHY
+    local off
+    sed -i "s/^shared_preload_libraries = ''$/shared_preload_libraries = 'kid'/" "$KID_TMP/rw_p/data/postgresql.conf"
+    need "$1: the primary starts with kid" cluster_start rw_p || return 1
+    need "$1: the primary writes the message" rw_write "$2" &&
+        need "$1: the primary is killed (SIGKILL)" crash_postmaster rw_p || return 1
+    off=$(log_size "$KID_TMP/rw_p/server.log")
+    if cluster_start rw_p >/dev/null 2>&1; then
+        check "$1: crash recovery with kid stops at it" false
+        cluster_stop rw_p immediate
+    else
+        expect_eq "$1: crash recovery with kid stops at it (PANIC, naming why)" \
+            "$(tail -c +$((off + 1)) "$KID_TMP/rw_p/server.log" | grep -c "PANIC:  kid: cannot replay a lease WAL record: $3")" 1
+    fi
+    sed -i "s/^shared_preload_libraries = 'kid'$/shared_preload_libraries = ''/" "$KID_TMP/rw_p/data/postgresql.conf"
+    need "$1: without kid, the primary replays past it and starts" cluster_start rw_p 2>/dev/null &&
+        cluster_stop rw_p
+}
+rw_refused "a message naming a lease line this kid does not know (\"uuidv9\")" \
+    "$(rw_header 1)$(rw_entry uuidv9 4102444800000000)" "it names a lease line this kid does not know"
+rw_refused "a message naming the line \"koid\" twice" \
+    "$(rw_header 2)$(rw_entry koid 4102444800000000)$(rw_entry koid 4102444800000000)" "it names a lease line twice"
 
 kid_finish

@@ -19,7 +19,8 @@ INSERT INTO ids SELECT sno_new(), tid_new(), koid_new(), uid_new(), uid_global_n
 -- are below what this server's generators reached.
 SELECT pg_sleep(0.01);
 SELECT sno_new() > (SELECT max(s) FROM ids) AND tid_new() > (SELECT max(t) FROM ids) AND koid_new() > (SELECT max(k) FROM ids)
-       AND uid_new() > (SELECT max(u) FROM ids) AND uid_global_new() > (SELECT max(g) FROM ids) AS later;
+       AND uid_new() > (SELECT max(u) FROM ids) AND uid_global_new() > (SELECT max(g) FROM ids)
+       AND uuidv7_new() > uuidv7_from_timestamp(now() - interval '1 minute') AS later;
 
 -- A row of another cluster, as a restore of its dump adds: the trigger
 -- numbers it after the rows already there, whatever position it brings.
@@ -30,7 +31,23 @@ SELECT position, how, system_identifier = 42 AS other_cluster FROM kid_database_
 \set VERBOSITY terse
 SELECT tid_new();
 SELECT sno_new();
--- A new backend reads the mark at its first id: every generator refuses.
+-- A new backend reads the mark at its first id: every generator refuses,
+-- in a parallel worker too (the worker reads the table itself: this
+-- backend, its leader, made no id).
+\c regress_kid_moved
+SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000 THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END, 'on', false) AS parallel;
+SET parallel_setup_cost = 0;
+DO $$
+DECLARE
+    state text;
+    context text;
+BEGIN
+    PERFORM count(tid_new()) FROM generate_series(1, 10);
+    RAISE NOTICE 'generated';
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, context = PG_EXCEPTION_CONTEXT;
+    RAISE NOTICE 'SQLSTATE %, raised in a parallel worker: %', state, context LIKE 'parallel worker%';
+END $$;
 \c regress_kid_moved
 \set VERBOSITY terse
 SELECT sno_new();
@@ -111,13 +128,29 @@ COMMIT;
 RESET ROLE;
 SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000 THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END, 'on', false) AS parallel;
 SET parallel_setup_cost = 0;
-SELECT count(DISTINCT tid_new()) AS ids_from_a_worker FROM generate_series(1, 100);
+SELECT count(DISTINCT tid_new()) AS distinct_ids FROM generate_series(1, 100);
+-- ... made in a worker: a Gather that launched one, under which the 100
+-- rows with their tid_new() were made (the leader runs no copy of it).
+CREATE FUNCTION pg_temp.plan_of(query text) RETURNS jsonb LANGUAGE plpgsql AS $$
+DECLARE
+    plan jsonb;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || query INTO plan;
+    RETURN plan->0->'Plan';
+END $$;
+SELECT p->>'Node Type' AS node, p->>'Single Copy' AS single_copy, p->>'Workers Launched' AS workers_launched,
+       p->'Plans'->0->'Output'->>0 AS made_below,
+       p->>'Workers Launched' = '1' AND (p->'Plans'->0->>'Actual Rows')::numeric = 100 AND p->'Plans'->0->'Output'->>0 = 'tid_new()' AS ids_from_a_worker
+FROM pg_temp.plan_of('SELECT tid_new() FROM generate_series(1, 100)') p;
 RESET parallel_setup_cost;
 
 -- A floor given by hand (ids kept outside this database) raises every
--- line to it unless the generators are past it (a time in the past here:
--- only a line without ids, sno's tick 1, may rise, to exactly that time).
-SELECT bool_and(floor_after IS NOT DISTINCT FROM floor_before OR floor_after = '2020-01-01 00:00:00+00') AS kept_or_at_floor
+-- line of ids to it unless the generators are past it (a time in the past
+-- here): every line whose generators made ids above (all of them were
+-- called above) keeps its floor; sno's tick 1, without ids, rises to exactly
+-- that time; the commit horizons' lines hold no ids and keep theirs.
+SELECT line, CASE WHEN floor_after = '2020-01-01 00:00:00+00' THEN 'at floor'
+                  WHEN floor_after IS NOT DISTINCT FROM floor_before THEN 'kept' ELSE 'moved elsewhere' END AS kept_or_at_floor
 FROM kid_adopt_database('2020-01-01 00:00:00+00');
 SELECT (floors->>'by hand')::timestamptz = '2020-01-01 00:00:00+00' AS by_hand_recorded
 FROM kid_database_origin ORDER BY position DESC LIMIT 1;
@@ -196,6 +229,10 @@ INSERT INTO nested VALUES (
     ARRAY[tid_new_with_time('2020-03-01')::tid_d], ARRAY[sno_new_with_time('2020-02-01')],
     uuidv7_from_timestamp('2020-05-01'));
 INSERT INTO nested (u) VALUES ('c0ffee00-0000-4000-8000-000000000000');
+-- A version 4 uuid whose first bits, read as a version 7 time, are of
+-- 2024-06-10: above the column's version 7 uuid, below the clock.  Only
+-- version 7 uuids count: newest stays 2020-05-01.
+INSERT INTO nested (u) VALUES ('01900000-0000-4000-8000-000000000000');
 CREATE TABLE events (id koid PRIMARY KEY) PARTITION BY RANGE (id);
 CREATE TABLE events_all PARTITION OF events FOR VALUES FROM (MINVALUE) TO (MAXVALUE);
 INSERT INTO events VALUES (koid_new_with_time('2020-01-12'));
@@ -219,8 +256,9 @@ INSERT INTO mine VALUES (koid_new_with_time('2020-01-17'));
 CREATE FOREIGN DATA WRAPPER regress_kid_nothing;
 CREATE SERVER regress_kid_elsewhere FOREIGN DATA WRAPPER regress_kid_nothing;
 CREATE FOREIGN TABLE remote (id koid) SERVER regress_kid_elsewhere;
--- Every place, read or not and why, and what it holds.
-SELECT relation, column_name, path, type, status, why, newest, ahead, ahead_count, floors
+-- Every place, read or not and why, and what it holds (bound_by: what
+-- bounds the ids taken without a decision, per scheme).
+SELECT relation, column_name, path, type, status, why, newest, bound_by, ahead, ahead_count, floors
 FROM kid_adoption_columns();
 -- scan => false: the same places, without reading them.
 SELECT count(*) AS places, count(*) FILTER (WHERE status = 'read') AS read, count(newest) AS with_newest
@@ -358,10 +396,67 @@ SELECT newest > now() + interval '59 minutes' AS taken, ahead IS NULL AS not_nam
 FROM kid_adoption_columns() WHERE column_name = 'public.owned.t';
 DROP TABLE owned;
 
+-- Two snos a database owner stores 23 hours ahead, one on each of sno's
+-- timelines (the tick bit is bit 32 of its bytes).  One timeline's floor
+-- ahead is no wait (sno_new() goes on on the other), but both would make
+-- sno_new() wait 23 hours in every database of the server: so by default
+-- no sno ahead of the clock is taken, and each column holding one is named
+-- (bound_by: both sno timelines), as a koid beyond its wait is.
+CREATE TABLE snos_0 (s sno);
+CREATE TABLE snos_1 (s sno);
+ALTER TABLE snos_0 OWNER TO regress_kid_owner;
+ALTER TABLE snos_1 OWNER TO regress_kid_owner;
+SET ROLE regress_kid_owner;
+INSERT INTO snos_0 VALUES (sno_new_with_time(now() + interval '23 hours'));
+INSERT INTO snos_1 SELECT sno_from_bytea(set_bit(sno_to_bytea(s), 32, 1)) FROM snos_0;
+RESET ROLE;
+SELECT column_name, status, bound_by, newest IS NULL AS not_taken,
+       ahead - now() BETWEEN interval '22 hours' AND interval '23 hours' AS ahead_23_hours, ahead_count
+FROM kid_adoption_columns() WHERE column_name LIKE 'public.snos\__.s' ORDER BY column_name;
+-- A dry run (a real one stops with 55000: test/server/38-adoption.sh) asks
+-- for neither floor ahead: the sno lines' newest are the 2020 ones.
+SET client_min_messages = error;
+SELECT line, coalesce(newest, '-infinity') < '2021-01-01' AS not_taken, coalesce(floor_after, '-infinity') < now() AS not_raised
+FROM kid_adopt_database(exclude => ARRAY['public.nested.tids', 'public.remote.id'], dry_run => true)
+WHERE line LIKE 'sno tick _';
+RESET client_min_messages;
+-- One timeline alone ahead is taken within the day: with one column
+-- excluded, the other's sno is the newest of its line.
+SELECT column_name, status, bound_by, newest - now() BETWEEN interval '22 hours' AND interval '23 hours' AS taken, ahead IS NULL AS not_named
+FROM kid_adoption_columns(exclude => ARRAY['public.snos_1.s']) WHERE column_name LIKE 'public.snos\__.s' ORDER BY column_name;
+SET client_min_messages = error;
+SELECT line, newest - now() BETWEEN interval '22 hours' AND interval '23 hours' AS taken
+FROM kid_adopt_database(exclude => ARRAY['public.nested.tids', 'public.remote.id', 'public.snos_1.s'], ignore_ahead => true, dry_run => true)
+WHERE line = 'sno tick 0';
+RESET client_min_messages;
+-- The decisions: ignore_ahead leaves them (and takes the 2020 snos), a
+-- max_ahead that reaches them takes both (bound_by: max_ahead).
+SET client_min_messages = error;
+SELECT line, coalesce(newest, '-infinity') < '2021-01-01' AS not_taken
+FROM kid_adopt_database(exclude => ARRAY['public.nested.tids', 'public.remote.id'], ignore_ahead => true, dry_run => true)
+WHERE line LIKE 'sno tick _';
+SELECT line, newest - now() BETWEEN interval '22 hours' AND interval '23 hours' AS taken
+FROM kid_adopt_database(max_ahead => '1 day', exclude => ARRAY['public.nested.tids', 'public.remote.id'], ignore_ahead => true, dry_run => true)
+WHERE line LIKE 'sno tick _';
+RESET client_min_messages;
+SELECT column_name, bound_by, ahead IS NULL AS not_named
+FROM kid_adoption_columns(max_ahead => '1 day') WHERE column_name LIKE 'public.snos\__.s' ORDER BY column_name;
+DROP TABLE snos_0, snos_1;
+
 -- Arguments it refuses.
 SELECT * FROM kid_adopt_database(exclude => ARRAY['nested.tids']);
 SELECT * FROM kid_adopt_database(exclude => ARRAY['public.nested.nothing']);
 SELECT * FROM kid_adopt_database(max_ahead => '-1 hour');
+-- A max_ahead past the last time any of kid's ids can hold bounds nothing:
+-- refused by name (22023), not by the read of the first uuid column.
+SELECT * FROM kid_adoption_columns(max_ahead => '10000 years');
+SELECT * FROM kid_adopt_database(max_ahead => '300000 years', dry_run => true);
+-- A floor past the last time a line's ids can hold: the dry run refuses it
+-- as the adoption does (22008), before reading anything.
+SELECT * FROM kid_adopt_database(floor => '2100-01-01 00:00+00', dry_run => true);
+SELECT * FROM kid_adopt_database(floor => '2100-01-01 00:00+00');
+SELECT * FROM kid_adopt_database(floor => 'infinity', dry_run => true);
+SELECT * FROM kid_adopt_database(floor => 'infinity');
 SELECT * FROM kid_adopt_database(dry_run => NULL);
 SELECT * FROM kid_adoption_columns(exclude => NULL);
 BEGIN ISOLATION LEVEL REPEATABLE READ;

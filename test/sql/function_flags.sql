@@ -13,7 +13,7 @@ FROM pg_proc p
 JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
 JOIN pg_extension e ON d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid
 WHERE e.extname = 'kid' AND p.provolatile <> 'i'
-ORDER BY p.provolatile DESC, p.proname::text, 1::text;
+ORDER BY p.provolatile DESC, p.proname::text, p.oid::regprocedure::text;
 
 -- So a parallel plan evaluates sno_new in the leader (above the Gather)
 -- and the other generators in the workers (below it).

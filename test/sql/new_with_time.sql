@@ -60,7 +60,7 @@ FROM generate_series(1, 16385);
 SELECT p.oid::regprocedure AS function, obj_description(p.oid, 'pg_proc') AS promise
 FROM pg_proc p WHERE p.proname IN ('tid_new_with_time', 'koid_new_with_time',
                                    'uid_new_with_time', 'uid_global_new_with_time')
-ORDER BY 1::text;
+ORDER BY p.oid::regprocedure::text;
 -- Within N calls, two times interleaved: every id of each time distinct.
 SELECT tid_to_timestamp(id) AS t, count(*) AS calls, count(DISTINCT id) AS distinct_tids
 FROM (SELECT tid_new_with_time(CASE WHEN g % 3 = 0 THEN '2026-11-01' ELSE '2026-11-02' END::timestamptz) id

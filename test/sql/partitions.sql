@@ -357,6 +357,69 @@ SELECT c.relname, c.relowner::regrole AS owner, (SELECT string_agg(i.indexrelid:
 FROM pg_class c WHERE c.relname LIKE 'rich\_%' AND c.relkind = 'r' ORDER BY 1;
 ROLLBACK;
 
+-- An owner that may not make the partitions: refused at configuration,
+-- naming the role and the privilege (42501), even when the partitions of
+-- the day are there already (made by hand) and nothing is to be made yet:
+-- not from the first run that must make one, unseen in the worker's log
+-- while rows pile up in the default partition.  Once configured, a run
+-- that must make a partition says the same (the worker's WARNING shows
+-- it); one that need not, runs.
+BEGIN;
+CREATE ROLE regress_kid_parts_nocreate;
+CREATE SCHEMA parts_locked;
+GRANT USAGE ON SCHEMA parts_locked TO regress_kid_parts_nocreate;
+CREATE TABLE parts_locked.ev (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+CREATE TABLE parts_locked.ev_default PARTITION OF parts_locked.ev DEFAULT;
+CREATE TABLE parts_locked.ev_day PARTITION OF parts_locked.ev
+    FOR VALUES FROM (sno_from_timestamp('2026-06-01 00:00+00')) TO (sno_from_timestamp('2026-06-02 00:00+00'));
+ALTER TABLE parts_locked.ev OWNER TO regress_kid_parts_nocreate;
+ALTER TABLE parts_locked.ev_default OWNER TO regress_kid_parts_nocreate;
+ALTER TABLE parts_locked.ev_day OWNER TO regress_kid_parts_nocreate;
+SAVEPOINT refused;
+SELECT count(*) FROM kid_partition_by_time('parts_locked.ev', '1 day', premake => 0, at => '2026-06-01 12:00+00');
+ROLLBACK TO refused;
+SELECT count(*) AS configured FROM kid_partition_config;
+REVOKE USAGE ON SCHEMA parts_locked FROM regress_kid_parts_nocreate;
+SAVEPOINT refused;
+SELECT count(*) FROM kid_partition_by_time('parts_locked.ev', '1 day', premake => 0, at => '2026-06-01 12:00+00');
+ROLLBACK TO refused;
+GRANT USAGE, CREATE ON SCHEMA parts_locked TO regress_kid_parts_nocreate;
+SELECT count(*) AS actions FROM kid_partition_by_time('parts_locked.ev', '1 day', premake => 0, at => '2026-06-01 12:00+00');
+REVOKE CREATE ON SCHEMA parts_locked FROM regress_kid_parts_nocreate;
+-- The same day: nothing to make, the run goes through.
+SELECT count(*) AS actions FROM kid_partition_maintain('parts_locked.ev', at => '2026-06-01 18:00+00');
+-- The next day needs a partition.
+SAVEPOINT refused;
+SELECT count(*) FROM kid_partition_maintain('parts_locked.ev', at => '2026-06-02 12:00+00');
+ROLLBACK TO refused;
+-- Every table at once: a row fail, whose detail names them too.
+SELECT parent_table, action, detail FROM kid_partition_maintain(at => '2026-06-02 12:00+00');
+ROLLBACK;
+-- And a tablespace of the table's own, where its partitions go.
+SET allow_in_place_tablespaces = on;
+CREATE TABLESPACE regress_kid_parts_space LOCATION '';
+BEGIN;
+CREATE ROLE regress_kid_parts_nospace;
+CREATE SCHEMA parts_spaced AUTHORIZATION regress_kid_parts_nospace;
+CREATE TABLE parts_spaced.ev (id sno PRIMARY KEY) PARTITION BY RANGE (id) TABLESPACE regress_kid_parts_space;
+CREATE TABLE parts_spaced.ev_default PARTITION OF parts_spaced.ev DEFAULT;
+CREATE TABLE parts_spaced.ev_day PARTITION OF parts_spaced.ev
+    FOR VALUES FROM (sno_from_timestamp('2026-06-01 00:00+00')) TO (sno_from_timestamp('2026-06-02 00:00+00'));
+ALTER TABLE parts_spaced.ev OWNER TO regress_kid_parts_nospace;
+ALTER TABLE parts_spaced.ev_default OWNER TO regress_kid_parts_nospace;
+ALTER TABLE parts_spaced.ev_day OWNER TO regress_kid_parts_nospace;
+SAVEPOINT refused;
+SELECT count(*) FROM kid_partition_by_time('parts_spaced.ev', '1 day', premake => 0, at => '2026-06-01 12:00+00');
+ROLLBACK TO refused;
+GRANT CREATE ON TABLESPACE regress_kid_parts_space TO regress_kid_parts_nospace;
+SELECT count(*) AS actions FROM kid_partition_by_time('parts_spaced.ev', '1 day', premake => 0, at => '2026-06-01 12:00+00');
+SELECT action, partition_name FROM kid_partition_maintain('parts_spaced.ev', at => '2026-06-02 12:00+00');
+SELECT c.relname, t.spcname FROM pg_class c JOIN pg_tablespace t ON t.oid = c.reltablespace
+WHERE c.relnamespace = 'parts_spaced'::regnamespace AND c.relkind = 'r' ORDER BY 1;
+ROLLBACK;
+DROP TABLESPACE regress_kid_parts_space;
+RESET allow_in_place_tablespaces;
+
 -- Names: the table's name, _p and the period; a long name is cut to fit
 -- 63 bytes; a name taken by another table gets _1; quoted names stay
 -- quoted.  Daily periods in Paris start at its midnight.

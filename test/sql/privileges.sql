@@ -115,7 +115,7 @@ GRANT pg_read_all_stats TO regress_kid_user;
 SELECT t.oid::regtype AS type, has_type_privilege('regress_kid_user', t.oid, 'USAGE') AS usable
 FROM pg_type t JOIN pg_depend d ON d.classid = 'pg_type'::regclass AND d.objid = t.oid AND d.deptype = 'e'
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'kid'
-WHERE t.typtype IN ('b', 'd') AND t.typcategory <> 'A' ORDER BY 1::text; -- (18 makes array types members too)
+WHERE t.typtype IN ('b', 'd') AND t.typcategory <> 'A' ORDER BY t.oid::regtype::text; -- (18 makes array types members too)
 
 -- ---------------------------------------------------------------------------
 -- 3. The ordinary role uses every function, in one transaction with
@@ -252,7 +252,7 @@ SELECT action, partition_name, period FROM kid_partition_by_time('regress_kid_pa
 SELECT count(*) AS bad_partitions FROM kid_partition_by_time('regress_kid_parts.bad', '1 month', premake => 0, at => '2024-05-06 07:08:09+00');
 UPDATE kid_partition_config SET time_zone = 'Nowhere/Bogus' WHERE parent = 'regress_kid_parts.bad'::regclass;
 INSERT INTO regress_kid_parts.ev VALUES (uuidv7_new_with_time('2024-05-09 10:00+00'));
-SELECT parent_table, action, partition_name, rows FROM kid_partition_maintain(at => '2024-05-08 00:00+00') ORDER BY 1::text, 2, 3;
+SELECT parent_table, action, partition_name, rows FROM kid_partition_maintain(at => '2024-05-08 00:00+00') ORDER BY parent_table::text, 2, 3;
 SELECT parent, last_error, failed_runs FROM kid_partition_status ORDER BY parent::text;
 -- The rows of a partition, which kid counts before it retires one: for the
 -- owner of its table.
@@ -306,7 +306,8 @@ FROM regress_kid_ids a JOIN regress_kid_copy b USING (n);
 -- kid_adopt_database(), kid_adoption_columns() and kid_raise_floors() for a
 -- role that is not a superuser (ERROR 42501, below; test database_origin),
 -- nor does
--- uuidv7_restore_operators(), which only a superuser may run (42501 below);
+-- uuidv7_restore_operators() and kid_adoption_start(), which only a
+-- superuser may run (42501 below);
 -- kid_partition_attempt() is kid's partition worker's alone (42501 above).
 SELECT f.fn AS function, CASE
         WHEN s.calls > 0 THEN 'called'
@@ -320,7 +321,7 @@ SELECT f.fn AS function, CASE
         WHEN f.fn::text = 'kid_partition_attempt(regclass)' THEN 'worker'
         WHEN f.fn::text IN ('kid_adopt_database(timestamp with time zone,interval,text[],boolean,boolean)',
                             'kid_adoption_columns(interval,text[],boolean)', 'kid_raise_floors(timestamp with time zone[])',
-                            'uuidv7_restore_operators()') THEN 'raises'
+                            'uuidv7_restore_operators()', 'kid_adoption_start(timestamp with time zone,boolean)') THEN 'raises'
         ELSE 'NOT USED' END AS used
 FROM kid_function f LEFT JOIN pg_stat_xact_user_functions s ON s.funcid = f.oid
 ORDER BY f.fn::text;
@@ -336,11 +337,20 @@ SELECT count(*) FROM kid_raise_floors(ARRAY[NULL, NULL, now(), NULL, NULL]);
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT uuidv7_restore_operators();
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT kid_adoption_start(NULL, true);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
 INSERT INTO kid_database_origin (position, system_identifier, how) VALUES (0, 42, 'created');
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT 'no/slash'::atproto_rkey;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 RESET ROLE;
+-- kid_adoption_start() checks for a superuser itself, whoever may execute it.
+GRANT EXECUTE ON FUNCTION kid_adoption_start(timestamptz, boolean) TO regress_kid_user;
+SET ROLE regress_kid_user;
+SELECT kid_adoption_start(NULL, false);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+RESET ROLE;
+REVOKE EXECUTE ON FUNCTION kid_adoption_start(timestamptz, boolean) FROM regress_kid_user;
 RESET track_functions;
 
 -- ---------------------------------------------------------------------------
