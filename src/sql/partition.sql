@@ -247,15 +247,19 @@ FOR EACH ROW EXECUTE FUNCTION kid_partition_config_removed();
 -- left behind would name a table by an OID nobody has, which pg_dump would
 -- write as a number and a restore read as whatever table has that OID.
 -- Never in the way of a DROP: a failure here is a WARNING (maintenance
--- forgets a row whose table is gone, too).
+-- forgets a row whose table is gone, too), and so is a wait of more than a
+-- second for kid_partition_config, which any role may lock (PUBLIC writes
+-- it, through kid_partition_guard()): a session holding it would otherwise
+-- hold every DROP TABLE of the database.
 CREATE FUNCTION kid_partition_forget() RETURNS event_trigger
-LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp SET lock_timeout = '1s' AS $$
 BEGIN
     DELETE FROM @extschema@.kid_partition_config c
     WHERE c.parent::oid IN (SELECT d.objid FROM pg_catalog.pg_event_trigger_dropped_objects() d
                             WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objsubid = 0);
 EXCEPTION WHEN OTHERS THEN
-    RAISE WARNING 'kid could not forget the partitioning of a dropped table: %', SQLERRM;
+    RAISE WARNING 'kid could not forget the partitioning of a dropped table: %', SQLERRM
+        USING HINT = 'kid_partition_maintain() and kid''s worker forget it later.';
 END $$;
 
 COMMENT ON FUNCTION kid_partition_forget() IS

@@ -43,7 +43,9 @@
 #    (7c) a look-alike kid_partition_maintain(regclass) of mallory's never
 #    runs, and the worker maintains beside it;
 # 8. an advisory lock that any role can take on the table's OID (the key
-#    kid once serialized runs with) does not hold a maintenance up.
+#    kid once serialized runs with) does not hold a maintenance up; (8b) a
+#    role that locks all of kid_partition_config holds a DROP TABLE up a
+#    second, not until it lets go.
 # 9. kid_partition_history cannot be forged: mallory's trigger, run by a
 #    superuser's maintenance, fails it writing there (42501), mallory's own
 #    INSERT and DELETE are refused, and the history holds only what kid
@@ -488,6 +490,30 @@ expect_eq "8. outsider holds an advisory lock on the table's OID: a maintenance 
     "$(q -c "SET lock_timeout = '2s'" -c "SELECT count(*) FROM kid_partition_maintain('t8', at => $T1)" 2>&1)" 1
 q -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'outsider'" >/dev/null
 wait $holder 2>/dev/null
+# 8b. outsider, who may write kid_partition_config (PUBLIC does, through
+# the guard), locks all of it (LOCK TABLE ... ACCESS EXCLUSIVE): a DROP
+# TABLE of mallory's, whose event trigger deletes from it, waits a second,
+# not for outsider, and warns; the configuration it left is forgotten by
+# the next maintenance, into mallory's pool.
+qas mallory -c "CREATE TABLE public.t8b (id integer)" -c "INSERT INTO kid_partition_config (parent, every, premake) VALUES ('public.t8b', '1 day', 0)" >/dev/null
+kpsql $SP_PORT -d $DB -U outsider -c "BEGIN" -c "LOCK TABLE kid_partition_config IN ACCESS EXCLUSIVE MODE" -c "SELECT pg_sleep(30)" >/dev/null 2>&1 &
+holder=$!
+for _ in $(seq 100); do
+    [ "$(q -c "SELECT count(*) FROM pg_locks WHERE relation = 'kid_partition_config'::regclass AND mode = 'AccessExclusiveLock' AND granted")" = 1 ] && break
+    sleep 0.1
+done
+need "outsider holds kid_partition_config locked" \
+    test "$(q -c "SELECT count(*) FROM pg_locks WHERE relation = 'kid_partition_config'::regclass AND mode = 'AccessExclusiveLock' AND granted")" = 1
+drop8b=$(qas mallory -c "DROP TABLE public.t8b" 2>&1)
+expect_eq "8b. ... mallory's DROP TABLE goes through while outsider still holds the lock, with kid's WARNING (lock timeout)" \
+    "$(grep -c "WARNING:  kid could not forget the partitioning of a dropped table: canceling statement due to lock timeout" <<<"$drop8b"), $(q -c "SELECT to_regclass('public.t8b') IS NULL"), $(q -c "SELECT count(*) FROM pg_locks WHERE relation = 'kid_partition_config'::regclass AND mode = 'AccessExclusiveLock' AND granted")" \
+    "1, t, 1"
+q -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'outsider'" >/dev/null
+wait $holder 2>/dev/null
+qas outsider -c "SELECT count(*) FROM kid_partition_maintain()" >/dev/null
+expect_eq "8b. ... and the next maintenance forgets it, into mallory's pool" \
+    "$(q -c "SELECT count(*) FROM kid_partition_config WHERE relname = 't8b'"); $(q -c "SELECT string_agg(format('%s %s', action, parent_owner), ', ') FROM kid_partition_history WHERE parent_name IN ('t8b', 'public.t8b')")" \
+    "0; forget mallory"
 
 # ---------------------------------------------------------------- 5. no way back to the caller
 for how in reset set; do
