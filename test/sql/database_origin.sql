@@ -100,6 +100,8 @@ SELECT (SELECT array_agg(line ORDER BY ord) FROM kid_raise_floors('{}', '{}') WI
 SELECT line, CASE WHEN floor_after = '2019-01-01 00:00:00+00' THEN 'raised'
                   WHEN floor_after IS NOT DISTINCT FROM floor_before THEN 'kept' ELSE 'moved elsewhere' END AS raised_or_kept
 FROM kid_raise_floors(ARRAY['uid', 'uuid horizon', 'sno tick 1'], ARRAY[NULL, NULL, '2019-01-01 00:00+00']::timestamptz[]);
+-- ... and named nothing, it shows that floor (every line's, named or not).
+SELECT floor_after = '2019-01-01 00:00+00' AS at_that_time FROM kid_raise_floors('{}', '{}') WHERE line = 'sno tick 1';
 -- Every name a lease line's, once, exactly as kid_lease() spells it, or
 -- nothing is raised (22023): not another case, a prefix, kid.lease's "_"
 -- for a blank, a line twice, a NULL name, arrays of different lengths or
