@@ -342,17 +342,18 @@ KID_FUNCTION(kid_raise_floors)
     ArrayType *names = PG_GETARG_ARRAYTYPE_P(0);
     ArrayType *floors = PG_GETARG_ARRAYTYPE_P(1);
     /* Both lists, one-dimensional (an empty array has no dimension), paired by position. */
-    if (ARR_NDIM(names) > 1 || ARR_NDIM(floors) > 1) {
-        bool bad_names = ARR_NDIM(names) > 1;
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("kid_raise_floors(): %s must be a one-dimensional array, not %d-dimensional",
-                               bad_names ? "lines" : "floors",
-                               bad_names ? ARR_NDIM(names) : ARR_NDIM(floors))));
-    }
+    ArrayType *lists[] = {names, floors};
+    for (ArrayType *list : lists)
+        if (ARR_NDIM(list) > 1)
+            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                            errmsg("kid_raise_floors(): %s must be a one-dimensional array, "
+                                   "not %d-dimensional",
+                                   list == names ? "lines" : "floors", ARR_NDIM(list))));
     Datum *name_elems;
     bool *name_nulls;
     int name_count;
-    deconstruct_array(names, TEXTOID, -1, false, TYPALIGN_INT, &name_elems, &name_nulls, &name_count);
+    deconstruct_array(names, TEXTOID, -1, false, TYPALIGN_INT, &name_elems, &name_nulls,
+                      &name_count);
     Datum *elems;
     bool *elem_nulls;
     int count;
@@ -388,9 +389,10 @@ KID_FUNCTION(kid_raise_floors)
             initStringInfo(&known);
             for (int j = 0; j < LEASE_LINES; j++)
                 appendStringInfo(&known, "%s\"%s\"", j == 0 ? "" : ", ", lease_line_name(j));
-            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                            errmsg("kid_raise_floors(): no lease line is named \"%s\"", name),
-                            errhint("The lease lines are %s (kid_lease() lists them).", known.data)));
+            ereport(ERROR,
+                    (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                     errmsg("kid_raise_floors(): no lease line is named \"%s\"", name),
+                     errhint("The lease lines are %s (kid_lease() lists them).", known.data)));
         }
         if (named_at[i] >= 0)
             ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
