@@ -75,15 +75,16 @@ COMMENT ON FUNCTION kid_raise_floors(text[], timestamptz[]) IS
 -- two timelines, and sno_new() waits, without limit and in every database
 -- of the server, while the floors of both are ahead of its clock.  Given
 -- per timeline (snos[1] tick 0, snos[2] tick 1) the newest sno an
--- adoption would take ahead of the clock (NULL: none), and ahead_from, the first instant ahead of it (the start
--- of the 4 ms unit after the clock's): whether taking them would put both
--- timelines' floors ahead (a timeline's sno, or this server's floor there
--- if it is ahead already), with the nearer of the two further ahead than
--- this server's floors have it already (none: not at all).  This
--- server's floors are read through kid_raise_floors() naming no line,
--- which raises nothing (its floor_after is the floor now, after the
--- floors of a recovery if they were still to be set); none where kid is
--- not preloaded, nor on a standby, which adopts nothing.
+-- adoption would take ahead of the clock (NULL: none), and ahead_from,
+-- the first instant ahead of it (the start of the 4 ms unit after the
+-- clock's): whether taking them would put both timelines' floors ahead (a
+-- timeline's sno, or this server's floor there if it is ahead already),
+-- with the nearer of the two further ahead than this server's floors have
+-- it already (none: not at all).  This server's floors are read through
+-- kid_raise_floors() naming no line, which raises nothing (its
+-- floor_after is the floor now, after the floors of a recovery if they
+-- were still to be set); none where kid is not preloaded, nor on a
+-- standby, which adopts nothing.
 -- kid_adoption_columns() asks it before its second pass (which snos it
 -- takes), kid_adopt_database() again once every place was read.
 CREATE FUNCTION kid_adoption_sno_both_ahead(snos timestamptz[], ahead_from timestamptz) RETURNS boolean
@@ -659,8 +660,8 @@ BEGIN
     -- (kid_adoption_sno_both_ahead()), on the snos taken and this server's
     -- floors now: no sno ahead of the clock that would put both timelines'
     -- floors ahead, further than they are (max_ahead not given; floor at or
-    -- above a column's snos decides for them).  No other adoption raises the floors before this one
-    -- ends (kid_adoption_start()).
+    -- above a column's snos decides for them).  No other adoption raises
+    -- the floors before this one ends (kid_adoption_start()).
     IF max_ahead IS NULL AND cardinality(lines) > 0 AND NOT pg_is_in_recovery() THEN
         sno_clock_bound := @extschema@.sno_to_timestamp(@extschema@.sno_from_timestamp(greatest(clock_timestamp(), timestamptz '2010-01-01 00:00+00')))
                            + interval '4 ms';
