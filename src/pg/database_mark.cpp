@@ -290,12 +290,15 @@ KID_FUNCTION(kid_database_origin_changed)
 }
 
 /*
- * kid_raise_floors(floors): raise this server's generator floors to the
- * given times, one per lease line in LeaseLine order (NULL: leave the line),
- * durably (kid.lease and the WAL, lease_raise_floors); never lowers one.
- * Superuser only: the floors are the whole server's.  One row per lease
- * line, with the floor before and after.  kid_adopt_database() calls it
- * with the newest time stored per line.
+ * kid_raise_floors(lines, floors): raise this server's generator floors of
+ * the lease lines named in lines (kid_lease()'s line) to the time at the
+ * same position in floors (NULL: leave the line, as a line not named is
+ * left), durably (kid.lease and the WAL, lease_raise_floors); never lowers
+ * one.  By name, not by position: a caller's array keeps its meaning when
+ * a new lease line comes.  Superuser only: the floors are the whole
+ * server's.  One row per lease line, named or not, with the floor before
+ * and after.  kid_adopt_database() calls it with the newest time stored
+ * per line, and reads the floors now through it with no line named.
  */
 enum FloorColumn { FLOOR_LINE, FLOOR_BEFORE, FLOOR_AFTER, FLOOR_COLUMNS };
 
@@ -336,31 +339,70 @@ KID_FUNCTION(kid_raise_floors)
         ereport(ERROR, (errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
                         errmsg("cannot raise kid's floors during recovery"),
                         errhint("Raise them on the primary: its lease records replicate.")));
-    ArrayType *floors = PG_GETARG_ARRAYTYPE_P(0);
+    ArrayType *names = PG_GETARG_ARRAYTYPE_P(0);
+    ArrayType *floors = PG_GETARG_ARRAYTYPE_P(1);
+    /* Both lists, one-dimensional (an empty array has no dimension), paired by position. */
+    ArrayType *lists[] = {names, floors};
+    for (ArrayType *list : lists)
+        if (ARR_NDIM(list) > 1)
+            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                            errmsg("kid_raise_floors(): %s must be a one-dimensional array, "
+                                   "not %d-dimensional",
+                                   list == names ? "lines" : "floors", ARR_NDIM(list))));
+    Datum *name_elems;
+    bool *name_nulls;
+    int name_count;
+    deconstruct_array(names, TEXTOID, -1, false, TYPALIGN_INT, &name_elems, &name_nulls,
+                      &name_count);
     Datum *elems;
     bool *elem_nulls;
     int count;
     deconstruct_array(floors, TIMESTAMPTZOID, sizeof(TimestampTz), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
                       &elems, &elem_nulls, &count);
-    if (ARR_NDIM(floors) != 1 || count != LEASE_LINES) {
-        StringInfoData names;
-        initStringInfo(&names);
-        for (int i = 0; i < LEASE_LINES; i++)
-            appendStringInfo(&names, "%s%s", i == 0 ? "" : ", ", lease_line_name(i));
-        ereport(ERROR,
-                (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                 errmsg("kid_raise_floors() takes one time per lease line, %d, and got %d",
-                        LEASE_LINES, count),
-                 errdetail("The lines are %s, in that order, as kid_lease() lists them (NULL "
-                           "leaves a line).",
-                           names.data)));
-    }
+    if (name_count != count)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("kid_raise_floors(): %d lines and %d floors", name_count, count),
+                        errdetail("The floor of each line named in lines is at the same position "
+                                  "in floors.")));
+    /*
+     * Each name is a lease line's, exactly as kid_lease() spells it, and
+     * names it once: nothing is raised unless every name is right.
+     */
+    int named_at[LEASE_LINES];
     int64 want[LEASE_LINES];
     for (int i = 0; i < LEASE_LINES; i++) {
+        named_at[i] = -1;
         want[i] = 0;
-        if (elem_nulls[i])
+    }
+    int first = ARR_NDIM(names) == 1 ? ARR_LBOUND(names)[0] : 1;
+    for (int k = 0; k < count; k++) {
+        if (name_nulls[k])
+            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                            errmsg("kid_raise_floors(): lines[%d] is NULL", first + k),
+                            errdetail("Each element of lines names a lease line.")));
+        const char *name = TextDatumGetCString(name_elems[k]);
+        int i = 0;
+        while (i < LEASE_LINES && strcmp(name, lease_line_name(i)) != 0)
+            i++;
+        if (i == LEASE_LINES) {
+            StringInfoData known;
+            initStringInfo(&known);
+            for (int j = 0; j < LEASE_LINES; j++)
+                appendStringInfo(&known, "%s\"%s\"", j == 0 ? "" : ", ", lease_line_name(j));
+            ereport(ERROR,
+                    (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                     errmsg("kid_raise_floors(): no lease line is named \"%s\"", name),
+                     errhint("The lease lines are %s (kid_lease() lists them).", known.data)));
+        }
+        if (named_at[i] >= 0)
+            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                            errmsg("kid_raise_floors(): lease line \"%s\" is named twice", name),
+                            errdetail("lines[%d] and lines[%d] both name it.", first + named_at[i],
+                                      first + k)));
+        named_at[i] = k;
+        if (elem_nulls[k])
             continue;
-        TimestampTz t = DatumGetTimestampTz(elems[i]);
+        TimestampTz t = DatumGetTimestampTz(elems[k]);
         if (TIMESTAMP_IS_NOBEGIN(t))
             continue;
         const SchemeDef &scheme = lease_line_scheme(i);

@@ -56,7 +56,10 @@ FOR EACH STATEMENT EXECUTE FUNCTION kid_database_origin_changed();
 INSERT INTO kid_database_origin (position, system_identifier, how)
 SELECT 0, system_identifier, 'created' FROM pg_catalog.pg_control_system();
 
+-- Floors by lease line name (kid_lease()'s line), not by position: a
+-- caller's arrays mean the same when a new lease line comes.
 CREATE FUNCTION kid_raise_floors(
+    lines text[],
     floors timestamptz[],
     OUT line text,
     OUT floor_before timestamptz,
@@ -65,8 +68,53 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'kid_raise_floors'
 LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION kid_raise_floors(timestamptz[]) IS
-'Superuser only: raise this server''s generator floors to the given times, one per lease line in the order kid_lease() lists them (NULL leaves a line; a commit horizon''s line takes NULL only), durably (kid.lease and the WAL); never lowers one, nor raises a line whose generators already made an id in a later time unit; a time past the last one the line''s ids can hold is refused (22008). Returns each line''s floor before and after. kid_adopt_database() calls it.';
+COMMENT ON FUNCTION kid_raise_floors(text[], timestamptz[]) IS
+'Superuser only: raise this server''s generator floors of the lease lines named in lines (as kid_lease() names them) to the times at the same positions in floors (NULL leaves a line, as does a line not named; a commit horizon''s line takes NULL only), durably (kid.lease and the WAL); never lowers one, nor raises a line whose generators already made an id in a later time unit; a name that is no lease line, a line named twice, a NULL name, or arrays of different lengths or more than one dimension are refused (22023), a time past the last one the line''s ids can hold too (22008). Returns every line''s floor before and after (no line named: the floors now). kid_adopt_database() calls it.';
+
+-- The rule that keeps an adoption from making sno_new() wait.  sno has
+-- two timelines, and sno_new() waits, without limit and in every database
+-- of the server, while the floors of both are ahead of its clock.  Given
+-- per timeline (snos[1] tick 0, snos[2] tick 1) the newest sno an
+-- adoption would take ahead of the clock (NULL: none), and ahead_from,
+-- the first instant ahead of it (the start of the 4 ms unit after the
+-- clock's): whether taking them would put both timelines' floors ahead (a
+-- timeline's sno, or this server's floor there if it is ahead already),
+-- with the nearer of the two further ahead than this server's floors have
+-- it already (none: not at all).  This server's floors are read through
+-- kid_raise_floors() naming no line, which raises nothing (its
+-- floor_after is the floor now, after the floors of a recovery if they
+-- were still to be set); none where kid is not preloaded, nor on a
+-- standby, which adopts nothing.
+-- kid_adoption_columns() asks it before its second pass (which snos it
+-- takes), kid_adopt_database() again once every place was read.
+CREATE FUNCTION kid_adoption_sno_both_ahead(snos timestamptz[], ahead_from timestamptz) RETURNS boolean
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    -- Per timeline, this server's floor where it is ahead of the clock,
+    -- and the floor once the snos are taken (NULL: not ahead).
+    floor_0 timestamptz;
+    floor_1 timestamptz;
+    after_0 timestamptz;
+    after_1 timestamptz;
+BEGIN
+    IF EXISTS (SELECT FROM @extschema@.kid_lease()) AND NOT pg_is_in_recovery() THEN
+        SELECT max(f.floor_after) FILTER (WHERE f.line = 'sno tick 0' AND f.floor_after >= ahead_from),
+               max(f.floor_after) FILTER (WHERE f.line = 'sno tick 1' AND f.floor_after >= ahead_from)
+        INTO floor_0, floor_1
+        FROM @extschema@.kid_raise_floors('{}', '{}') f;
+    END IF;
+    -- (greatest() and least() skip NULLs.)
+    after_0 := greatest(snos[1], floor_0);
+    after_1 := greatest(snos[2], floor_1);
+    RETURN after_0 IS NOT NULL AND after_1 IS NOT NULL
+           AND least(after_0, after_1) > coalesce(CASE WHEN floor_0 IS NOT NULL AND floor_1 IS NOT NULL THEN least(floor_0, floor_1) END,
+                                                  '-infinity');
+END $$;
+
+COMMENT ON FUNCTION kid_adoption_sno_both_ahead(timestamptz[], timestamptz) IS
+'internal: the rule of kid_adoption_columns() and kid_adopt_database(): whether taking the given snos ahead of the clock (the newest per timeline, tick 0 then tick 1; NULL: none) would put the floors of both of sno''s timelines ahead of it (ahead_from on), with this server''s floors, further than these have it already: sno_new() would then wait in every database of the server. Reads the floors through kid_raise_floors(), which only a superuser may run.';
+
+REVOKE ALL ON FUNCTION kid_adoption_sno_both_ahead(timestamptz[], timestamptz) FROM PUBLIC;
 
 -- Every place of this database where a kid id can be stored, and what
 -- kid_adopt_database() makes of each.  An id is found through any nesting
@@ -161,14 +209,11 @@ DECLARE
     -- sno: the first instant of the 4 ms unit after the clock's (an sno at
     -- or after it is ahead of the clock), the bound of its places, and per
     -- timeline (tick 0, tick 1) the newest stored sno from there up to
-    -- bound, this server's floor and the floor the adoption would leave.
+    -- bound.
     sno_clock_bound timestamptz;
     sno_bound timestamptz;
     sno_bound_by text;
     sno_ahead timestamptz[] := ARRAY[NULL, NULL];
-    sno_floor timestamptz[] := ARRAY[NULL, NULL];
-    sno_after timestamptz[];
-    lease_lines integer;
     pass integer;
     excluded text[] := '{}';
     entry text;
@@ -249,28 +294,11 @@ BEGIN
         IF pass = 1 AND (NOT scan OR max_ahead IS NOT NULL) THEN
             CONTINUE;
         END IF;
+        -- sno's bound is the clock when the snos the first pass found
+        -- ahead of it would put both timelines' floors ahead (with this
+        -- server's floors), further than they are already.
         IF pass = 2 AND (sno_ahead[1] IS NOT NULL OR sno_ahead[2] IS NOT NULL) THEN
-            -- This server's floors of sno's two timelines (kid_raise_floors()
-            -- given no time raises nothing, and its floor_after is the floor
-            -- now, after the floors of a recovery if they were still to be
-            -- set); none where kid is not preloaded, nor on a standby, which
-            -- adopts nothing.
-            lease_lines := (SELECT count(*) FROM @extschema@.kid_lease());
-            IF lease_lines > 0 AND NOT pg_is_in_recovery() THEN
-                sno_floor := ARRAY(SELECT f.floor_after FROM @extschema@.kid_raise_floors(array_fill(NULL::timestamptz, ARRAY[lease_lines])) f
-                                   WHERE f.line IN ('sno tick 0', 'sno tick 1') ORDER BY f.line);
-            END IF;
-            -- Per timeline, its floor once these snos were taken, where that
-            -- is ahead of the clock (NULL: not ahead).  sno_new() waits while
-            -- both are ahead, until the clock passes the nearer one: no sno
-            -- ahead of the clock is taken by default when that wait would
-            -- begin, or last longer than this server's floors make it already.
-            sno_after := ARRAY[greatest(sno_ahead[1], CASE WHEN sno_floor[1] >= sno_clock_bound THEN sno_floor[1] END),
-                               greatest(sno_ahead[2], CASE WHEN sno_floor[2] >= sno_clock_bound THEN sno_floor[2] END)];
-            IF sno_after[1] IS NOT NULL AND sno_after[2] IS NOT NULL
-               AND least(sno_after[1], sno_after[2])
-                   > coalesce(CASE WHEN sno_floor[1] >= sno_clock_bound AND sno_floor[2] >= sno_clock_bound
-                                   THEN least(sno_floor[1], sno_floor[2]) END, '-infinity') THEN
+            IF @extschema@.kid_adoption_sno_both_ahead(sno_ahead, sno_clock_bound) THEN
                 sno_bound := sno_clock_bound;
                 sno_bound_by := 'both sno timelines';
             END IF;
@@ -472,14 +500,11 @@ DECLARE
     ahead_by interval;
     koid_wait_ms bigint;
     -- Each sno place read, and its newest sno taken; per timeline (tick 0,
-    -- tick 1) the sno taken ahead of the clock, this server's floor now,
-    -- and the floor the adoption would leave.
+    -- tick 1) the sno taken ahead of the clock.
     sno_places text[] := '{}';
     sno_newest timestamptz[] := '{}';
     sno_clock_bound timestamptz;
     sno_took timestamptz[];
-    sno_now timestamptz[];
-    sno_after timestamptz[];
     sno_late boolean := false;
 BEGIN
     IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
@@ -510,13 +535,13 @@ BEGIN
     IF NOT dry_run THEN
         PERFORM @extschema@.uuidv7_restore_operators();
     END IF;
-    -- The lease lines, in the order kid_raise_floors() takes them (none when kid is not preloaded).
+    -- The lease lines, as kid_raise_floors() names them (none when kid is not preloaded).
     lines := ARRAY(SELECT l.line FROM @extschema@.kid_lease() WITH ORDINALITY AS l ORDER BY l.ordinality);
     taken := array_fill(NULL::timestamptz, ARRAY[cardinality(lines)]);
     counts := array_fill(0, ARRAY[cardinality(lines)]);
     IF cardinality(lines) = 0 THEN
         -- Not preloaded: kid_raise_floors() says so (and what to do).
-        PERFORM @extschema@.kid_raise_floors('{}');
+        PERFORM @extschema@.kid_raise_floors('{}', '{}');
     END IF;
     -- As kid_adoption_columns() reads it: the wait of sessions that do not SET it.
     koid_wait_ms := (SELECT s.reset_val::bigint FROM pg_settings s WHERE s.name = 'kid.koid_max_clock_wait_ms');
@@ -631,12 +656,12 @@ BEGIN
     -- pass, and they were taken from its second, which read every place
     -- again: a place written in between (a materialized view refreshed or
     -- populated, which no lock here holds back; a table created) can hold
-    -- snos the first pass did not see.  The rule again,
-    -- on the snos taken and this server's floors now: no sno ahead of the
-    -- clock that would put both timelines' floors ahead, further than they
-    -- are (max_ahead not given; floor at or above a column's snos decides
-    -- for them).  No other adoption raises the floors before this one
-    -- ends (kid_adoption_start()).
+    -- snos the first pass did not see.  The rule again
+    -- (kid_adoption_sno_both_ahead()), on the snos taken and this server's
+    -- floors now: no sno ahead of the clock that would put both timelines'
+    -- floors ahead, further than they are (max_ahead not given; floor at or
+    -- above a column's snos decides for them).  No other adoption raises
+    -- the floors before this one ends (kid_adoption_start()).
     IF max_ahead IS NULL AND cardinality(lines) > 0 AND NOT pg_is_in_recovery() THEN
         sno_clock_bound := @extschema@.sno_to_timestamp(@extschema@.sno_from_timestamp(greatest(clock_timestamp(), timestamptz '2010-01-01 00:00+00')))
                            + interval '4 ms';
@@ -644,14 +669,7 @@ BEGIN
                           FROM unnest(ARRAY[taken[array_position(lines, 'sno tick 0')], taken[array_position(lines, 'sno tick 1')]])
                                WITH ORDINALITY AS u(newest, ord) ORDER BY u.ord);
         IF sno_took[1] IS NOT NULL OR sno_took[2] IS NOT NULL THEN
-            sno_now := ARRAY(SELECT f.floor_after FROM @extschema@.kid_raise_floors(array_fill(NULL::timestamptz, ARRAY[cardinality(lines)])) f
-                             WHERE f.line IN ('sno tick 0', 'sno tick 1') ORDER BY f.line);
-            sno_after := ARRAY[greatest(sno_took[1], CASE WHEN sno_now[1] >= sno_clock_bound THEN sno_now[1] END),
-                               greatest(sno_took[2], CASE WHEN sno_now[2] >= sno_clock_bound THEN sno_now[2] END)];
-            IF sno_after[1] IS NOT NULL AND sno_after[2] IS NOT NULL
-               AND least(sno_after[1], sno_after[2])
-                   > coalesce(CASE WHEN sno_now[1] >= sno_clock_bound AND sno_now[2] >= sno_clock_bound
-                                   THEN least(sno_now[1], sno_now[2]) END, '-infinity') THEN
+            IF @extschema@.kid_adoption_sno_both_ahead(sno_took, sno_clock_bound) THEN
                 FOR j IN 1 .. cardinality(sno_places) LOOP
                     -- (A place already stopped for ids beyond its bound is named once.)
                     IF sno_newest[j] >= sno_clock_bound AND NOT coalesce(floor >= sno_newest[j], false)
@@ -691,7 +709,7 @@ BEGIN
                     FROM ROWS FROM (unnest(lines), unnest(taken)) WITH ORDINALITY AS u(line, newest, ord) ORDER BY u.ord);
     SELECT array_agg(f.line ORDER BY f.ord), array_agg(f.floor_before ORDER BY f.ord), array_agg(f.floor_after ORDER BY f.ord)
     INTO raised_lines, raised_before, raised_after
-    FROM @extschema@.kid_raise_floors(CASE WHEN dry_run THEN array_fill(NULL::timestamptz, ARRAY[cardinality(lines)]) ELSE wanted END)
+    FROM @extschema@.kid_raise_floors(lines, CASE WHEN dry_run THEN array_fill(NULL::timestamptz, ARRAY[cardinality(lines)]) ELSE wanted END)
          WITH ORDINALITY AS f(line, floor_before, floor_after, ord);
     -- A dry run raises nothing: the floor it would ask for.
     IF dry_run THEN

@@ -26,7 +26,7 @@ AS 'MODULE_PATHNAME', 'kid_lease'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 
 COMMENT ON FUNCTION kid_lease() IS
-'The persisted high-water marks of generated time, one row per lease line (each scheme''s, one per timeline of sno, and the commit horizon''s of sno and uuid, in kid.lease''s order, the order kid_raise_floors() takes): ids up to covered_until are recorded in the data directory file kid.lease; generators started above startup_floor after the last start (the exact marks of a clean shutdown, else a lease written ahead).';
+'The persisted high-water marks of generated time, one row per lease line (each scheme''s, one per timeline of sno, and the commit horizon''s of sno and uuid, in kid.lease''s order; kid_raise_floors() takes lines by these names): ids up to covered_until are recorded in the data directory file kid.lease; generators started above startup_floor after the last start (the exact marks of a clean shutdown, else a lease written ahead).';
 
 -- ---------------------------------------------------------------------------
 -- Node identity, for spotting two servers that generate with one node id

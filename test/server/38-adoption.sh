@@ -285,6 +285,11 @@ expect_eq "two snos 23 hours ahead, one on each timeline: each column named (bot
         -e '^ERROR:  55000: cannot adopt database "snos": 2 columns hold ids too far ahead of this server.s clock$' <<<"$out")" 5
 expect_eq "... nothing recorded" "$(sq -c "SELECT count(*) FROM kid_database_origin WHERE how = 'adopted'")" 0
 expect_eq "... nothing raised: sno_new() in another database makes an id on tick 0" "$(next_sno 5s)" 0
+# This server's tick-1 floor an hour in the past (as a clean restart
+# leaves the floors: at the marks, behind the clock): not ahead, so it
+# does not count as a timeline ahead.
+expect_eq "sno tick 1's floor raised to an hour ago" \
+    "$(kpsql $AD_PORT -d other -c "SELECT floor_after < now() - interval '59 minutes' FROM kid_raise_floors(ARRAY['sno tick 1'], ARRAY[now() - interval '1 hour']) WHERE line = 'sno tick 1'")" t
 # One timeline ahead is no wait: with tick1's column excluded, the tick-0
 # sno is taken, and sno_new() goes on on tick 1.
 out=$(sq -c "SELECT line, coalesce(floor_after > now() + interval '22 hours', false) FROM kid_adopt_database(exclude => ARRAY['public.tick1.s'])

@@ -143,12 +143,15 @@ def part_horizon(admin):
     # koid's not at all: a koid floor ahead of the clock makes koid_new() refuse.
     SNO_AHEAD, AHEAD = "interval '2 s'", "interval '3 s'"
 
-    # (a) kid_raise_floors() from another database.
+    # (a) kid_raise_floors() from another database: every line of ids but
+    # koid's, named as kid_lease() lists them.
     def raise_from_elsewhere(ids):
         rows = elsewhere.execute(f"""
-            SELECT line, floor_after
-            FROM kid_raise_floors(ARRAY[now() + {SNO_AHEAD}, now() + {SNO_AHEAD}, now() + {AHEAD},
-                                        NULL, now() + {AHEAD}, now() + {AHEAD}, NULL, NULL])""").fetchall()
+            SELECT f.line, f.floor_after
+            FROM (SELECT array_agg(line) AS lines,
+                         array_agg(now() + CASE WHEN line LIKE 'sno tick _' THEN {SNO_AHEAD} ELSE {AHEAD} END) AS floors
+                  FROM kid_lease() WHERE line NOT LIKE '% horizon' AND line <> 'koid') x,
+                 kid_raise_floors(x.lines, x.floors) f""").fetchall()
         floors_above("kid_raise_floors()", reader, rows, ids,
                      ["sno tick 0", "sno tick 1", "atproto_tid", "uid", "uuid"])
     raised_while_open("kid_raise_floors() from another database", writer, reader, raise_from_elsewhere)
@@ -192,8 +195,10 @@ def part_generation(admin):
     # goes on in the next one at once, not when a full millisecond has passed
     # since the rise.
     floor = one(raiser, "SELECT date_trunc('milliseconds', now() + interval '1 hour')")
-    one(raiser, "SELECT count(*) FROM kid_raise_floors(ARRAY[%s, NULL, %s, %s, %s, %s, NULL, NULL]::timestamptz[])",
-        (floor, floor, floor, floor, floor))
+    one(raiser, """SELECT count(*)
+                   FROM (SELECT array_agg(line) AS lines, array_agg(%s::timestamptz) AS floors
+                         FROM kid_lease() WHERE line NOT LIKE '%% horizon' AND line <> 'sno tick 1') x,
+                        kid_raise_floors(x.lines, x.floors)""", (floor,))
     uuid_waits = "SELECT overflow_waits + clock_waits + ahead_waits FROM kid_generator_stats() WHERE scheme = 'uuid'"
     for who, conn in sessions.items():
         waits_before = one(conn, uuid_waits)
@@ -211,8 +216,7 @@ def part_generation(admin):
         eq(f"{who}: koid_new() refuses (55000) rather than go below its floor",
            sqlstate(conn, "SELECT koid_new()"), "55000")
     # Both sno timelines an hour ahead: sno waits (cancelled by statement_timeout) rather than go below.
-    one(raiser, "SELECT count(*) FROM kid_raise_floors(ARRAY[NULL, %s, NULL, NULL, NULL, NULL, NULL, NULL]::timestamptz[])",
-        (floor,))
+    one(raiser, "SELECT count(*) FROM kid_raise_floors(ARRAY['sno tick 1'], ARRAY[%s::timestamptz])", (floor,))
     for who, conn in sessions.items():
         conn.execute("SET statement_timeout = '300ms'")
         eq(f"{who}: sno_new() with both timelines' floors ahead waits (57014 from statement_timeout)",

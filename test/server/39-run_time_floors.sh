@@ -37,7 +37,7 @@ standby_init rds $RF_P $RF_S && cluster_start rds || exit 1
 rf_floor=$(rfq -c "SELECT date_trunc('second', clock_timestamp()) + interval '1 hour'")
 rf_floor_us=$(rfq -c "SELECT (extract(epoch FROM '$rf_floor'::timestamptz) * 1000000)::bigint")
 expect_eq "durable: kid_raise_floors() raises sno tick 0, atproto_tid, koid, uid and uuid to F, an hour ahead" \
-    "$(rfq -c "SELECT string_agg(line, ',' ORDER BY line) FROM kid_raise_floors((SELECT array_agg(CASE WHEN line LIKE '% horizon' OR line = 'sno tick 1' THEN NULL ELSE '$rf_floor'::timestamptz END ORDER BY ord) FROM kid_lease() WITH ORDINALITY AS l(line, covered_until, startup_floor, ord))) WHERE floor_after = '$rf_floor'")" \
+    "$(rfq -c "SELECT string_agg(f.line, ',' ORDER BY f.line) FROM (SELECT array_agg(line) AS lines, array_agg('$rf_floor'::timestamptz) AS floors FROM kid_lease() WHERE line NOT LIKE '% horizon' AND line <> 'sno tick 1') x, kid_raise_floors(x.lines, x.floors) f WHERE f.floor_after = '$rf_floor'")" \
     "atproto_tid,koid,sno tick 0,uid,uuid"
 # The raised lines as kid_lease() lists them, and kid.lease's atproto_tid mark.
 rf_raised="line IN ('sno tick 0', 'atproto_tid', 'koid', 'uid', 'uuid')"

@@ -87,16 +87,47 @@ SELECT DISTINCT generation FROM kid_node_info();
 CREATE ROLE regress_kid_adopter;
 SET ROLE regress_kid_adopter;
 SELECT * FROM kid_adopt_database();
-SELECT * FROM kid_raise_floors(ARRAY[NULL, NULL, now(), NULL, NULL]);
+SELECT * FROM kid_raise_floors(ARRAY['atproto_tid'], ARRAY[now()]);
 RESET ROLE;
--- One time per lease line, or nothing is raised.
-SELECT * FROM kid_raise_floors(ARRAY[now()]);
+-- Floors by lease line name, as kid_lease() names them; a line not named
+-- (or given NULL) is left.  Named nothing, every line's floor now; sno's
+-- tick 1, without ids, raised to a time in the past (below what every
+-- other line's generators reached): it alone moves, to exactly that time
+-- (named third, and the second line of kid_lease()).
+SELECT (SELECT array_agg(line ORDER BY ord) FROM kid_raise_floors('{}', '{}') WITH ORDINALITY AS f(line, floor_before, floor_after, ord))
+       = (SELECT array_agg(line ORDER BY ord) FROM kid_lease() WITH ORDINALITY AS l(line, covered_until, startup_floor, ord)) AS every_line_in_kid_lease_order,
+       (SELECT bool_and(floor_after IS NOT DISTINCT FROM floor_before) FROM kid_raise_floors('{}', '{}')) AS nothing_raised;
+SELECT line, CASE WHEN floor_after = '2019-01-01 00:00:00+00' THEN 'raised'
+                  WHEN floor_after IS NOT DISTINCT FROM floor_before THEN 'kept' ELSE 'moved elsewhere' END AS raised_or_kept
+FROM kid_raise_floors(ARRAY['uid', 'uuid horizon', 'sno tick 1'], ARRAY[NULL, NULL, '2019-01-01 00:00+00']::timestamptz[]);
+-- ... and named nothing, it shows that floor (every line's, named or not).
+SELECT floor_after = '2019-01-01 00:00+00' AS at_that_time FROM kid_raise_floors('{}', '{}') WHERE line = 'sno tick 1';
+-- Every name a lease line's, once, exactly as kid_lease() spells it, or
+-- nothing is raised (22023): not another case, a prefix, kid.lease's "_"
+-- for a blank, a line twice, a NULL name, arrays of different lengths or
+-- of more than one dimension.
+SELECT * FROM kid_raise_floors(ARRAY['KOID'], ARRAY[now()]);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT * FROM kid_raise_floors(ARRAY['koi'], ARRAY[now()]);
+SELECT * FROM kid_raise_floors(ARRAY['sno_tick_0'], ARRAY[now()]);
+SELECT * FROM kid_raise_floors(ARRAY['koid', 'uid', 'koid'], ARRAY[NULL, NULL, now()]::timestamptz[]);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT * FROM kid_raise_floors(ARRAY['koid', 'uid', 'koid'], ARRAY[NULL, NULL, NULL]::timestamptz[]);
+SELECT * FROM kid_raise_floors(ARRAY['koid', NULL], ARRAY[NULL, now()]);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT * FROM kid_raise_floors(ARRAY['koid', 'uid'], ARRAY[now()]);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT * FROM kid_raise_floors(ARRAY[['koid'], ['uid']], ARRAY[now(), now()]);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT * FROM kid_raise_floors(ARRAY['koid', 'uid'], ARRAY[[now()], [now()]]);
 -- A floor past the last time its scheme's ids can hold (or kid.lease can
 -- hold) is refused, not stored: the next start would find it damaged.
-SELECT * FROM kid_raise_floors(ARRAY[NULL, NULL, NULL, '200000-01-01 00:00+00', NULL, NULL, NULL, NULL]::timestamptz[]);
-SELECT * FROM kid_raise_floors(ARRAY['2080-01-01 00:00+00', NULL, NULL, NULL, NULL, NULL, NULL, NULL]::timestamptz[]);
+SELECT * FROM kid_raise_floors(ARRAY['koid'], ARRAY['200000-01-01 00:00+00']::timestamptz[]);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT * FROM kid_raise_floors(ARRAY['uid', 'sno tick 0'], ARRAY[NULL, '2080-01-01 00:00+00']::timestamptz[]);
 -- A commit horizon's line holds no id: it takes NULL only.
-SELECT * FROM kid_raise_floors(ARRAY[NULL, NULL, NULL, NULL, NULL, NULL, now(), NULL]::timestamptz[]);
+SELECT * FROM kid_raise_floors(ARRAY['sno horizon'], ARRAY[now()]);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
 
 -- The adoption: per lease line the columns read, the newest stored time
 -- (the largest id's); the floors stay, since this server's generators are

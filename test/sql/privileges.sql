@@ -307,7 +307,8 @@ FROM regress_kid_ids a JOIN regress_kid_copy b USING (n);
 -- role that is not a superuser (ERROR 42501, below; test database_origin),
 -- nor does
 -- uuidv7_restore_operators() and kid_adoption_start(), which only a
--- superuser may run (42501 below);
+-- superuser may run, and kid_adoption_sno_both_ahead(), which PUBLIC may
+-- not (42501 below);
 -- kid_partition_attempt() is kid's partition worker's alone (42501 above).
 SELECT f.fn AS function, CASE
         WHEN s.calls > 0 THEN 'called'
@@ -320,8 +321,9 @@ SELECT f.fn AS function, CASE
         WHEN f.fn::text IN ('kid_database_origin_order()', 'kid_database_origin_changed()') THEN 'trigger'
         WHEN f.fn::text = 'kid_partition_attempt(regclass)' THEN 'worker'
         WHEN f.fn::text IN ('kid_adopt_database(timestamp with time zone,interval,text[],boolean,boolean)',
-                            'kid_adoption_columns(interval,text[],boolean)', 'kid_raise_floors(timestamp with time zone[])',
-                            'uuidv7_restore_operators()', 'kid_adoption_start(timestamp with time zone,boolean)') THEN 'raises'
+                            'kid_adoption_columns(interval,text[],boolean)', 'kid_raise_floors(text[],timestamp with time zone[])',
+                            'uuidv7_restore_operators()', 'kid_adoption_start(timestamp with time zone,boolean)',
+                            'kid_adoption_sno_both_ahead(timestamp with time zone[],timestamp with time zone)') THEN 'raises'
         ELSE 'NOT USED' END AS used
 FROM kid_function f LEFT JOIN pg_stat_xact_user_functions s ON s.funcid = f.oid
 ORDER BY f.fn::text;
@@ -333,11 +335,13 @@ SELECT count(*) FROM kid_adopt_database();
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT count(*) FROM kid_adoption_columns();
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
-SELECT count(*) FROM kid_raise_floors(ARRAY[NULL, NULL, now(), NULL, NULL]);
+SELECT count(*) FROM kid_raise_floors(ARRAY['atproto_tid'], ARRAY[now()]);
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT uuidv7_restore_operators();
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT kid_adoption_start(NULL, true);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT kid_adoption_sno_both_ahead('{}', now());
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 INSERT INTO kid_database_origin (position, system_identifier, how) VALUES (0, 42, 'created');
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
