@@ -108,6 +108,14 @@ static Oid relation_owner(Oid rel, char *relkind = nullptr) noexcept
  */
 constexpr int HISTORY_KEPT = 1000;
 constexpr int POOL_KEPT = 100000;
+/*
+ * The most tables one prune of a pool takes out.  A pool far over its
+ * size (ends at REPEATABLE READ, which do not prune) is brought back a few
+ * tables per end: the cost of a role's excess never falls whole on the
+ * one end that meets it (another role's kid_partition_maintain() that
+ * forgets the role's gone table, or the worker's).
+ */
+constexpr int POOL_PRUNE_TABLES = 16;
 
 /*
  * The table kid's worker maintains now, in its own run, and how deep this
@@ -383,7 +391,8 @@ static int64 pool_count(const HistoryWriter *w, Oid table, Oid owner, int64 sinc
  * more before go, each with the row that ended its configuration (the
  * oldest first; a table's rows go together).  Reads owner's pool by its
  * index, and each such table's rows by (parent, id): it deletes only what
- * is in excess, and touches no other role's rows.  An end row that another
+ * is in excess (POOL_PRUNE_TABLES tables at most), and touches no other
+ * role's rows.  An end row that another
  * transaction is pruning (locked) is skipped: should that one roll back, a
  * later prune of the same pool deletes it.
  */
@@ -405,8 +414,8 @@ static void prune_pool(const HistoryWriter *w, Oid table, Oid owner, int64 count
     spi_run(psprintf("SELECT e.id, e.parent::pg_catalog.oid FROM %s.kid_partition_history e "
                      "WHERE e.parent_owner OPERATOR(pg_catalog.=) $1 AND e.pool_count IS NOT NULL "
                      "AND e.pool_count OPERATOR(pg_catalog.<=) $2 "
-                     "ORDER BY e.pool_count FOR UPDATE SKIP LOCKED",
-                     w->schema),
+                     "ORDER BY e.pool_count LIMIT %d FOR UPDATE SKIP LOCKED",
+                     w->schema, POOL_PRUNE_TABLES),
             2, types, values, SPI_OK_SELECT, "prune the history", table);
     uint64 n = SPI_processed;
     /* (Kept until SPI_finish(), whatever SPI runs meanwhile.) */

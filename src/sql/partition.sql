@@ -247,16 +247,21 @@ FOR EACH ROW EXECUTE FUNCTION kid_partition_config_removed();
 -- left behind would name a table by an OID nobody has, which pg_dump would
 -- write as a number and a restore read as whatever table has that OID.
 -- Never in the way of a DROP: a failure here is a WARNING (maintenance
--- forgets a row whose table is gone, too), and so is a wait of more than a
--- second for kid_partition_config, which any role may lock (PUBLIC writes
--- it, through kid_partition_guard()): a session holding it would otherwise
--- hold every DROP TABLE of the database.
+-- forgets a row whose table is gone, too).  kid_partition_config is locked
+-- only when a configured table is dropped (a SELECT first, which only LOCK
+-- TABLE ... ACCESS EXCLUSIVE blocks), and waited for a second at most: any
+-- role may lock it (PUBLIC writes it, through kid_partition_guard()), and
+-- a session holding it would otherwise hold DROPs for as long as it likes.
 CREATE FUNCTION kid_partition_forget() RETURNS event_trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp SET lock_timeout = '1s' AS $$
+DECLARE
+    dropped oid[] := ARRAY(SELECT d.objid FROM pg_catalog.pg_event_trigger_dropped_objects() d
+                           WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objsubid = 0);
 BEGIN
-    DELETE FROM @extschema@.kid_partition_config c
-    WHERE c.parent::oid IN (SELECT d.objid FROM pg_catalog.pg_event_trigger_dropped_objects() d
-                            WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objsubid = 0);
+    IF dropped = '{}' OR NOT EXISTS (SELECT FROM @extschema@.kid_partition_config c WHERE c.parent::oid = ANY (dropped)) THEN
+        RETURN;
+    END IF;
+    DELETE FROM @extschema@.kid_partition_config c WHERE c.parent::oid = ANY (dropped);
 EXCEPTION WHEN OTHERS THEN
     RAISE WARNING 'kid could not forget the partitioning of a dropped table: %', SQLERRM
         USING HINT = 'kid_partition_maintain() and kid''s worker forget it later.';
@@ -275,15 +280,23 @@ COMMENT ON EVENT TRIGGER kid_partition_forget IS
 -- table it configured; ALTER TABLE ... OWNER TO: its row takes the new owner
 -- (the role whose pool of kid_partition_history the end of its
 -- configuration joins).  Never in the way of the ALTER: a failure is a
--- WARNING (maintenance then refuses the table until it is configured again).
+-- WARNING (maintenance then refuses the table until it is configured
+-- again).  As for a DROP, kid_partition_config is written only when a row
+-- must change (read first), and waited for a second at most.
 CREATE FUNCTION kid_partition_follow_rename() RETURNS event_trigger
-LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp SET lock_timeout = '1s' AS $$
+DECLARE
+    altered oid[] := ARRAY(SELECT d.objid FROM pg_catalog.pg_event_trigger_ddl_commands() d
+                           WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass);
 BEGIN
+    IF altered = '{}' OR NOT EXISTS (SELECT FROM @extschema@.kid_partition_config c JOIN pg_catalog.pg_class r ON r.oid = c.parent
+                                     WHERE c.parent::oid = ANY (altered) AND (r.relname <> c.relname OR r.relowner <> c.parent_owner)) THEN
+        RETURN;
+    END IF;
     UPDATE @extschema@.kid_partition_config c SET relname = r.relname, parent_owner = r.relowner
     FROM pg_catalog.pg_class r
     WHERE r.oid = c.parent AND (r.relname <> c.relname OR r.relowner <> c.parent_owner)
-      AND c.parent IN (SELECT d.objid FROM pg_catalog.pg_event_trigger_ddl_commands() d
-                       WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass);
+      AND c.parent::oid = ANY (altered);
 EXCEPTION WHEN OTHERS THEN
     RAISE WARNING 'kid could not record the new name of a partitioned table: %', SQLERRM;
 END $$;
@@ -1277,6 +1290,12 @@ BEGIN
     -- Refused now, not from the first run that must make a partition on
     -- (the worker's, unseen, while rows pile up in the default partition).
     PERFORM @extschema@.kid_partition_owner_may_create(parent);
+    -- A row under the table's OID but another name is about a table that
+    -- is gone (its OID came round again) or was renamed unseen: it ends
+    -- first, recorded as the end of that configuration in the pool of the
+    -- owner it recorded, rather than be taken over with its history.
+    DELETE FROM @extschema@.kid_partition_config c
+    WHERE c.parent = $1 AND c.relname <> (SELECT r.relname FROM pg_catalog.pg_class r WHERE r.oid = $1);
     INSERT INTO @extschema@.kid_partition_config AS c (parent, every, premake, retain, detach_only, time_zone)
     VALUES (parent, every, premake, retain, detach_only, time_zone)
     ON CONFLICT ON CONSTRAINT kid_partition_config_pkey DO UPDATE
