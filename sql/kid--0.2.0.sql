@@ -3932,7 +3932,7 @@ DECLARE
     dropped oid[] := ARRAY(SELECT d.objid FROM pg_catalog.pg_event_trigger_dropped_objects() d
                            WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objsubid = 0);
 BEGIN
-    IF dropped = '{}' OR false AND NOT EXISTS (SELECT FROM @extschema@.kid_partition_config c WHERE c.parent::oid = ANY (dropped)) THEN
+    IF dropped = '{}' OR NOT EXISTS (SELECT FROM @extschema@.kid_partition_config c WHERE c.parent::oid = ANY (dropped)) THEN
         RETURN;
     END IF;
     DELETE FROM @extschema@.kid_partition_config c WHERE c.parent::oid = ANY (dropped);
