@@ -365,6 +365,17 @@ KID_FUNCTION(kid_raise_floors)
                         errdetail("The floor of each line named in lines is at the same position "
                                   "in floors.")));
     /*
+     * Paired by subscript, as SQL reads them: lines[i] with floors[i].  Two
+     * arrays that start at different subscripts ('[0:1]={...}') would pair
+     * otherwise by position than by subscript: refused rather than guessed.
+     */
+    if (count > 0 && ARR_LBOUND(names)[0] != ARR_LBOUND(floors)[0])
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("kid_raise_floors(): lines start at subscript %d and floors at %d",
+                               ARR_LBOUND(names)[0], ARR_LBOUND(floors)[0]),
+                        errdetail("The floor of each line named in lines is at the same subscript "
+                                  "in floors.")));
+    /*
      * Each name is a lease line's, exactly as kid_lease() spells it, and
      * names it once: nothing is raised unless every name is right.
      */

@@ -101,7 +101,7 @@ BEGIN
         SELECT max(f.floor_after) FILTER (WHERE f.line = 'sno tick 0' AND f.floor_after >= ahead_from),
                max(f.floor_after) FILTER (WHERE f.line = 'sno tick 1' AND f.floor_after >= ahead_from)
         INTO floor_0, floor_1
-        FROM @extschema@.kid_raise_floors('{}', '{}') f;
+        FROM @extschema@.kid_raise_floors('{}'::pg_catalog.text[], '{}'::pg_catalog.timestamptz[]) f;
     END IF;
     -- (greatest() and least() skip NULLs.)
     after_0 := greatest(snos[1], floor_0);
@@ -541,7 +541,7 @@ BEGIN
     counts := array_fill(0, ARRAY[cardinality(lines)]);
     IF cardinality(lines) = 0 THEN
         -- Not preloaded: kid_raise_floors() says so (and what to do).
-        PERFORM @extschema@.kid_raise_floors('{}', '{}');
+        PERFORM @extschema@.kid_raise_floors('{}'::pg_catalog.text[], '{}'::pg_catalog.timestamptz[]);
     END IF;
     -- As kid_adoption_columns() reads it: the wait of sessions that do not SET it.
     koid_wait_ms := (SELECT s.reset_val::bigint FROM pg_settings s WHERE s.name = 'kid.koid_max_clock_wait_ms');

@@ -120,6 +120,9 @@ SELECT * FROM kid_raise_floors(ARRAY['koid', 'uid'], ARRAY[now()]);
 SELECT * FROM kid_raise_floors(ARRAY[['koid'], ['uid']], ARRAY[now(), now()]);
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT * FROM kid_raise_floors(ARRAY['koid', 'uid'], ARRAY[[now()], [now()]]);
+-- Arrays paired by subscript: two that start at different subscripts.
+SELECT * FROM kid_raise_floors('{koid,uid}', '[0:1]={2026-01-10 00:00+00,NULL}');
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
 -- A floor past the last time its scheme's ids can hold (or kid.lease can
 -- hold) is refused, not stored: the next start would find it damaged.
 SELECT * FROM kid_raise_floors(ARRAY['koid'], ARRAY['200000-01-01 00:00+00']::timestamptz[]);
@@ -472,6 +475,22 @@ WHERE line LIKE 'sno tick _';
 RESET client_min_messages;
 SELECT column_name, bound_by, ahead IS NULL AS not_named
 FROM kid_adoption_columns(max_ahead => '1 day') WHERE column_name LIKE 'public.snos\__.s' ORDER BY column_name;
+-- A role that may create objects in kid's schema (a database owner, kid in
+-- public) puts there a function of kid's name whose argument types an
+-- untyped literal prefers: kid's own calls, made while the snos ahead are
+-- weighed, never reach it (it would run as the superuser who adopts).
+GRANT CREATE ON SCHEMA public TO regress_kid_owner;
+SET ROLE regress_kid_owner;
+CREATE FUNCTION public.kid_raise_floors(lines text, floors text, OUT line text, OUT floor_before timestamptz, OUT floor_after timestamptz)
+RETURNS SETOF record LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'kid_raise_floors(text, text) of regress_kid_owner ran as %', current_user; END $$;
+RESET ROLE;
+SELECT count(*) AS sno_columns_ahead FROM kid_adoption_columns() WHERE column_name LIKE 'public.snos\__.s' AND bound_by IS NOT NULL;
+SET client_min_messages = error;
+SELECT count(*) AS sno_lines FROM kid_adopt_database(exclude => ARRAY['public.nested.tids', 'public.remote.id'], dry_run => true)
+WHERE line LIKE 'sno tick _';
+RESET client_min_messages;
+DROP FUNCTION public.kid_raise_floors(text, text);
+REVOKE CREATE ON SCHEMA public FROM regress_kid_owner;
 DROP TABLE snos_0, snos_1;
 
 -- Arguments it refuses.
