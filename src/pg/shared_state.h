@@ -357,7 +357,8 @@ struct ReplayedWriter {
  *    the one check of transactions prepared before start-up (horizon.cpp).
  * Order: lease_lock, then partition_lock (a raise of the floors raises the
  * free partitions under both); never the other way round: no code that
- * holds partition_lock takes lease_lock.  horizon_lock is taken with
+ * holds partition_lock takes lease_lock (lease.cpp checks it each time it
+ * takes lease_lock, so that a path breaking it fails on its first run).  horizon_lock is taken with
  * neither.  AddinShmemInitLock is taken once, at start-up, to create this
  * struct (shared_state.cpp).
  */
