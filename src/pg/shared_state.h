@@ -175,7 +175,9 @@ inline void trust_anchor(CounterGenerator *g, int64_t unix_us)
  * 1 (every process that runs transactions), then the auxiliary processes,
  * then the dummies of prepared transactions.  count is MaxBackends where
  * only transactions write (the horizon's pending floors), backend_slot_count
- * where any process with a PGPROC may (count_stat).
+ * where any process with a PGPROC may (count_stat).  A numbering off by
+ * one fails 25-horizon_edges.py (test/server), which fills every regular
+ * backend's PGPROC, the walsenders' included.
  */
 BackendSlot *proc_backend_slot(KidShared *s, const PGPROC *proc, int count);
 
@@ -357,8 +359,9 @@ struct ReplayedWriter {
  *    the one check of transactions prepared before start-up (horizon.cpp).
  * Order: lease_lock, then partition_lock (a raise of the floors raises the
  * free partitions under both); never the other way round: no code that
- * holds partition_lock takes lease_lock (lease.cpp checks it each time it
- * takes lease_lock, so that a path breaking it fails on its first run).  horizon_lock is taken with
+ * holds partition_lock takes lease_lock.  lease_lock is taken in lease.cpp
+ * only, which checks the order each time (check_lock_order), so that a path
+ * breaking it fails on its first run.  horizon_lock is taken with
  * neither.  AddinShmemInitLock is taken once, at start-up, to create this
  * struct (shared_state.cpp).
  */
