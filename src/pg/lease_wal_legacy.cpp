@@ -22,7 +22,9 @@
  * in the first release that no longer supports running on WAL written by
  * kid 0.1.0 (an upgrade from 0.1.0 then passes through a release that has
  * this file, and a checkpoint there).  Nothing else in kid depends on it:
- * lease_wal.cpp calls lease_wal_legacy_register() and nothing more.
+ * lease_wal.cpp calls lease_wal_legacy_register() and nothing more, and
+ * lease_wal.h, there only for this file, goes too (its decoding and replay
+ * go back to being static in lease_wal.cpp).
  *
  * The callbacks are PostgreSQL callbacks (CONTRIBUTING.md, "Callbacks"):
  * noexcept functions of kid::pg with internal linkage that hold only
