@@ -91,24 +91,14 @@ namespace {
 /* This backend: which floors it published in the open transaction. */
 bool published[SCHEME_COUNT];
 
-int proc_number(PGPROC *proc)
-{
-#if PG_VERSION_NUM >= 170000
-    return GetNumberFromPGProc(proc);
-#else
-    return proc->pgprocno;
-#endif
-}
-
 /*
- * The slot of a process (BackendSlot: one per PGPROC, after KidShared);
- * nullptr for one that never generates (an auxiliary process, whose PGPROC
- * comes after MaxBackends).
+ * The slot of a process (proc_backend_slot), among the regular backends'
+ * only: nullptr for one that never runs a transaction (an auxiliary
+ * process, whose PGPROC comes after MaxBackends).
  */
 BackendSlot *floors_of(PGPROC *proc)
 {
-    int n = proc ? proc_number(proc) : -1;
-    return n >= 0 && n < MaxBackends ? &backend_slots(shared)[n] : nullptr;
+    return proc_backend_slot(shared, proc, MaxBackends);
 }
 
 /*

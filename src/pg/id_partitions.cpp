@@ -37,7 +37,7 @@ void sno_raise_free_partitions(KidShared *s, const int64 floor_us[2])
 void id_partitions_init(KidShared *s)
 {
     for (int i = 0; i < ID_PARTITIONS; i++) {
-        IdPartition *p = &s->partitions[i];
+        IdPartition *p = id_partition(s, i);
         p->owner_pid = 0;
         uint16 start = 0;
         if (!pg_strong_random(&start, sizeof(start)))
@@ -55,34 +55,30 @@ static void current_sno_floors(KidShared *s, int64 floor_us[2])
     floor_us[1] = static_cast<int64>(pg_atomic_read_u64(&s->floor_us[LEASE_SNO_TICK1]));
 }
 
-/* on_shmem_exit callback: free the partition, keep its generators' state for the next owner. */
+/*
+ * on_shmem_exit callback: free the partition, keep its generators' state for
+ * the next owner.  The next owner's claim takes partition_lock after this
+ * releases it, so it reads what this backend last wrote there.
+ */
 static void release_partition(int, Datum) noexcept
 {
     if (my_partition < 0 || shared == nullptr)
         return;
+    IdPartition *p = id_partition(shared, my_partition);
     LWLockAcquire(shared->partition_lock, LW_EXCLUSIVE);
-    if (shared->partitions[my_partition].owner_pid == MyProcPid)
-        shared->partitions[my_partition].owner_pid = 0;
+    if (p->owner_pid == MyProcPid)
+        p->owner_pid = 0;
     LWLockRelease(shared->partition_lock);
     my_partition = -1;
     sno_my_generator = nullptr;
     sno_my_floor_epoch = 1;
 }
 
-SnoGenerator *sno_claim_generator()
+int claim_id_partition(KidShared *s)
 {
-    KidShared *s = shared_for_generation("sno");
-    /* Read the epoch before the floors: a rise after this is seen on the next id. */
-    uint32 epoch = pg_atomic_read_u32(&s->floor_epoch);
-    pg_read_barrier();
-    if (sno_my_generator != nullptr) {
-        /* Already claimed: the floors rose, or we are a standby checking every id. */
-        int64 sno_floor[2];
-        current_sno_floors(s, sno_floor);
-        sno_raise_floor(sno_my_generator, sno_floor);
-        sno_my_floor_epoch = RecoveryInProgress() ? 1 : epoch;
-        return sno_my_generator;
-    }
+    if (my_partition >= 0)
+        return my_partition;
+    /* Before the first claim: registering can fail, and no claim may outlive the backend. */
     static bool exit_callback_registered = false;
     if (!exit_callback_registered) {
         on_shmem_exit(pg_callback(release_partition), 0);
@@ -94,14 +90,16 @@ SnoGenerator *sno_claim_generator()
     LWLockAcquire(s->partition_lock, LW_EXCLUSIVE);
     for (int i = 0; i < ID_PARTITIONS; i++) {
         int candidate = (start + i) % ID_PARTITIONS;
-        if (s->partitions[candidate].owner_pid == 0) {
-            s->partitions[candidate].owner_pid = MyProcPid;
+        IdPartition *p = id_partition(s, candidate);
+        if (p->owner_pid == 0) {
+            p->owner_pid = MyProcPid;
             my_partition = candidate;
             break;
         }
     }
     LWLockRelease(s->partition_lock);
 
+    /* The message names sno whichever scheme claims (docs/faq.md and types.md quote it). */
     if (my_partition < 0)
         ereport(ERROR,
                 (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
@@ -110,7 +108,22 @@ SnoGenerator *sno_claim_generator()
                            "exits."),
                  errhint("Use fewer concurrent connections that generate sno ids, e.g. "
                          "through a connection pooler.")));
-    sno_my_generator = &s->partitions[my_partition].sno;
+    return my_partition;
+}
+
+SnoGenerator *sno_claim_generator()
+{
+    KidShared *s = shared_for_generation("sno");
+    /* Read the epoch before the floors: a rise after this is seen on the next id. */
+    uint32 epoch = pg_atomic_read_u32(&s->floor_epoch);
+    pg_read_barrier();
+    /*
+     * The first sno id, or the floors rose, or we are a standby checking
+     * every id: the generator of our partition (claimed now if uuidv7 has
+     * not claimed it already) above the floors as they are now.
+     */
+    if (sno_my_generator == nullptr)
+        sno_my_generator = &id_partition(s, claim_id_partition(s))->sno;
     int64 sno_floor[2];
     current_sno_floors(s, sno_floor);
     sno_raise_floor(sno_my_generator, sno_floor);

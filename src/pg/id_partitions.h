@@ -5,6 +5,11 @@
  * holds it until it exits; sno's generator state and uuidv7's last
  * millisecond pass to the next owner (IdPartition).  Claiming, release and
  * sno's floors are in id_partitions.cpp.
+ *
+ * One backend, one partition, for every scheme that carries one: a scheme
+ * claims through claim_id_partition() and reaches the slot through
+ * id_partition(), so that two schemes of one backend can never hold two
+ * partitions, nor a scheme take a partition another backend's scheme holds.
  */
 #ifndef KID_PG_ID_PARTITIONS_H
 #define KID_PG_ID_PARTITIONS_H
@@ -22,6 +27,22 @@ void sno_raise_floor(SnoGenerator *g, const int64 floor_us[2]);
 
 /* Raise the sno generators of the free partitions above the sno floors (owned ones: by their owner, on its next id). */
 void sno_raise_free_partitions(KidShared *s, const int64 floor_us[2]);
+
+/*
+ * The number of the partition this backend holds, claimed on the first call
+ * (under partition_lock; released at exit): ERROR when none is free.  The
+ * caller has passed shared_for_generation.  Every scheme whose ids carry
+ * the partition claims it here, and none other takes partition_lock to
+ * claim.
+ */
+int claim_id_partition(KidShared *s);
+
+/* Partition n's slot (0 <= n < ID_PARTITIONS): the one way into KidShared::partitions by number. */
+inline IdPartition *id_partition(KidShared *s, int n)
+{
+    Assert(n >= 0 && n < ID_PARTITIONS);
+    return &s->partitions[n];
+}
 
 SnoGenerator *sno_claim_generator();
 extern SnoGenerator *sno_my_generator;

@@ -87,6 +87,21 @@ static void lease_write_ahead(KidShared *s, LeaseFile &lf)
         atomic_raise(&s->lease_us[i], static_cast<uint64>(lf.own[i]));
 }
 
+/*
+ * Before lease_lock is taken: the order is lease_lock, then partition_lock
+ * (shared_state.h, "Locks"), since a raise of the floors raises the free
+ * partitions while it holds lease_lock.  A path that took them the other
+ * way round would deadlock only when it met a raise; it fails here on its
+ * first run instead, whatever the timing.  (A list of at most a few held
+ * locks to read, on the slow paths that take lease_lock.)
+ */
+static void check_lock_order(KidShared *s)
+{
+    if (unlikely(LWLockHeldByMe(s->partition_lock)))
+        elog(ERROR, "kid: lease_lock wanted while partition_lock is held (the order is "
+                    "lease_lock, then partition_lock)");
+}
+
 void lease_extend(KidShared *s, LeaseLine line, int64_t unix_us)
 {
     /*
@@ -94,6 +109,7 @@ void lease_extend(KidShared *s, LeaseLine line, int64_t unix_us)
      * when another backend holds the lock (renewing, most likely), go on
      * instead of queueing behind its fsyncs.  An id past the mark waits.
      */
+    check_lock_order(s);
     if (static_cast<int64_t>(pg_atomic_read_u64(&s->lease_us[line])) > unix_us) {
         if (!LWLockConditionalAcquire(s->lease_lock, LW_EXCLUSIVE))
             return;
@@ -115,6 +131,7 @@ void lease_replay(const LeaseWalReplay &rec)
     KidShared *s = shared;
     if (s == nullptr)
         return; /* cannot happen: kid's redo is installed only when preloaded */
+    check_lock_order(s);
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
     bool rose = false;
     for (int i = 0; i < LEASE_LINES; i++) {
@@ -155,6 +172,7 @@ void lease_replay(const LeaseWalReplay &rec)
  */
 void lease_finalize_floors(KidShared *s)
 {
+    check_lock_order(s);
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
     if (pg_atomic_read_u32(&s->floors_final) == 0) {
         LeaseFile lf = lease_current(s);
@@ -236,6 +254,7 @@ void lease_raise_floors(KidShared *s, const int64 want_us[LEASE_LINES])
     /* The floors after recovery first: they are never applied on top of these. */
     if (pg_atomic_read_u32(&s->floors_final) == 0)
         lease_finalize_floors(s);
+    check_lock_order(s);
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
     LeaseFile lf = lease_current(s);
     /*

@@ -3,7 +3,8 @@
  * lease line, kept in kid.lease and logged in the WAL.  Renewal, replay,
  * the floors after start-up and recovery, and the exact marks at a clean
  * shutdown are in lease.cpp; the file format in lease_file.cpp; the WAL
- * message that carries the marks, and its redo, in lease_wal.cpp.
+ * message that carries the marks, and its redo, in lease_wal.cpp (older
+ * kids' custom records: lease_wal_legacy.cpp).
  */
 #ifndef KID_PG_LEASE_H
 #define KID_PG_LEASE_H
@@ -106,7 +107,8 @@ bool lease_wal_log(const int64 marks[LEASE_LINES]);
 /*
  * Install the redo of the marks (lease_wal.cpp): the wrapper of the logical
  * message redo, and the custom resource manager of older kids' records
- * unless kid.wal_rmgr_id is 0.  From _PG_init while preloading.
+ * (lease_wal_legacy.cpp) unless kid.wal_rmgr_id is 0.  From _PG_init while
+ * preloading.
  */
 void lease_wal_register();
 

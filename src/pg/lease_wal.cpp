@@ -31,17 +31,15 @@
  * each new major must be reviewed (the #error below).
  *
  * kid 0.1.0, and 0.2.0 builds before the logical message, wrote the marks
- * as records of a custom resource manager (RegisterCustomRmgr, id
- * kid.wal_rmgr_id, default 128).  It stays registered, for redo only, so
- * that WAL they wrote still replays where this kid is preloaded (a binary
- * upgrade, then a crash before the next checkpoint; a standby or a restore
- * of such WAL).  kid.wal_rmgr_id = 0 registers none and frees the id.
+ * as records of a custom resource manager; its redo, kept only to replay
+ * WAL they wrote, is lease_wal_legacy.cpp.  The payload's layout and its
+ * replay (lease_wal.h) are the same in both.
  *
  * The callbacks are PostgreSQL callbacks (CONTRIBUTING.md, "Callbacks"):
  * noexcept functions of kid::pg with internal linkage that hold only
  * trivially destructible locals.
  */
-#include "pg/lease.h"
+#include "pg/lease_wal.h"
 
 extern "C" {
 #include "access/rmgr.h"
@@ -49,17 +47,16 @@ extern "C" {
 #include "access/xlog_internal.h"
 #include "access/xloginsert.h"
 #include "access/xlogreader.h"
-#include "lib/stringinfo.h"
 #include "replication/message.h"
-#include "utils/timestamp.h"
 }
 
 /*
  * Reviewed for 15, 17, 18 and 19 (docs/lease.md, "Reviewed for each
  * major"): RmgrTable and RmgrData, RM_LOGICALMSG_ID's entry in
- * rmgrlist.h, xl_logical_message, RegisterCustomRmgr, and the redo call
- * site (GetRmgr(...).rm_redo in xlogrecovery.c).  A later major is
- * reviewed the same way before kid builds for it.
+ * rmgrlist.h, xl_logical_message, RegisterCustomRmgr (which
+ * lease_wal_legacy.cpp calls), and the redo call site
+ * (GetRmgr(...).rm_redo in xlogrecovery.c).  A later major is reviewed the
+ * same way before kid builds for it.
  */
 #if PG_VERSION_NUM >= 200000
 #error "kid wraps the LogicalMessage redo: review this major as docs/lease.md says"
@@ -91,23 +88,8 @@ struct LeaseWalLine {
     int64 node_field;                   /* SchemeDef::node_field of the writer */
 };
 
-/*
- * The layout's version, the same in the logical message and in the custom
- * records of 0.2.0 builds before it.  kid 0.1.0 wrote a fixed record of
- * five marks and the settings (LeaseWal010, read by the custom resource
- * manager only).
- */
-constexpr uint32 LEASE_WAL_VERSION = 2;
-
-enum class Decoded { ok, other_version, malformed };
-
-/*
- * Decode a payload of this layout into *rec.  other_version: *version says
- * which (UINT32_MAX when it is too short to say); malformed: *why says what
- * is wrong with a payload of this version.
- */
-static Decoded decode_payload(const char *data, uint32 len, LeaseWalReplay *rec, uint32 *version,
-                              const char **why)
+Decoded decode_payload(const char *data, uint32 len, LeaseWalReplay *rec, uint32 *version,
+                       const char **why)
 {
     LeaseWalHeader h;
     *version = UINT32_MAX;
@@ -170,13 +152,8 @@ static uint32 encode_payload(const int64 marks[LEASE_LINES], char *data)
     return sizeof(h) + LEASE_LINES * sizeof(LeaseWalLine);
 }
 
-/*
- * Replay a decoded payload, or stop replay: a payload of another layout (a
- * later kid) or naming a line this kid does not know may hold marks this
- * kid would miss, so it is never skipped.  `length` is for the message.
- */
-static void replay_decoded(Decoded d, const LeaseWalReplay &rec, uint32 version, const char *why,
-                           uint32 length)
+void replay_decoded(Decoded d, const LeaseWalReplay &rec, uint32 version, const char *why,
+                    uint32 length)
 {
     switch (d) {
     case Decoded::ok:
@@ -269,140 +246,6 @@ bool lease_wal_log(const int64 marks[LEASE_LINES])
     return true;
 }
 
-/* ---------------------------------------------------------------- the legacy resource manager */
-
-/* The one record type of the custom resource manager: xl_info's high nibble is the rmgr's. */
-static constexpr uint8 XLOG_KID_LEASE = 0x10;
-
-/*
- * kid 0.1.0's record (src/pg/lease.h of v0.1.0): five marks in the order
- * of these names, the writer's settings, its layout version (2) at the
- * end; 80 bytes, a length no payload of this layout has (24 + 40n).
- */
-struct LeaseWal010 {
-    int64 marks[5];
-    int64 written_at_us;
-    int64 koid_epoch_ms;
-    int32 node_id;
-    int32 koid_generator_id;
-    uint32 uid_node;
-    int32 uid_interval;
-    uint32 version;
-    uint32 pad_;
-};
-static_assert(sizeof(LeaseWal010) == 80, "kid 0.1.0's lease record is 80 bytes");
-static const char *const LEASE_WAL_010_LINES[5] = {"sno tick 0", "sno tick 1", "atproto_tid",
-                                                   "koid", "uid"};
-
-/* A 0.1.0 record as a replay of today's lines: the settings and node fields by scheme. */
-static Decoded decode_010(const char *data, LeaseWalReplay *rec, uint32 *version)
-{
-    LeaseWal010 r;
-    memcpy(&r, data, sizeof(r));
-    *version = r.version;
-    if (r.version != LEASE_WAL_VERSION)
-        return Decoded::other_version;
-    memset(rec, 0, sizeof(*rec));
-    rec->written_at_us = r.written_at_us;
-    rec->node_id = r.node_id;
-    for (int k = 0; k < 5; k++) {
-        const char *name = LEASE_WAL_010_LINES[k];
-        int line = lease_line_by_name(name, static_cast<int>(strlen(name)));
-        if (line < 0)
-            return Decoded::malformed; /* a kid without one of 0.1.0's lines: cannot be built */
-        rec->has_line[line] = true;
-        rec->marks[line] = r.marks[k];
-        rec->node_fields[line] = r.node_id;
-    }
-    rec->settings[LEASE_KOID] = r.koid_epoch_ms;
-    rec->node_fields[LEASE_KOID] = r.koid_generator_id;
-    rec->settings[LEASE_UID] = r.uid_interval;
-    rec->node_fields[LEASE_UID] = r.uid_node;
-    return Decoded::ok;
-}
-
-/* Decode a custom record: 0.1.0's layout by its length, else the payload's. */
-static Decoded decode_legacy(XLogReaderState *record, LeaseWalReplay *rec, uint32 *version,
-                             const char **why)
-{
-    const char *data = XLogRecGetData(record);
-    uint32 len = XLogRecGetDataLen(record);
-    if (len == sizeof(LeaseWal010)) {
-        Decoded d = decode_010(data, rec, version);
-        if (d == Decoded::malformed)
-            *why = "this kid lacks a lease line of kid 0.1.0";
-        return d;
-    }
-    return decode_payload(data, len, rec, version, why);
-}
-
-static void kid_rm_redo(XLogReaderState *record) noexcept
-{
-    if ((XLogRecGetInfo(record) & ~XLR_INFO_MASK) != XLOG_KID_LEASE)
-        elog(PANIC, "kid: unknown WAL record (info %u, length %u)",
-             static_cast<unsigned>(XLogRecGetInfo(record)),
-             static_cast<unsigned>(XLogRecGetDataLen(record)));
-    LeaseWalReplay rec;
-    uint32 version;
-    const char *why = nullptr;
-    Decoded d = decode_legacy(record, &rec, &version, &why);
-    replay_decoded(d, rec, version, why, XLogRecGetDataLen(record));
-}
-
-static void append_mark(StringInfo buf, const char *label, int64 unix_us)
-{
-    /* timestamptz_to_str returns a static buffer: one call per append. */
-    if (unix_us == 0)
-        appendStringInfo(buf, "%s none", label);
-    else
-        appendStringInfo(buf, "%s %s", label,
-                         timestamptz_to_str(timestamptz_from_unix_us(unix_us)));
-}
-
-static void kid_rm_desc(StringInfo buf, XLogReaderState *record) noexcept
-{
-    LeaseWalReplay rec;
-    uint32 version;
-    const char *why = nullptr;
-    if ((XLogRecGetInfo(record) & ~XLR_INFO_MASK) != XLOG_KID_LEASE ||
-        decode_legacy(record, &rec, &version, &why) != Decoded::ok) {
-        appendStringInfoString(buf, why != nullptr ? why
-                                                   : "unknown kid record (another layout version)");
-        return;
-    }
-    appendStringInfo(buf, "node %d", rec.node_id);
-    for (int i = 0; i < LEASE_LINES; i++) {
-        if (!rec.has_line[i])
-            continue;
-        char label[64];
-        snprintf(label, sizeof(label), "; %s until", lease_line_name(i));
-        append_mark(buf, label, rec.marks[i]);
-        appendStringInfo(buf, ", node field %lld", static_cast<long long>(rec.node_fields[i]));
-        if (lease_line_scheme(i).setting != nullptr)
-            appendStringInfo(buf, ", setting %lld", static_cast<long long>(rec.settings[i]));
-    }
-    append_mark(buf, "; written at", rec.written_at_us);
-}
-
-static const char *kid_rm_identify(uint8 info) noexcept
-{
-    if ((info & ~XLR_INFO_MASK) == XLOG_KID_LEASE)
-        return "LEASE";
-    return nullptr;
-}
-
-/* PostgreSQL keeps the pointer: static storage. */
-static RmgrData kid_rmgr = {
-    "kid",                        /* rm_name */
-    pg_callback(kid_rm_redo),     /* rm_redo */
-    pg_callback(kid_rm_desc),     /* rm_desc */
-    pg_callback(kid_rm_identify), /* rm_identify */
-    nullptr,                      /* rm_startup */
-    nullptr,                      /* rm_cleanup */
-    nullptr,                      /* rm_mask */
-    nullptr,                      /* rm_decode: nothing for logical decoding */
-};
-
 /* ---------------------------------------------------------------- start-up */
 
 /* The name of the resource manager whose redo kid wraps (rmgrlist.h in 15 to 19). */
@@ -425,8 +268,7 @@ void lease_wal_register()
         replaced_message_redo = entry->rm_redo;
         entry->rm_redo = pg_callback(kid_message_redo);
     }
-    if (wal_rmgr_id != 0)
-        RegisterCustomRmgr(static_cast<RmgrId>(wal_rmgr_id), &kid_rmgr);
+    lease_wal_legacy_register();
 }
 
 } // namespace kid::pg

@@ -88,17 +88,28 @@ static void counters_init(KidShared *s)
     }
 }
 
+BackendSlot *proc_backend_slot(KidShared *s, const PGPROC *proc, int count)
+{
+    if (proc == nullptr)
+        return nullptr;
+#if PG_VERSION_NUM >= 170000
+    int n = GetNumberFromPGProc(proc);
+#else
+    int n = proc->pgprocno;
+#endif
+    return n >= 0 && n < count ? &backend_slots(s)[n] : nullptr;
+}
+
 BackendSlot *backend_slot()
 {
     /* Only generators count, and they have checked that shared memory is there. */
-    int n = shared->backend_slot_count;
-    long proc = MyProc != nullptr ? static_cast<long>(MyProc - ProcGlobal->allProcs) : -1;
-    if (proc < 0 || proc >= n) {
-        /* Not expected (a generating process has a PGPROC); counted all the same. */
+    BackendSlot *mine = proc_backend_slot(shared, MyProc, shared->backend_slot_count);
+    if (mine == nullptr) {
+        /* Not expected (a generating process has a PGPROC); counted all the same, in the last slot. */
         my_backend_slot_shared = true;
-        proc = n;
+        mine = &backend_slots(shared)[shared->backend_slot_count];
     }
-    my_backend_slot = &backend_slots(shared)[proc];
+    my_backend_slot = mine;
     return my_backend_slot;
 }
 

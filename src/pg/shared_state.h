@@ -20,6 +20,8 @@ extern "C" {
 #include "storage/lwlock.h"
 }
 
+struct PGPROC;
+
 namespace kid::pg {
 
 /* The id partitions of this server (IdPartition): the partition field of sno and uuidv7 ids. */
@@ -164,6 +166,20 @@ inline void trust_anchor(CounterGenerator *g, int64_t unix_us)
     atomic_raise(&g->trusted_offset,
                  kid::trusted_offset_word(kid::trusted_offset(unix_us, monotonic_us())));
 }
+
+/*
+ * The slot of `proc`, or nullptr when proc is nullptr or its slot is not
+ * among the first `count`: the one way to a process's slot.  Slots are
+ * numbered as PostgreSQL numbers PGPROCs (GetNumberFromPGProc, their index
+ * in ProcGlobal->allProcs): the regular backends first, 0 to MaxBackends -
+ * 1 (every process that runs transactions), then the auxiliary processes,
+ * then the dummies of prepared transactions.  count is MaxBackends where
+ * only transactions write (the horizon's pending floors), backend_slot_count
+ * where any process with a PGPROC may (count_stat).  A numbering off by
+ * one fails 25-horizon_edges.py (test/server), which fills every regular
+ * backend's PGPROC, the walsenders' included.
+ */
+BackendSlot *proc_backend_slot(KidShared *s, const PGPROC *proc, int count);
 
 /* This backend's slot (count_stat, the horizon's pending floors); nullptr until first used. */
 extern BackendSlot *my_backend_slot;
@@ -329,17 +345,23 @@ struct ReplayedWriter {
  *    floors in memory change in one order.  A generator takes it in
  *    lease_extend, when its next id is past what the lease covers
  *    (lease_cover), holding no other lock of kid's.
- *  - partition_lock guards the id partitions' owners: claiming and
- *    releasing one (id_partitions.cpp), raising the generator state that
- *    free partitions keep for their next owner (sno_raise_free_partitions,
- *    uuidv7_raise_to_floor), and reading what a partition hands over
- *    (uuidv7.cpp, shared).  An owner writes its partition's generator state
- *    without it: no other process touches an owned partition.
+ *  - partition_lock guards the id partitions' owners (IdPartition's
+ *    owner_pid) and the state a free partition keeps for its next owner.
+ *    Exclusive to claim one (claim_id_partition, the one place where any
+ *    scheme claims: sno and uuidv7 share the backend's partition) and to
+ *    release it at backend exit (id_partitions.cpp), and to raise the
+ *    generator state of the free partitions (sno_raise_free_partitions,
+ *    uuidv7_raise_to_floor); shared to read what a partition hands over to
+ *    its new owner (uuidv7.cpp).  An owner writes its partition's generator
+ *    state without it: no other process writes an owned partition, and the
+ *    lock orders the last owner's writes before the next owner's reads.
  *  - horizon_lock guards the table of prepared transactions' floors and
  *    the one check of transactions prepared before start-up (horizon.cpp).
  * Order: lease_lock, then partition_lock (a raise of the floors raises the
  * free partitions under both); never the other way round: no code that
- * holds partition_lock takes lease_lock.  horizon_lock is taken with
+ * holds partition_lock takes lease_lock.  lease_lock is taken in lease.cpp
+ * only, which checks the order each time (check_lock_order), so that a path
+ * breaking it fails on its first run.  horizon_lock is taken with
  * neither.  AddinShmemInitLock is taken once, at start-up, to create this
  * struct (shared_state.cpp).
  */

@@ -128,7 +128,7 @@ KID_FUNCTION(sno_new_with_time)
     uint8_t meta = meta_arg(fcinfo, 1);
     kid::pg::sno_backend_generator();
     int partition = kid::pg::backend_partition();
-    kid::pg::IdPartition *p = &kid::pg::shared->partitions[partition];
+    kid::pg::IdPartition *p = kid::pg::id_partition(kid::pg::shared, partition);
 
     kid::SnoFields f;
     f.units = units;

@@ -67,6 +67,7 @@ KID_FUNCTION(uuidv7_from_timestamp)
  * millisecond and statistics), never per id.
  */
 static kid::Uuidv7Generator my_gen = {-1, 0, 0, 0, 0};
+/* The backend's id partition (claim_id_partition) once the generator started on it; -1 before. */
 static int my_partition = -1;
 static uint32 my_floor_epoch = 1;
 /* The highest (clock - CLOCK_MONOTONIC) this backend saw, or its floor's: its trusted time. */
@@ -103,9 +104,8 @@ static void uuidv7_claim()
     kid::pg::KidShared *s = kid::pg::shared_for_generation(UUID_TYPE);
     uint32 epoch = pg_atomic_read_u32(&s->floor_epoch);
     pg_read_barrier();
-    /* The partition: sno's, claimed on first use (one of 256 per server). */
-    kid::pg::sno_backend_generator();
-    int partition = kid::pg::backend_partition();
+    /* The backend's id partition, the one its sno ids carry too (one of 256 per server). */
+    int partition = kid::pg::claim_id_partition(s);
     int64_t floor_us = static_cast<int64_t>(
         pg_atomic_read_u64(&s->floor_us[kid::pg::scheme_lease_line(kid::pg::SCHEME_UUIDV7)]));
     if (my_partition < 0) {
@@ -120,7 +120,7 @@ static void uuidv7_claim()
         my_gen.counter = 0;
         /* The last owner's millisecond: ours start above it. */
         LWLockAcquire(s->partition_lock, LW_SHARED);
-        const kid::pg::Uuidv7PartitionState &last = s->partitions[partition].uuidv7;
+        const kid::pg::Uuidv7PartitionState &last = kid::pg::id_partition(s, partition)->uuidv7;
         int64_t previous = last.last_ms;
         my_generated = last.generated;
         my_regressions = last.regressions;
@@ -134,14 +134,15 @@ static void uuidv7_claim()
     /* Past the floor at the pace of real time, not faster (as tid). */
     if (floor_us > 0)
         uuidv7_go_past(floor_us / 1000);
-    s->partitions[my_partition].uuidv7.last_ms = my_gen.last_ms;
+    kid::pg::id_partition(s, my_partition)->uuidv7.last_ms = my_gen.last_ms;
     my_floor_epoch = RecoveryInProgress() ? 1 : epoch;
 }
 
 /* Once per millisecond: what the slot keeps for the next owner and for kid_generator_stats(). */
 static void uuidv7_publish()
 {
-    kid::pg::Uuidv7PartitionState &st = kid::pg::shared->partitions[my_partition].uuidv7;
+    kid::pg::Uuidv7PartitionState &st =
+        kid::pg::id_partition(kid::pg::shared, my_partition)->uuidv7;
     st.last_ms = my_gen.last_ms;
     st.generated = my_generated;
     st.regressions = my_regressions;

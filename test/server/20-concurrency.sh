@@ -12,7 +12,8 @@
 # same PGPROC continues the count).  Then the partition table itself: once
 # every client's backend has exited, all 256 partitions are free, which 256
 # new sessions show by each claiming one at the same time (a partition a
-# backend kept after it exited would leave one of them none).
+# backend kept after it exited would leave one of them none); while they
+# hold them, uuidv7_new() finds none either (one table for both schemes).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
@@ -111,6 +112,11 @@ conc_holding() {
         compgen -G "$KID_TMP/hold/*.rc" >/dev/null
 }
 need "256 sessions each claimed a partition, or one of them ended" conc_wait conc_holding
+# While they hold every partition, uuidv7_new() has none to take either: it
+# claims from the same table (a uuidv7 generator that took a partition
+# without claiming it would make ids on one an sno session holds).
+expect_eq "uuidv7: with all 256 partitions held by sno sessions, uuidv7_new() in a new session is refused (sessions holding; refusals)" \
+    "$(kpsql $PORT -d postgres -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'conc_hold' AND wait_event = 'PgSleep'") $(kpsql $PORT -d kid_stress -c 'SELECT uuidv7_new()' 2>&1 | grep -c 'all 256 sno partitions')" "256 1"
 # Ended until every session has (one still connecting when a claim failed
 # would go to sleep after the first round).
 conc_ended() {

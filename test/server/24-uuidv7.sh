@@ -5,6 +5,7 @@
 #     backend's ids strictly increasing in call order, and k-ordered: an id
 #     whose call returned at least 1 ms before another call started is
 #     smaller (checked for every id against every earlier-returned one);
+#     a backend's uuidv7 and sno ids carry one partition;
 #   - a clock step back of 1 h in the middle of a session: its ids keep
 #     increasing, no duplicate; a new backend during the step back too;
 #   - a crash restart (SIGKILL of a backend): every new id above every old
@@ -48,6 +49,11 @@ expect_eq "concurrency: each backend's ids strictly increase in call order" \
     "$(uq -c "SELECT count(*) FROM (SELECT id, lag(id) OVER (PARTITION BY backend ORDER BY n) AS prev FROM u WHERE round = 0) s WHERE prev >= id")" 0
 expect_eq "concurrency: the 4 backends used 4 partitions" \
     "$(uq -c "SELECT count(DISTINCT substr(replace(id::text, '-', ''), 20, 2)) FROM u WHERE round = 0")" 4
+# One partition per backend, whichever scheme claims it first: a session's
+# uuidv7 ids carry the partition its sno ids carry (two claims, one per
+# scheme, would give it two).
+expect_eq "one partition per backend: a session's uuidv7 ids carry the partition of its sno ids (uuidv7 claimed first, then sno first)" \
+    "$(uq -c "SELECT substr(replace(uuidv7_new()::text, '-', ''), 20, 2) = lpad(to_hex(sno_partition(sno_new()) & 255), 2, '0')")/$(uq -c "SELECT lpad(to_hex(sno_partition(sno_new()) & 255), 2, '0') = substr(replace(uuidv7_new()::text, '-', ''), 20, 2)")" t/t
 # k-order: the largest id among calls that returned by t - 1 ms, for each
 # call starting at t, is below the call's id (ids compare as their text).
 expect_eq "concurrency: k-ordered across backends (no id below one whose call returned 1 ms before it started)" \
