@@ -291,6 +291,22 @@ faketime_set() {
     echo "$2" > "$1.new" && chmod 644 "$1.new" && mv -f "$1.new" "$1"
 }
 
+# faketime_clear_stale: libfaketime makes a semaphore and a shared memory
+# object per process in /dev/shm, named by its pid, and removes them at
+# its exit, not when it is killed (SIGKILL, the crash tests).  A later
+# process given that pid again, as another user (the chroots' postgres is
+# another uid), cannot open them ("sem_open failed ... Permission
+# denied") and ends: a server that does not start.  Those of processes
+# that no longer exist go before each start.
+faketime_clear_stale() {
+    local f pid
+    for f in /dev/shm/sem.faketime_sem_* /dev/shm/faketime_shm_*; do
+        [ -e "$f" ] || continue
+        pid=${f##*_}
+        [ -d "/proc/$pid" ] || rm -f "$f"
+    done
+}
+
 # faketime_cluster_start NAME [--fake-monotonic] [pg_ctl options...]:
 # cluster_start under libfaketime, the offset file "+0" unless written
 # before.  CLOCK_MONOTONIC stays true, as on a real machine, where a clock
@@ -299,6 +315,7 @@ faketime_set() {
 faketime_cluster_start() {
     local name=$1
     shift
+    faketime_clear_stale
     (
         if [ "${1:-}" = --fake-monotonic ]; then
             shift

@@ -17,16 +17,11 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
-FT_LIB=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
-FT_FILE="$KID_TMP/faketime.offset"
 UPORT=54397
 faketime_set "$FT_FILE" +0
 cluster_init uuidv7 $UPORT
-# CLOCK_MONOTONIC stays true, as on a real machine.
-start() {
-    LD_PRELOAD=$FT_LIB FAKETIME_TIMESTAMP_FILE=$FT_FILE FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1 \
-        cluster_start uuidv7
-}
+# CLOCK_MONOTONIC stays true, as on a real machine (faketime_cluster_start).
+start() { faketime_cluster_start uuidv7; }
 start || exit 1
 uq() { kpsql $UPORT -d postgres "$@"; }
 uq -c "CREATE EXTENSION kid" \
