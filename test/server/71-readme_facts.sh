@@ -68,7 +68,7 @@ rf_expect "README and docs/: every function called in inline code exists" \
                                'pg_input_is_valid', 'pg_input_error_info',       -- PostgreSQL 16+
                                'uuid_extract_timestamp',                         -- PostgreSQL 17+ (benchmark on 18)
                                'uuid_extract_version', 'uuidv4', 'bytea', 'uuid', -- core's uuid API by major (docs/types.md)
-                               'pg_get_loaded_modules')                          -- PostgreSQL 18")" none "$rf_called"
+                               'pg_get_loaded_modules', 'pg_restore_relation_stats')  -- PostgreSQL 18")" none "$rf_called"
 
 # The SQLSTATE the README and docs/ give for each of kid's errors is the one
 # src/pg raises it with (test/server/71-doc_errors.pl); first, the comparison
