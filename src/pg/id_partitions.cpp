@@ -99,15 +99,15 @@ int claim_id_partition(KidShared *s)
     }
     LWLockRelease(s->partition_lock);
 
-    /* The message names sno whichever scheme claims (docs/faq.md and types.md quote it). */
+    /* (docs/faq.md and types.md quote the message.) */
     if (my_partition < 0)
         ereport(ERROR,
                 (errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-                 errmsg("all %d sno partitions of node %d are in use", ID_PARTITIONS, node_id),
-                 errdetail("Each backend that generates sno ids holds one partition until it "
-                           "exits."),
-                 errhint("Use fewer concurrent connections that generate sno ids, e.g. "
-                         "through a connection pooler.")));
+                 errmsg("all %d id partitions of node %d are in use", ID_PARTITIONS, node_id),
+                 errdetail("Each backend that generates sno or uuidv7 ids holds one id partition "
+                           "until it exits."),
+                 errhint("Use fewer concurrent connections that generate sno or uuidv7 ids, "
+                         "e.g. through a connection pooler.")));
     return my_partition;
 }
 

@@ -116,7 +116,7 @@ need "256 sessions each claimed a partition, or one of them ended" conc_wait con
 # claims from the same table (a uuidv7 generator that took a partition
 # without claiming it would make ids on one an sno session holds).
 expect_eq "uuidv7: with all 256 partitions held by sno sessions, uuidv7_new() in a new session is refused (sessions holding; refusals)" \
-    "$(kpsql $PORT -d postgres -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'conc_hold' AND wait_event = 'PgSleep'") $(kpsql $PORT -d kid_stress -c 'SELECT uuidv7_new()' 2>&1 | grep -c 'all 256 sno partitions')" "256 1"
+    "$(kpsql $PORT -d postgres -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'conc_hold' AND wait_event = 'PgSleep'") $(kpsql $PORT -d kid_stress -c 'SELECT uuidv7_new()' 2>&1 | grep -c 'all 256 id partitions')" "256 1"
 # Ended until every session has (one still connecting when a claim failed
 # would go to sleep after the first round).
 conc_ended() {
@@ -126,7 +126,7 @@ conc_ended() {
 need "the 256 sessions ended" conc_wait conc_ended
 wait
 expect_eq "sno: all partitions released after the clients left (256 new sessions at once claim 256 distinct partitions; sessions refused)" \
-    "$(cat "$KID_TMP"/hold/*.out | sort -u | grep -c .) $(cat "$KID_TMP"/hold/*.err | grep -c 'all 256 sno partitions')" "256 0"
+    "$(cat "$KID_TMP"/hold/*.out | sort -u | grep -c .) $(cat "$KID_TMP"/hold/*.err | grep -c 'all 256 id partitions')" "256 0"
 expect_eq "tid: every id of concurrent backends is unique and stored" \
     "$(kpsql $PORT -d kid_stress -c 'SELECT count(DISTINCT id) FROM conc_tid')" "$expected"
 expect_eq "tid: ids rise strictly within each backend" \

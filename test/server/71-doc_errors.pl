@@ -4,7 +4,7 @@
 #
 # An error named is a row "| `message` | SQLSTATE |" of an errors table, or
 # `ERROR SQLSTATE message`.  A document may shorten a message ("cannot
-# generate uid_global ids until …") or give a value for a %d ("all 256 sno
+# generate uid_global ids until …") or give a value for a %d ("all 256 id
 # partitions of node N").  Prints "MESSAGE: SQLSTATE" for each one some
 # ereport of src/pg raises, then "DOC:LINE says A, kid raises B: MESSAGE" for
 # each whose SQLSTATE differs.  Messages kid does not raise (PostgreSQL's
