@@ -15,6 +15,7 @@ namespace kid::pg {
 static int my_partition = -1;
 SnoGenerator *sno_my_generator = nullptr;
 uint32 sno_my_floor_epoch = 1;
+int uuidv7_my_partition = -1;
 
 void sno_raise_floor(SnoGenerator *g, const int64 floor_us[2])
 {
@@ -72,6 +73,7 @@ static void release_partition(int, Datum) noexcept
     my_partition = -1;
     sno_my_generator = nullptr;
     sno_my_floor_epoch = 1;
+    uuidv7_my_partition = -1;
 }
 
 int claim_id_partition(KidShared *s)

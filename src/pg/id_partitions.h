@@ -48,6 +48,12 @@ SnoGenerator *sno_claim_generator();
 extern SnoGenerator *sno_my_generator;
 /* The floor_epoch this backend's generator was floored at; odd: check on every id. */
 extern uint32 sno_my_floor_epoch;
+/*
+ * The partition uuidv7_new() started its generator on (the backend's
+ * claim), -1 before: uuidv7's copy of the claim for its per-id path,
+ * cleared with the claim when the partition is released, as sno's is.
+ */
+extern int uuidv7_my_partition;
 
 /*
  * This backend's sno generator; claims a partition on first use (ERROR when kid

@@ -67,8 +67,6 @@ KID_FUNCTION(uuidv7_from_timestamp)
  * millisecond and statistics), never per id.
  */
 static kid::Uuidv7Generator my_gen = {-1, 0, 0, 0, 0};
-/* The backend's id partition (claim_id_partition) once the generator started on it; -1 before. */
-static int my_partition = -1;
 static uint32 my_floor_epoch = 1;
 /* The highest (clock - CLOCK_MONOTONIC) this backend saw, or its floor's: its trusted time. */
 static int64_t my_trusted_offset = INT64_MIN;
@@ -108,7 +106,7 @@ static void uuidv7_claim()
     int partition = kid::pg::claim_id_partition(s);
     int64_t floor_us = static_cast<int64_t>(
         pg_atomic_read_u64(&s->floor_us[kid::pg::scheme_lease_line(kid::pg::SCHEME_UUIDV7)]));
-    if (my_partition < 0) {
+    if (kid::pg::uuidv7_my_partition < 0) {
         uint64 key[2];
         if (!pg_strong_random(key, sizeof(key)))
             ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
@@ -129,12 +127,12 @@ static void uuidv7_claim()
         /* Reached by the last owner, which may have carried its ids ahead of the clock. */
         if (previous >= 0)
             uuidv7_go_past(previous);
-        my_partition = partition;
+        kid::pg::uuidv7_my_partition = partition;
     }
     /* Past the floor at the pace of real time, not faster (as tid). */
     if (floor_us > 0)
         uuidv7_go_past(floor_us / 1000);
-    kid::pg::id_partition(s, my_partition)->uuidv7.last_ms = my_gen.last_ms;
+    kid::pg::id_partition(s, kid::pg::uuidv7_my_partition)->uuidv7.last_ms = my_gen.last_ms;
     my_floor_epoch = RecoveryInProgress() ? 1 : epoch;
 }
 
@@ -142,7 +140,7 @@ static void uuidv7_claim()
 static void uuidv7_publish()
 {
     kid::pg::Uuidv7PartitionState &st =
-        kid::pg::id_partition(kid::pg::shared, my_partition)->uuidv7;
+        kid::pg::id_partition(kid::pg::shared, kid::pg::uuidv7_my_partition)->uuidv7;
     st.last_ms = my_gen.last_ms;
     st.generated = my_generated;
     st.regressions = my_regressions;
@@ -151,7 +149,7 @@ static void uuidv7_publish()
 
 KID_FUNCTION(uuidv7_new)
 {
-    if (unlikely(my_partition < 0 || !kid::pg::database_mark_ok ||
+    if (unlikely(kid::pg::uuidv7_my_partition < 0 || !kid::pg::database_mark_ok ||
                  my_floor_epoch != pg_atomic_read_u32(&kid::pg::shared->floor_epoch)))
         uuidv7_claim();
     int64_t unix_ms;
@@ -198,7 +196,8 @@ KID_FUNCTION(uuidv7_new)
                          unix_ms * 1000 + 999);
     pg_uuid_t *u = static_cast<pg_uuid_t *>(palloc(sizeof(pg_uuid_t)));
     kid::uuidv7_pack(unix_ms, counter, static_cast<uint32_t>(kid::pg::node_id),
-                     static_cast<uint32_t>(my_partition), kid::uuidv7_random(&my_gen), u->data);
+                     static_cast<uint32_t>(kid::pg::uuidv7_my_partition),
+                     kid::uuidv7_random(&my_gen), u->data);
     PG_RETURN_UUID_P(u);
 }
 
