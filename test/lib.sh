@@ -197,7 +197,8 @@ wait_for_log() {
         tail -c +$((offset + 1)) "$log" | grep -qE -- "$pattern" && return 0
         sleep 0.1
     done
-    echo "  $log: no line '$pattern' after byte $offset in 60 s"
+    echo "  $log: no line '$pattern' after byte $offset in 60 s; its last errors and warnings since:"
+    tail -c +$((offset + 1)) "$log" | grep -a -E '(ERROR|WARNING|FATAL|PANIC):' | tail -n 8 | cut -c1-300 | sed 's/^/    /'
     return 1
 }
 
