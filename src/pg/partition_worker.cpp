@@ -860,6 +860,49 @@ static void maintain_table(const char *schema, const char *database, Oid table) 
                              database, done)));
 }
 
+/*
+ * The tables a worker began and neither finished nor failed: that worker
+ * ended in its maintenance (its time limit's end, or a stop), and its
+ * failure is recorded now, in a transaction of its own.  A table dropped
+ * since is left to maintain_table(), which forgets it; and nothing that
+ * fails here keeps this worker from its tables (a failure that repeats
+ * would otherwise end every worker of the database before its first table,
+ * round after round): a WARNING.
+ */
+static void record_overruns(const char *schema) noexcept
+{
+    MemoryContext cxt = CurrentMemoryContext;
+    PG_TRY();
+    {
+        begin_spi("kid: recording ended partition maintenance");
+        SPI_execute(
+            psprintf("SELECT %s.kid_partition_failed(c.parent, 'kid''s worker ended during the "
+                     "maintenance of this table: it ran past twice "
+                     "kid.partition_maintenance_timeout, or was stopped') "
+                     "FROM %s.kid_partition_config c "
+                     "JOIN pg_catalog.pg_class r "
+                     "ON r.oid OPERATOR(pg_catalog.=) c.parent::pg_catalog.oid "
+                     "JOIN %s.kid_partition_attempts a "
+                     "ON a.parent OPERATOR(pg_catalog.=) c.parent::pg_catalog.oid "
+                     "LEFT JOIN %s.kid_partition_state s "
+                     "ON s.parent::pg_catalog.oid OPERATOR(pg_catalog.=) c.parent::pg_catalog.oid "
+                     "WHERE a.began OPERATOR(pg_catalog.>) COALESCE(GREATEST(s.last_run, "
+                     "s.last_error_at), '-infinity'::pg_catalog.timestamptz)",
+                     schema, schema, schema, schema),
+            false, 0);
+        end_spi();
+    }
+    PG_CATCH();
+    {
+        char why[1024];
+        abort_with_message(cxt, why, sizeof(why));
+        ereport(WARNING, (errmsg("kid could not record the partition maintenance that kid's "
+                                 "last worker left unfinished"),
+                          errdetail("%s", why)));
+    }
+    PG_END_TRY();
+}
+
 } // namespace kid::pg
 
 void kid_partition_worker_main(Datum arg)
@@ -899,24 +942,11 @@ void kid_partition_worker_main(Datum arg)
                 "AND c.relname OPERATOR(pg_catalog.=) 'kid_partition_config')",
                 true, 1);
     schema = spi_text(cxt);
+    end_spi();
+    if (schema)
+        record_overruns(schema);
+    begin_spi("kid: looking for tables to partition");
     if (schema) {
-        /*
-         * A table a worker began and neither finished nor failed: that
-         * worker ended in its maintenance (its time limit's end, or a stop).
-         */
-        SPI_execute(
-            psprintf("SELECT %s.kid_partition_failed(c.parent, 'kid''s worker ended during the "
-                     "maintenance of this table: it ran past twice "
-                     "kid.partition_maintenance_timeout, or was stopped') "
-                     "FROM %s.kid_partition_config c "
-                     "JOIN %s.kid_partition_attempts a "
-                     "ON a.parent OPERATOR(pg_catalog.=) c.parent::pg_catalog.oid "
-                     "LEFT JOIN %s.kid_partition_state s "
-                     "ON s.parent::pg_catalog.oid OPERATOR(pg_catalog.=) c.parent::pg_catalog.oid "
-                     "WHERE a.began OPERATOR(pg_catalog.>) COALESCE(GREATEST(s.last_run, "
-                     "s.last_error_at), '-infinity'::pg_catalog.timestamptz)",
-                     schema, schema, schema, schema),
-            false, 0);
         /* The least recently tried first (an overrun ends the worker at its table). */
         SPI_execute(
             psprintf("SELECT c.parent::pg_catalog.oid FROM %s.kid_partition_config c "

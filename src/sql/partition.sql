@@ -445,13 +445,17 @@ COMMENT ON FUNCTION kid_partition_attempt(regclass) IS
 -- The one place a failed maintenance is recorded: kid_partition_maintain()
 -- calls it for each table that fails while it maintains every table, and
 -- the worker, in a transaction of its own, for a table whose maintenance
--- failed.
+-- failed.  A table dropped meanwhile is not recorded (kid_partition_guard()
+-- refuses a row about a table that is gone): its configuration is
+-- forgotten by the next run instead, which this must not stop.
 CREATE FUNCTION kid_partition_failed(parent regclass, message text) RETURNS void
 LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
     INSERT INTO @extschema@.kid_partition_state AS s (parent, last_error, last_error_at, failed_runs)
     SELECT c.parent, message, pg_catalog.clock_timestamp(), 1
-    FROM @extschema@.kid_partition_config c WHERE c.parent = kid_partition_failed.parent
+    FROM @extschema@.kid_partition_config c
+    WHERE c.parent = kid_partition_failed.parent
+      AND EXISTS (SELECT FROM pg_catalog.pg_class r WHERE r.oid = c.parent::oid)
     ON CONFLICT ON CONSTRAINT kid_partition_state_pkey DO UPDATE
         SET last_error = EXCLUDED.last_error, last_error_at = EXCLUDED.last_error_at, failed_runs = s.failed_runs + 1;
 END $$;
