@@ -754,9 +754,8 @@ DECLARE
           UNION ALL
             SELECT g.rngmultitypid, g.rngtypid, 'unnest' FROM pg_range g
         ), holder(type, kid, steps) AS (
-            SELECT k.type, k.type, '{}'::text[] COLLATE "C"
-            FROM unnest(ARRAY['@extschema@.sno'::regtype, '@extschema@.atproto_tid'::regtype, '@extschema@.koid'::regtype,
-                              '@extschema@.uid'::regtype, '@extschema@.uid_global'::regtype, 'uuid'::regtype]::oid[]) AS k(type)
+            SELECT k.type::oid, k.type::oid, '{}'::text[] COLLATE "C"
+            FROM @extschema@.kid_id_types k
           UNION ALL
             SELECT e.holder, h.kid,
                    CASE WHEN e.step LIKE 'cast:%' AND h.steps[1] LIKE 'cast:%' THEN h.steps ELSE array_prepend(e.step, h.steps) END
@@ -957,12 +956,8 @@ BEGIN
                                  WHEN c.kid = '@extschema@.koid'::regtype THEN 'kid.koid_max_clock_wait_ms'
                                  WHEN c.kid = '@extschema@.sno'::regtype THEN sno_bound_by
                                  ELSE '1 day' END;
-                decoder := CASE c.kid WHEN '@extschema@.sno'::regtype THEN 'sno_to_timestamp'
-                                      WHEN '@extschema@.atproto_tid'::regtype THEN 'tid_to_timestamp'
-                                      WHEN '@extschema@.koid'::regtype THEN 'koid_to_timestamp'
-                                      WHEN '@extschema@.uid'::regtype THEN 'uid_to_timestamp'
-                                      WHEN '@extschema@.uid_global'::regtype THEN 'uid_global_to_timestamp'
-                                      ELSE 'uuidv7_to_timestamp' END;
+                SELECT t.to_timestamp, t.lease_lines[1] INTO decoder, line
+                FROM @extschema@.kid_id_types t WHERE t.type = c.kid;
                 IF c.kid = 'uuid'::regtype THEN
                     -- uuidv7_new()'s line: the version 7 uuids, any generator's (a
                     -- uuid column may hold version 4 ones too, whose random first
@@ -997,8 +992,7 @@ BEGIN
                             END IF;
                         END IF;
                     ELSE
-                        -- The type's lease line: its own name, but uid_global shares uid's.
-                        line := CASE c.kid WHEN '@extschema@.uid_global'::regtype THEN 'uid' ELSE (SELECT typname FROM pg_type WHERE oid = c.kid) END;
+                        -- The type's lease line (kid_id_types: uid_global shares uid's).
                         IF top IS NOT NULL THEN
                             EXECUTE format('SELECT @extschema@.%I($1::%s)', decoder, c.kid) INTO newest USING top;
                         END IF;
@@ -1050,7 +1044,7 @@ DECLARE
     -- The lines ids are made on, as kid_adoption_columns() names them in
     -- floors; the others (the commit horizons' lines) hold no ids and are
     -- left (NULL), floor given or not.
-    id_lines CONSTANT text[] := ARRAY['sno tick 0', 'sno tick 1', 'atproto_tid', 'koid', 'uid', 'uuid'];
+    id_lines CONSTANT text[] := ARRAY(SELECT DISTINCT l.line FROM @extschema@.kid_id_types t, unnest(t.lease_lines) AS l(line));
     taken timestamptz[];
     wanted timestamptz[];
     counts integer[];
@@ -1199,7 +1193,8 @@ BEGIN
             END IF;
             -- Ids beyond it are taken only by an explicit decision.
             IF c.ahead IS NOT NULL THEN
-                ids := format('%s %s', c.ahead_count, CASE WHEN c.type = 'uuid'::regtype THEN 'version 7 uuid' ELSE c.typname || ' id' END)
+                ids := format('%s %s', c.ahead_count, (SELECT CASE WHEN t.type = 'uuid'::regtype THEN t.id_noun ELSE t.id_noun || ' id' END
+                                                       FROM @extschema@.kid_id_types t WHERE t.type = c.type))
                        || CASE c.ahead_count WHEN 1 THEN '' ELSE 's' END;
                 -- How far ahead: beyond what bounds the column (bound_by).
                 beyond := CASE c.bound_by
@@ -1330,9 +1325,12 @@ BEGIN
                     WHEN line LIKE 'sno tick _'
                         THEN format('sno_new() makes its ids on its other timeline (tick %s) until the clock passes it, and waits while both timelines'' floors are ahead of the clock.',
                                     1 - right(line, 1)::integer)
-                    WHEN line = 'atproto_tid' THEN 'tid_new() makes tids of that time, ahead of the clock, until the clock passes it.'
-                    WHEN line = 'uid' THEN 'uid_new() and uid_global_new() make ids of that time, ahead of the clock, until the clock passes it.'
-                    WHEN line = 'uuid' THEN 'uuidv7_new() makes uuids of that time, ahead of the clock, until the clock passes it.' END;
+                    -- Any other line: the generators that make ids on it
+                    -- (kid_id_types), which carry the floor's time.
+                    ELSE (SELECT format('%s make%s ids of that time, ahead of the clock, until the clock passes it.',
+                                        string_agg(g.fn || '()', ' and ' ORDER BY t.type::oid, g.n), CASE WHEN count(*) = 1 THEN 's' ELSE '' END)
+                          FROM @extschema@.kid_id_types t, unnest(t.generators) WITH ORDINALITY AS g(fn, n)
+                          WHERE line = ANY (t.lease_lines)) END;
         END IF;
         RETURN NEXT;
     END LOOP;
@@ -1407,6 +1405,62 @@ LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION uuidv7_safe_horizon() IS
 'The commit horizon of uuidv7_new() on this server: no uuid made here by uuidv7_new() in a transaction not yet committed, or made later, is below it. The smallest version 7 uuid of a millisecond at or before the clock; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
+
+-- ---------------------------------------------------------------------------
+-- kid_id_types: the list of kid's id types, one row per type
+-- ---------------------------------------------------------------------------
+-- What kid's own SQL needs to know of an id type without naming it: which
+-- functions decode it, bound it and make it, which lease lines its ids are
+-- made on.  Each scheme's file adds its rows right after its functions
+-- (src/sql/sno.sql ...), so that a new scheme joins every list by adding
+-- its row there: kid_adoption_columns() and kid_adopt_database()
+-- (database_origin.sql) read this table instead of naming the types.
+--
+-- Functions are named (name, in kid's schema), not regprocedure:
+-- pg_upgrade refuses tables with columns of regprocedure.  Written by the
+-- install and upgrade scripts only; not dumped (CREATE EXTENSION makes the
+-- rows again).
+--
+-- Commit horizons.  Ids are ordered when they are made, not when their
+-- transaction commits: a consumer that reads "id > the largest id I saw"
+-- misses a row made earlier and committed later.  Each generating scheme
+-- declares <scheme>_safe_horizon() (safe_horizon below) in its own file: it
+-- returns an id H below which no id of that generator on this server can
+-- still appear, none made in a transaction that is still open (or
+-- prepared), none made later.  The protocol (docs/horizon.md): read H in
+-- one statement, then read cursor <= id < H in a later statement (READ
+-- COMMITTED), then cursor := H.  Not covered: ids made with *_new_with_time
+-- or given by a client, ids made in one transaction and written in another,
+-- other servers' ids (keep a cursor per node).  On a standby: ERROR 55000
+-- (call it on the primary).
+CREATE TABLE kid_id_types (
+    type regtype PRIMARY KEY,
+    id_noun text NOT NULL,
+    lease_lines text[] NOT NULL,
+    to_timestamp name NOT NULL,
+    from_timestamp name NOT NULL,
+    generators name[] NOT NULL,
+    safe_horizon name NOT NULL
+);
+REVOKE ALL ON kid_id_types FROM PUBLIC;
+GRANT SELECT ON kid_id_types TO PUBLIC;
+
+COMMENT ON TABLE kid_id_types IS
+'kid''s id types, one row each: how messages name one id (id_noun), the lease lines its ids are made on (lease_lines, as kid_lease() names them), and the functions of kid''s schema that decode one to its time (to_timestamp), give the smallest id of a time (from_timestamp), make one (generators) and give the commit horizon of its generators (safe_horizon). Written by kid''s install and upgrade scripts only.';
+
+-- The rows of the types above (each scheme's file adds its own on install).
+INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.sno', 'sno', '{sno tick 0,sno tick 1}', 'sno_to_timestamp', 'sno_from_timestamp', '{sno_new}', 'sno_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.atproto_tid', 'atproto_tid', '{atproto_tid}', 'tid_to_timestamp', 'tid_from_timestamp', '{tid_new}', 'tid_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.koid', 'koid', '{koid}', 'koid_to_timestamp', 'koid_from_timestamp', '{koid_new}', 'koid_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.uid', 'uid', '{uid}', 'uid_to_timestamp', 'uid_from_timestamp', '{uid_new}', 'uid_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.uid_global', 'uid_global', '{uid}', 'uid_global_to_timestamp', 'uid_global_from_timestamp', '{uid_global_new}', 'uid_global_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('pg_catalog.uuid', 'version 7 uuid', '{uuid}', 'uuidv7_to_timestamp', 'uuidv7_from_timestamp', '{uuidv7_new}', 'uuidv7_safe_horizon');
 
 -- A database updated from 0.1.0 has no mark: its ids may have come from
 -- another cluster (pg_upgrade keeps 0.1.0's SQL until update_extensions.sql

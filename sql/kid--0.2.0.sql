@@ -57,6 +57,49 @@ COMMENT ON OPERATOR ~=~ (timestamptz, timestamptz) IS 'timestamptz = in the btre
 COMMENT ON OPERATOR ~>=~ (timestamptz, timestamptz) IS 'timestamptz >= in the btree order of kid''s id types (operator family members)';
 COMMENT ON OPERATOR ~>~ (timestamptz, timestamptz) IS 'timestamptz > in the btree order of kid''s id types (operator family members)';
 
+-- (from src/sql/id_types.sql)
+-- ---------------------------------------------------------------------------
+-- kid_id_types: the list of kid's id types, one row per type
+-- ---------------------------------------------------------------------------
+-- What kid's own SQL needs to know of an id type without naming it: which
+-- functions decode it, bound it and make it, which lease lines its ids are
+-- made on.  Each scheme's file adds its rows right after its functions
+-- (src/sql/sno.sql ...), so that a new scheme joins every list by adding
+-- its row there: kid_adoption_columns() and kid_adopt_database()
+-- (database_origin.sql) read this table instead of naming the types.
+--
+-- Functions are named (name, in kid's schema), not regprocedure:
+-- pg_upgrade refuses tables with columns of regprocedure.  Written by the
+-- install and upgrade scripts only; not dumped (CREATE EXTENSION makes the
+-- rows again).
+--
+-- Commit horizons.  Ids are ordered when they are made, not when their
+-- transaction commits: a consumer that reads "id > the largest id I saw"
+-- misses a row made earlier and committed later.  Each generating scheme
+-- declares <scheme>_safe_horizon() (safe_horizon below) in its own file: it
+-- returns an id H below which no id of that generator on this server can
+-- still appear, none made in a transaction that is still open (or
+-- prepared), none made later.  The protocol (docs/horizon.md): read H in
+-- one statement, then read cursor <= id < H in a later statement (READ
+-- COMMITTED), then cursor := H.  Not covered: ids made with *_new_with_time
+-- or given by a client, ids made in one transaction and written in another,
+-- other servers' ids (keep a cursor per node).  On a standby: ERROR 55000
+-- (call it on the primary).
+CREATE TABLE kid_id_types (
+    type regtype PRIMARY KEY,
+    id_noun text NOT NULL,
+    lease_lines text[] NOT NULL,
+    to_timestamp name NOT NULL,
+    from_timestamp name NOT NULL,
+    generators name[] NOT NULL,
+    safe_horizon name NOT NULL
+);
+REVOKE ALL ON kid_id_types FROM PUBLIC;
+GRANT SELECT ON kid_id_types TO PUBLIC;
+
+COMMENT ON TABLE kid_id_types IS
+'kid''s id types, one row each: how messages name one id (id_noun), the lease lines its ids are made on (lease_lines, as kid_lease() names them), and the functions of kid''s schema that decode one to its time (to_timestamp), give the smallest id of a time (from_timestamp), make one (generators) and give the commit horizon of its generators (safe_horizon). Written by kid''s install and upgrade scripts only.';
+
 -- (from src/sql/sno.sql)
 -- ---------------------------------------------------------------------------
 -- sno: 10 bytes; 39-bit 4 ms time since 2010 + tick-tock bit, metabyte,
@@ -424,6 +467,18 @@ CREATE FUNCTION sno_from_timestamp(timestamptz) RETURNS sno
 AS 'MODULE_PATHNAME', 'sno_from_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION sno_from_timestamp(timestamptz) IS
 'the smallest sno of the 4 ms unit holding a time: WHERE id >= sno_from_timestamp(t) is an index range scan';
+
+-- The commit horizon of its generator (src/sql/id_types.sql, docs/horizon.md).
+CREATE FUNCTION sno_safe_horizon() RETURNS @extschema@.sno
+AS 'MODULE_PATHNAME', 'sno_safe_horizon'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION sno_safe_horizon() IS
+'The commit horizon of sno_new() on this server: no sno made here in a transaction not yet committed, or made later, is below it. The smallest sno of a 4 ms unit at or before the clock; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
+
+-- Its row of kid's list of id types.
+INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.sno', 'sno', '{sno tick 0,sno tick 1}', 'sno_to_timestamp', 'sno_from_timestamp', '{sno_new}', 'sno_safe_horizon');
 
 -- (from src/sql/tid.sql)
 -- ---------------------------------------------------------------------------
@@ -821,6 +876,18 @@ COMMENT ON FUNCTION atproto_rkey_is_valid(text) IS
 CREATE DOMAIN atproto_rkey AS text
     CONSTRAINT atproto_rkey_syntax CHECK (@extschema@.atproto_rkey_is_valid(VALUE));
 COMMENT ON DOMAIN atproto_rkey IS 'an AT Protocol record key (text checked by atproto_rkey_is_valid)';
+
+-- The commit horizon of its generator (src/sql/id_types.sql, docs/horizon.md).
+CREATE FUNCTION tid_safe_horizon() RETURNS @extschema@.atproto_tid
+AS 'MODULE_PATHNAME', 'tid_safe_horizon'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION tid_safe_horizon() IS
+'The commit horizon of tid_new() on this server: no atproto_tid made here in a transaction not yet committed, or made later, is below it (clock id 0 of a microsecond); read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
+
+-- Its row of kid's list of id types.
+INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.atproto_tid', 'atproto_tid', '{atproto_tid}', 'tid_to_timestamp', 'tid_from_timestamp', '{tid_new}', 'tid_safe_horizon');
 
 -- (from src/sql/koid.sql)
 -- ---------------------------------------------------------------------------
@@ -1220,6 +1287,18 @@ AS 'MODULE_PATHNAME', 'koid_from_timestamp' LANGUAGE C IMMUTABLE STRICT PARALLEL
 COMMENT ON FUNCTION koid_from_timestamp(timestamptz) IS
 'the smallest koid of a millisecond (generator 0, counter 0): WHERE id >= koid_from_timestamp(t) is an index range scan';
 
+-- The commit horizon of its generator (src/sql/id_types.sql, docs/horizon.md).
+CREATE FUNCTION koid_safe_horizon() RETURNS @extschema@.koid
+AS 'MODULE_PATHNAME', 'koid_safe_horizon'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION koid_safe_horizon() IS
+'The commit horizon of koid_new() on this server: no koid made here in a transaction not yet committed, or made later, is below it; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
+
+-- Its row of kid's list of id types.
+INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.koid', 'koid', '{koid}', 'koid_to_timestamp', 'koid_from_timestamp', '{koid_new}', 'koid_safe_horizon');
+
 -- (from src/sql/uid.sql)
 -- ---------------------------------------------------------------------------
 -- uid: the local id of the Erlang uid library (uid_global, its global id, is
@@ -1615,6 +1694,18 @@ CREATE FUNCTION uid_from_base64url(text) RETURNS uid
 AS 'MODULE_PATHNAME', 'uid_from_base64url' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION uid_to_base64url(uid) IS 'a uid in the older, unsorted RFC 4648 base64url text';
 COMMENT ON FUNCTION uid_from_base64url(text) IS 'a uid from 11 base64url characters';
+
+-- The commit horizon of its generator (src/sql/id_types.sql, docs/horizon.md).
+CREATE FUNCTION uid_safe_horizon() RETURNS @extschema@.uid
+AS 'MODULE_PATHNAME', 'uid_safe_horizon'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION uid_safe_horizon() IS
+'The commit horizon of uid_new() on this server: no uid made here in a transaction not yet committed, or made later, is below it; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
+
+-- Its row of kid's list of id types.
+INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.uid', 'uid', '{uid}', 'uid_to_timestamp', 'uid_from_timestamp', '{uid_new}', 'uid_safe_horizon');
 
 -- (from src/sql/uid_global.sql)
 -- ---------------------------------------------------------------------------
@@ -2025,6 +2116,18 @@ CREATE FUNCTION uid_global_from_base64url(text) RETURNS uid_global
 AS 'MODULE_PATHNAME', 'uid_global_from_base64url' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION uid_global_to_base64url(uid_global) IS 'a uid_global in the older, unsorted RFC 4648 base64url text';
 COMMENT ON FUNCTION uid_global_from_base64url(text) IS 'a uid_global from 16 base64url characters';
+
+-- The commit horizon of its generator (src/sql/id_types.sql, docs/horizon.md).
+CREATE FUNCTION uid_global_safe_horizon() RETURNS @extschema@.uid_global
+AS 'MODULE_PATHNAME', 'uid_global_safe_horizon'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION uid_global_safe_horizon() IS
+'The commit horizon of uid_global_new() on this server (with this server''s node field, under kid.uid_interval): no uid_global made here in a transaction not yet committed, or made later, is below it; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
+
+-- Its row of kid's list of id types.
+INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.uid_global', 'uid_global', '{uid}', 'uid_global_to_timestamp', 'uid_global_from_timestamp', '{uid_global_new}', 'uid_global_safe_horizon');
 
 -- (from src/sql/codokey.sql)
 -- ---------------------------------------------------------------------------
@@ -2602,6 +2705,18 @@ RETURN $1 OPERATOR(@extschema@.>=) $2 AND $1 OPERATOR(@extschema@.<) $3
 COMMENT ON FUNCTION uuidv7_between(uuid, timestamptz, timestamptz) IS
 'id is a version 7 uuid made in or after since''s millisecond and before before''s: id >= since AND id < before AND uuidv7_to_timestamp(id) IS NOT NULL, which the planner inlines (an index range scan on a uuid key that also holds version 4 uuids)';
 
+-- The commit horizon of its generator (src/sql/id_types.sql, docs/horizon.md).
+CREATE FUNCTION uuidv7_safe_horizon() RETURNS uuid
+AS 'MODULE_PATHNAME', 'uuidv7_safe_horizon'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION uuidv7_safe_horizon() IS
+'The commit horizon of uuidv7_new() on this server: no uuid made here by uuidv7_new() in a transaction not yet committed, or made later, is below it. The smallest version 7 uuid of a millisecond at or before the clock; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
+
+-- Its row of kid's list of id types.
+INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('pg_catalog.uuid', 'version 7 uuid', '{uuid}', 'uuidv7_to_timestamp', 'uuidv7_from_timestamp', '{uuidv7_new}', 'uuidv7_safe_horizon');
+
 -- (from src/sql/monitoring.sql)
 -- ---------------------------------------------------------------------------
 -- Server-wide introspection
@@ -2839,63 +2954,6 @@ COMMENT ON FUNCTION kid_cluster_check() IS
 REVOKE EXECUTE ON FUNCTION kid_cluster_check() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION kid_cluster_check() TO pg_read_all_stats;
 
--- (from src/sql/horizon.sql)
--- ---------------------------------------------------------------------------
--- Commit horizon: reading a table by id without missing a row
--- ---------------------------------------------------------------------------
--- Ids are ordered when they are made, not when their transaction commits: a
--- consumer that reads "id > the largest id I saw" misses a row made earlier
--- and committed later.  <scheme>_safe_horizon() returns an id H below which
--- no id of that generator on this server can still appear: none made in a
--- transaction that is still open (or prepared), none made later.  The
--- protocol (docs/horizon.md): read H in one statement, then read
--- cursor <= id < H in a later statement (READ COMMITTED), then cursor := H.
--- Not covered: ids made with *_new_with_time or given by a client, ids made
--- in one transaction and written in another, other servers' ids (keep a
--- cursor per node).  On a standby: ERROR 55000 (call it on the primary).
-
-CREATE FUNCTION sno_safe_horizon() RETURNS @extschema@.sno
-AS 'MODULE_PATHNAME', 'sno_safe_horizon'
-LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
-
-COMMENT ON FUNCTION sno_safe_horizon() IS
-'The commit horizon of sno_new() on this server: no sno made here in a transaction not yet committed, or made later, is below it. The smallest sno of a 4 ms unit at or before the clock; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
-
-CREATE FUNCTION tid_safe_horizon() RETURNS @extschema@.atproto_tid
-AS 'MODULE_PATHNAME', 'tid_safe_horizon'
-LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
-
-COMMENT ON FUNCTION tid_safe_horizon() IS
-'The commit horizon of tid_new() on this server: no atproto_tid made here in a transaction not yet committed, or made later, is below it (clock id 0 of a microsecond); read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
-
-CREATE FUNCTION koid_safe_horizon() RETURNS @extschema@.koid
-AS 'MODULE_PATHNAME', 'koid_safe_horizon'
-LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
-
-COMMENT ON FUNCTION koid_safe_horizon() IS
-'The commit horizon of koid_new() on this server: no koid made here in a transaction not yet committed, or made later, is below it; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
-
-CREATE FUNCTION uid_safe_horizon() RETURNS @extschema@.uid
-AS 'MODULE_PATHNAME', 'uid_safe_horizon'
-LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
-
-COMMENT ON FUNCTION uid_safe_horizon() IS
-'The commit horizon of uid_new() on this server: no uid made here in a transaction not yet committed, or made later, is below it; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
-
-CREATE FUNCTION uid_global_safe_horizon() RETURNS @extschema@.uid_global
-AS 'MODULE_PATHNAME', 'uid_global_safe_horizon'
-LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
-
-COMMENT ON FUNCTION uid_global_safe_horizon() IS
-'The commit horizon of uid_global_new() on this server (with this server''s node field, under kid.uid_interval): no uid_global made here in a transaction not yet committed, or made later, is below it; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
-
-CREATE FUNCTION uuidv7_safe_horizon() RETURNS uuid
-AS 'MODULE_PATHNAME', 'uuidv7_safe_horizon'
-LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
-
-COMMENT ON FUNCTION uuidv7_safe_horizon() IS
-'The commit horizon of uuidv7_new() on this server: no uuid made here by uuidv7_new() in a transaction not yet committed, or made later, is below it. The smallest version 7 uuid of a millisecond at or before the clock; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
-
 -- (from src/sql/database_origin.sql)
 -- ---------------------------------------------------------------------------
 -- Where this database's ids came from: pg_upgrade and pg_dump move a
@@ -3075,9 +3133,8 @@ DECLARE
           UNION ALL
             SELECT g.rngmultitypid, g.rngtypid, 'unnest' FROM pg_range g
         ), holder(type, kid, steps) AS (
-            SELECT k.type, k.type, '{}'::text[] COLLATE "C"
-            FROM unnest(ARRAY['@extschema@.sno'::regtype, '@extschema@.atproto_tid'::regtype, '@extschema@.koid'::regtype,
-                              '@extschema@.uid'::regtype, '@extschema@.uid_global'::regtype, 'uuid'::regtype]::oid[]) AS k(type)
+            SELECT k.type::oid, k.type::oid, '{}'::text[] COLLATE "C"
+            FROM @extschema@.kid_id_types k
           UNION ALL
             SELECT e.holder, h.kid,
                    CASE WHEN e.step LIKE 'cast:%' AND h.steps[1] LIKE 'cast:%' THEN h.steps ELSE array_prepend(e.step, h.steps) END
@@ -3278,12 +3335,8 @@ BEGIN
                                  WHEN c.kid = '@extschema@.koid'::regtype THEN 'kid.koid_max_clock_wait_ms'
                                  WHEN c.kid = '@extschema@.sno'::regtype THEN sno_bound_by
                                  ELSE '1 day' END;
-                decoder := CASE c.kid WHEN '@extschema@.sno'::regtype THEN 'sno_to_timestamp'
-                                      WHEN '@extschema@.atproto_tid'::regtype THEN 'tid_to_timestamp'
-                                      WHEN '@extschema@.koid'::regtype THEN 'koid_to_timestamp'
-                                      WHEN '@extschema@.uid'::regtype THEN 'uid_to_timestamp'
-                                      WHEN '@extschema@.uid_global'::regtype THEN 'uid_global_to_timestamp'
-                                      ELSE 'uuidv7_to_timestamp' END;
+                SELECT t.to_timestamp, t.lease_lines[1] INTO decoder, line
+                FROM @extschema@.kid_id_types t WHERE t.type = c.kid;
                 IF c.kid = 'uuid'::regtype THEN
                     -- uuidv7_new()'s line: the version 7 uuids, any generator's (a
                     -- uuid column may hold version 4 ones too, whose random first
@@ -3318,8 +3371,7 @@ BEGIN
                             END IF;
                         END IF;
                     ELSE
-                        -- The type's lease line: its own name, but uid_global shares uid's.
-                        line := CASE c.kid WHEN '@extschema@.uid_global'::regtype THEN 'uid' ELSE (SELECT typname FROM pg_type WHERE oid = c.kid) END;
+                        -- The type's lease line (kid_id_types: uid_global shares uid's).
                         IF top IS NOT NULL THEN
                             EXECUTE format('SELECT @extschema@.%I($1::%s)', decoder, c.kid) INTO newest USING top;
                         END IF;
@@ -3371,7 +3423,7 @@ DECLARE
     -- The lines ids are made on, as kid_adoption_columns() names them in
     -- floors; the others (the commit horizons' lines) hold no ids and are
     -- left (NULL), floor given or not.
-    id_lines CONSTANT text[] := ARRAY['sno tick 0', 'sno tick 1', 'atproto_tid', 'koid', 'uid', 'uuid'];
+    id_lines CONSTANT text[] := ARRAY(SELECT DISTINCT l.line FROM @extschema@.kid_id_types t, unnest(t.lease_lines) AS l(line));
     taken timestamptz[];
     wanted timestamptz[];
     counts integer[];
@@ -3520,7 +3572,8 @@ BEGIN
             END IF;
             -- Ids beyond it are taken only by an explicit decision.
             IF c.ahead IS NOT NULL THEN
-                ids := format('%s %s', c.ahead_count, CASE WHEN c.type = 'uuid'::regtype THEN 'version 7 uuid' ELSE c.typname || ' id' END)
+                ids := format('%s %s', c.ahead_count, (SELECT CASE WHEN t.type = 'uuid'::regtype THEN t.id_noun ELSE t.id_noun || ' id' END
+                                                       FROM @extschema@.kid_id_types t WHERE t.type = c.type))
                        || CASE c.ahead_count WHEN 1 THEN '' ELSE 's' END;
                 -- How far ahead: beyond what bounds the column (bound_by).
                 beyond := CASE c.bound_by
@@ -3651,9 +3704,12 @@ BEGIN
                     WHEN line LIKE 'sno tick _'
                         THEN format('sno_new() makes its ids on its other timeline (tick %s) until the clock passes it, and waits while both timelines'' floors are ahead of the clock.',
                                     1 - right(line, 1)::integer)
-                    WHEN line = 'atproto_tid' THEN 'tid_new() makes tids of that time, ahead of the clock, until the clock passes it.'
-                    WHEN line = 'uid' THEN 'uid_new() and uid_global_new() make ids of that time, ahead of the clock, until the clock passes it.'
-                    WHEN line = 'uuid' THEN 'uuidv7_new() makes uuids of that time, ahead of the clock, until the clock passes it.' END;
+                    -- Any other line: the generators that make ids on it
+                    -- (kid_id_types), which carry the floor's time.
+                    ELSE (SELECT format('%s make%s ids of that time, ahead of the clock, until the clock passes it.',
+                                        string_agg(g.fn || '()', ' and ' ORDER BY t.type::oid, g.n), CASE WHEN count(*) = 1 THEN 's' ELSE '' END)
+                          FROM @extschema@.kid_id_types t, unnest(t.generators) WITH ORDINALITY AS g(fn, n)
+                          WHERE line = ANY (t.lease_lines)) END;
         END IF;
         RETURN NEXT;
     END LOOP;

@@ -177,9 +177,8 @@ DECLARE
           UNION ALL
             SELECT g.rngmultitypid, g.rngtypid, 'unnest' FROM pg_range g
         ), holder(type, kid, steps) AS (
-            SELECT k.type, k.type, '{}'::text[] COLLATE "C"
-            FROM unnest(ARRAY['@extschema@.sno'::regtype, '@extschema@.atproto_tid'::regtype, '@extschema@.koid'::regtype,
-                              '@extschema@.uid'::regtype, '@extschema@.uid_global'::regtype, 'uuid'::regtype]::oid[]) AS k(type)
+            SELECT k.type::oid, k.type::oid, '{}'::text[] COLLATE "C"
+            FROM @extschema@.kid_id_types k
           UNION ALL
             SELECT e.holder, h.kid,
                    CASE WHEN e.step LIKE 'cast:%' AND h.steps[1] LIKE 'cast:%' THEN h.steps ELSE array_prepend(e.step, h.steps) END
@@ -380,12 +379,8 @@ BEGIN
                                  WHEN c.kid = '@extschema@.koid'::regtype THEN 'kid.koid_max_clock_wait_ms'
                                  WHEN c.kid = '@extschema@.sno'::regtype THEN sno_bound_by
                                  ELSE '1 day' END;
-                decoder := CASE c.kid WHEN '@extschema@.sno'::regtype THEN 'sno_to_timestamp'
-                                      WHEN '@extschema@.atproto_tid'::regtype THEN 'tid_to_timestamp'
-                                      WHEN '@extschema@.koid'::regtype THEN 'koid_to_timestamp'
-                                      WHEN '@extschema@.uid'::regtype THEN 'uid_to_timestamp'
-                                      WHEN '@extschema@.uid_global'::regtype THEN 'uid_global_to_timestamp'
-                                      ELSE 'uuidv7_to_timestamp' END;
+                SELECT t.to_timestamp, t.lease_lines[1] INTO decoder, line
+                FROM @extschema@.kid_id_types t WHERE t.type = c.kid;
                 IF c.kid = 'uuid'::regtype THEN
                     -- uuidv7_new()'s line: the version 7 uuids, any generator's (a
                     -- uuid column may hold version 4 ones too, whose random first
@@ -420,8 +415,7 @@ BEGIN
                             END IF;
                         END IF;
                     ELSE
-                        -- The type's lease line: its own name, but uid_global shares uid's.
-                        line := CASE c.kid WHEN '@extschema@.uid_global'::regtype THEN 'uid' ELSE (SELECT typname FROM pg_type WHERE oid = c.kid) END;
+                        -- The type's lease line (kid_id_types: uid_global shares uid's).
                         IF top IS NOT NULL THEN
                             EXECUTE format('SELECT @extschema@.%I($1::%s)', decoder, c.kid) INTO newest USING top;
                         END IF;
@@ -473,7 +467,7 @@ DECLARE
     -- The lines ids are made on, as kid_adoption_columns() names them in
     -- floors; the others (the commit horizons' lines) hold no ids and are
     -- left (NULL), floor given or not.
-    id_lines CONSTANT text[] := ARRAY['sno tick 0', 'sno tick 1', 'atproto_tid', 'koid', 'uid', 'uuid'];
+    id_lines CONSTANT text[] := ARRAY(SELECT DISTINCT l.line FROM @extschema@.kid_id_types t, unnest(t.lease_lines) AS l(line));
     taken timestamptz[];
     wanted timestamptz[];
     counts integer[];
@@ -622,7 +616,8 @@ BEGIN
             END IF;
             -- Ids beyond it are taken only by an explicit decision.
             IF c.ahead IS NOT NULL THEN
-                ids := format('%s %s', c.ahead_count, CASE WHEN c.type = 'uuid'::regtype THEN 'version 7 uuid' ELSE c.typname || ' id' END)
+                ids := format('%s %s', c.ahead_count, (SELECT CASE WHEN t.type = 'uuid'::regtype THEN t.id_noun ELSE t.id_noun || ' id' END
+                                                       FROM @extschema@.kid_id_types t WHERE t.type = c.type))
                        || CASE c.ahead_count WHEN 1 THEN '' ELSE 's' END;
                 -- How far ahead: beyond what bounds the column (bound_by).
                 beyond := CASE c.bound_by
@@ -753,9 +748,12 @@ BEGIN
                     WHEN line LIKE 'sno tick _'
                         THEN format('sno_new() makes its ids on its other timeline (tick %s) until the clock passes it, and waits while both timelines'' floors are ahead of the clock.',
                                     1 - right(line, 1)::integer)
-                    WHEN line = 'atproto_tid' THEN 'tid_new() makes tids of that time, ahead of the clock, until the clock passes it.'
-                    WHEN line = 'uid' THEN 'uid_new() and uid_global_new() make ids of that time, ahead of the clock, until the clock passes it.'
-                    WHEN line = 'uuid' THEN 'uuidv7_new() makes uuids of that time, ahead of the clock, until the clock passes it.' END;
+                    -- Any other line: the generators that make ids on it
+                    -- (kid_id_types), which carry the floor's time.
+                    ELSE (SELECT format('%s make%s ids of that time, ahead of the clock, until the clock passes it.',
+                                        string_agg(g.fn || '()', ' and ' ORDER BY t.type::oid, g.n), CASE WHEN count(*) = 1 THEN 's' ELSE '' END)
+                          FROM @extschema@.kid_id_types t, unnest(t.generators) WITH ORDINALITY AS g(fn, n)
+                          WHERE line = ANY (t.lease_lines)) END;
         END IF;
         RETURN NEXT;
     END LOOP;

@@ -65,3 +65,15 @@ COMMENT ON FUNCTION atproto_rkey_is_valid(text) IS
 CREATE DOMAIN atproto_rkey AS text
     CONSTRAINT atproto_rkey_syntax CHECK (@extschema@.atproto_rkey_is_valid(VALUE));
 COMMENT ON DOMAIN atproto_rkey IS 'an AT Protocol record key (text checked by atproto_rkey_is_valid)';
+
+-- The commit horizon of its generator (src/sql/id_types.sql, docs/horizon.md).
+CREATE FUNCTION tid_safe_horizon() RETURNS @extschema@.atproto_tid
+AS 'MODULE_PATHNAME', 'tid_safe_horizon'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION tid_safe_horizon() IS
+'The commit horizon of tid_new() on this server: no atproto_tid made here in a transaction not yet committed, or made later, is below it (clock id 0 of a microsecond); read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
+
+-- Its row of kid's list of id types.
+INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.atproto_tid', 'atproto_tid', '{atproto_tid}', 'tid_to_timestamp', 'tid_from_timestamp', '{tid_new}', 'tid_safe_horizon');

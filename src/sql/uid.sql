@@ -63,3 +63,15 @@ CREATE FUNCTION uid_from_base64url(text) RETURNS uid
 AS 'MODULE_PATHNAME', 'uid_from_base64url' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION uid_to_base64url(uid) IS 'a uid in the older, unsorted RFC 4648 base64url text';
 COMMENT ON FUNCTION uid_from_base64url(text) IS 'a uid from 11 base64url characters';
+
+-- The commit horizon of its generator (src/sql/id_types.sql, docs/horizon.md).
+CREATE FUNCTION uid_safe_horizon() RETURNS @extschema@.uid
+AS 'MODULE_PATHNAME', 'uid_safe_horizon'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION uid_safe_horizon() IS
+'The commit horizon of uid_new() on this server: no uid made here in a transaction not yet committed, or made later, is below it; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
+
+-- Its row of kid's list of id types.
+INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.uid', 'uid', '{uid}', 'uid_to_timestamp', 'uid_from_timestamp', '{uid_new}', 'uid_safe_horizon');

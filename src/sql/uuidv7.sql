@@ -271,3 +271,15 @@ RETURN $1 OPERATOR(@extschema@.>=) $2 AND $1 OPERATOR(@extschema@.<) $3
     AND @extschema@.uuidv7_to_timestamp($1) IS NOT NULL;
 COMMENT ON FUNCTION uuidv7_between(uuid, timestamptz, timestamptz) IS
 'id is a version 7 uuid made in or after since''s millisecond and before before''s: id >= since AND id < before AND uuidv7_to_timestamp(id) IS NOT NULL, which the planner inlines (an index range scan on a uuid key that also holds version 4 uuids)';
+
+-- The commit horizon of its generator (src/sql/id_types.sql, docs/horizon.md).
+CREATE FUNCTION uuidv7_safe_horizon() RETURNS uuid
+AS 'MODULE_PATHNAME', 'uuidv7_safe_horizon'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION uuidv7_safe_horizon() IS
+'The commit horizon of uuidv7_new() on this server: no uuid made here by uuidv7_new() in a transaction not yet committed, or made later, is below it. The smallest version 7 uuid of a millisecond at or before the clock; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
+
+-- Its row of kid's list of id types.
+INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('pg_catalog.uuid', 'version 7 uuid', '{uuid}', 'uuidv7_to_timestamp', 'uuidv7_from_timestamp', '{uuidv7_new}', 'uuidv7_safe_horizon');
