@@ -292,6 +292,7 @@ def random_run(type_name, generator, horizon, seconds, seed):
 
 
 def main():
+    SCHEMES.load()  # before the test takes every connection slot
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 4
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     for type_name, generator, horizon in SCHEMES:

@@ -90,6 +90,7 @@ def sync_rep_wait(admin):
 
 
 def main():
+    SCHEMES.load()  # before the test takes every connection slot
     admin = psycopg.connect(autocommit=True)
     max_connections = int(admin.execute("SHOW max_connections").fetchone()[0])
     # Every connection slot: this session and max_connections - 1 others (as

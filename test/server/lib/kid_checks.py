@@ -10,15 +10,37 @@ on its path and imports what it uses:
 
 import threading
 
-# (type, generator, horizon function) of every generated scheme.
-SCHEMES = [
-    ("sno", "sno_new()", "sno_safe_horizon()"),
-    ("atproto_tid", "tid_new()", "tid_safe_horizon()"),
-    ("koid", "koid_new()", "koid_safe_horizon()"),
-    ("uid", "uid_new()", "uid_safe_horizon()"),
-    ("uid_global", "uid_global_new()", "uid_global_safe_horizon()"),
-    ("uuid", "uuidv7_new()", "uuidv7_safe_horizon()"),
-]
+class _Schemes:
+    """(type, generator call, horizon call) of every generator of kid's id
+    types, as the server's kid_id_types lists them (a new scheme's row is
+    tested without a list here to join).  load() reads them, over a
+    connection of its own made from the PG* environment: call it before a
+    test uses every connection slot."""
+
+    def __init__(self):
+        self._rows = None
+
+    def load(self):
+        if self._rows is None:
+            import psycopg
+
+            with psycopg.connect(autocommit=True) as conn:
+                self._rows = conn.execute(
+                    "SELECT t.type::text, g.fn || '()', t.safe_horizon || '()' "
+                    "FROM kid_id_types t, unnest(t.generators) WITH ORDINALITY AS g(fn, n) "
+                    "ORDER BY t.type::oid, g.n").fetchall()
+            if not self._rows:
+                raise RuntimeError("kid_id_types lists no id type")
+        return self
+
+    def __iter__(self):
+        return iter(self.load()._rows)
+
+    def __len__(self):
+        return len(self.load()._rows)
+
+
+SCHEMES = _Schemes()
 
 count = 0
 failed = 0
