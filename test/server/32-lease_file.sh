@@ -22,9 +22,11 @@ LF_FILE=$LF_DATA/kid.lease
 cluster_init lf $LF_P || exit 1
 cluster_start lf || exit 1
 lfq() { kpsql $LF_P -d postgres "$@"; }
-lfq -c "CREATE EXTENSION kid" \
-    -c "SELECT sno_new(), tid_new(), koid_new(), uid_new(), uid_global_new(), uuidv7_new()" \
-    -c "SELECT sno_safe_horizon(), uuidv7_safe_horizon()" >/dev/null
+# One id of every generator kid_id_types lists, and sno's and uuidv7's
+# horizons read: each lease line but sno's tick 1 then holds a mark.
+lfq -c "CREATE EXTENSION kid" >/dev/null
+lfq -c "SELECT 'SELECT ' || string_agg(g.fn || '()', ', ') || ';' FROM kid_id_types t, unnest(t.generators) AS g(fn)" \
+    -c "SELECT 'SELECT ' || string_agg(t.safe_horizon || '()', ', ') || ';' FROM kid_id_types t" | lfq >/dev/null
 # The lease lines as kid.lease names them: kid_lease()'s, "_" for each blank.
 lf_lines=$(lfq -c "SELECT string_agg(replace(line, ' ', '_'), ' ' ORDER BY ord) FROM kid_lease() WITH ORDINALITY AS l(line, covered_until, startup_floor, ord)")
 cluster_stop lf fast
