@@ -15,6 +15,7 @@
 #include "core/sno.h"
 #include "core/tid.h"
 #include "core/uid.h"
+#include "core/ulid.h"
 
 using namespace kid;
 
@@ -145,6 +146,21 @@ int main(int argc, char **argv)
         }
         put("codokey", std::string(1, static_cast<char>(0x80 | c)) + std::string(1, '\6') +
                            be64(static_cast<uint64_t>(times[0])));
+    }
+
+    // ulid: random 16 bytes, their text in capitals and in small letters.
+    for (int i = 0; i < 8; i++) {
+        uint8_t bytes[ULID_BYTES];
+        for (uint8_t &b : bytes)
+            b = static_cast<uint8_t>(rng());
+        char text[ULID_TEXT_LEN];
+        ulid_encode(bytes, text);
+        put("ulid", std::string(text, ULID_TEXT_LEN));
+        std::string lower(text, ULID_TEXT_LEN);
+        for (char &c : lower)
+            c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+        put("ulid", lower);
+        put("ulid", std::string(reinterpret_cast<char *>(bytes), ULID_BYTES));
     }
 
     // radix: the same bit strings under each alphabet and pad.

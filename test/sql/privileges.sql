@@ -238,6 +238,9 @@ SELECT uuidv7_to_timestamp(id) > now() - interval '1 hour' AS recent,
        AND timestamptz_ne_uuid('2024-01-01', id) AND timestamptz_ge_uuid('infinity', id) AND timestamptz_gt_uuid('infinity', id)
        AND timestamptz_cmp_uuid('infinity', id) = 1 AS comparisons
 FROM g;
+-- ULIDs kept in uuid columns: their text both ways and their time.
+SELECT uuid_to_ulid(ulid_to_uuid('01ARYZ6S41TSV4RRFFQ69G5FAV')) AS ulid,
+       ulid_to_timestamp(ulid_to_uuid('01ARYZ6S41TSV4RRFFQ69G5FAV')) = '2016-07-30 22:36:16.385+00' AS ulid_time;
 -- The commit horizons: no id made after one was read is below it.
 SELECT sno_safe_horizon() <= sno_new() AS sno_horizon, tid_safe_horizon() <= tid_new() AS tid_horizon,
        koid_safe_horizon() <= koid_new() AS koid_horizon, uid_safe_horizon() <= uid_new() AS uid_horizon,
