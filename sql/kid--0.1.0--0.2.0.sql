@@ -2077,6 +2077,834 @@ AS 'MODULE_PATHNAME', 'kid_partition_rows' LANGUAGE C VOLATILE STRICT PARALLEL U
 COMMENT ON FUNCTION kid_partition_rows(regclass, integer) IS
 'internal: the rows of plain table rel counted by a scan of its storage (no row-level security, no trigger), NULL when it has more than max_pages pages or is not a plain table; for the owner of rel or of the partitioned table it is attached to (42501 for any other)';
 
+-- The maintenance of one table is kid_partition_maintain_table() below,
+-- which kid_partition_maintain() calls through
+-- kid_partition_maintain_as_owner(), as the table's owner, and the parts it
+-- calls in turn, each for one job: kid_partition_check() (the table, its
+-- configuration and its key), kid_partition_key() (the key and the SQL
+-- that bounds it), kid_partition_inventory() (the partitions there are),
+-- kid_partition_plan() (what is missing, what retires, the lock that
+-- needs), kid_partition_lock() (taking that lock), kid_partition_make()
+-- (the partitions made, each by kid_partition_make_table(),
+-- kid_partition_move() and kid_partition_attach()) and
+-- kid_partition_retire().  Every part runs as the owner of the table only
+-- (kid_partition_owner_only(); kid_partition_key() and
+-- kid_partition_inventory() only read the catalog): PUBLIC may execute
+-- them, as the owner of any table must, but a superuser that called one
+-- directly would run the owner's triggers, policies and constraints with
+-- its own rights.
+
+-- 42501 unless the current user is the owner of the table (the parts of
+-- the maintenance run as the owner only, as kid_partition_maintain_as_owner()
+-- runs them).
+CREATE FUNCTION kid_partition_owner_only(parent regclass) RETURNS void
+LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF (SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = parent)
+       IS DISTINCT FROM (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = current_user) THEN
+        RAISE EXCEPTION 'the maintenance of the partitions of table % runs as its owner only', parent
+            USING ERRCODE = 'insufficient_privilege', HINT = 'Call kid_partition_maintain().';
+    END IF;
+END $$;
+
+COMMENT ON FUNCTION kid_partition_owner_only(regclass) IS
+'internal: 42501 unless the current user is the owner of the table (the parts of kid_partition_maintain_table() run as the owner only)';
+
+-- The key of a table kid partitions and the SQL that bounds it: the key
+-- column, its type (a domain's base type), the prefix of the key type's
+-- functions (NULL: not a kid id type nor uuid; kid_partition_check()
+-- refuses it), and format() strings and clauses the parts build their
+-- statements from, every bound as bytea in the key's btree order.
+CREATE FUNCTION kid_partition_key(
+    parent regclass,
+    OUT key_name name,
+    OUT keytype regtype,
+    OUT key_domain boolean,   -- the key column is of a domain over the type
+    OUT key_expr text,        -- the key as its base type, (key)::type: see below
+    OUT prefix text,          -- of the key type's functions: sno, tid, koid, uid, uid_global, uuidv7
+    OUT to_bytes text,        -- format(): the key %s as bytea, in the key's btree order
+    OUT from_bytes text,      -- format(): the key from the bytea %s
+    OUT v7_only text,         -- a uuid table moves version 7 uuids only
+    OUT in_range text,        -- the key is from $1 to below $2 (bytea)
+    OUT below text,           -- the key is below $1 (bytea)
+    OUT from_next text,       -- and at or above $2 (bytea)
+    OUT bounds_sql text)      -- the bounds of the times $1 and $2, as bytea
+LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    SELECT a.attname, a.atttypid INTO key_name, keytype
+    FROM pg_catalog.pg_partitioned_table pt
+    JOIN pg_catalog.pg_attribute a ON a.attrelid = pt.partrelid AND a.attnum = pt.partattrs[0]
+    WHERE pt.partrelid = parent;
+    key_domain := false;
+    WHILE (SELECT ty.typtype FROM pg_catalog.pg_type ty WHERE ty.oid = keytype) = 'd' LOOP
+        keytype := (SELECT ty.typbasetype FROM pg_catalog.pg_type ty WHERE ty.oid = keytype);
+        key_domain := true;
+    END LOOP;
+    -- Every operator and function the maintenance applies to the key takes
+    -- it as its base type: for a key of a domain, an operator or function
+    -- of that domain's exact type in kid's schema (which another role may
+    -- be able to create objects in) would win over kid's own.  Casting to
+    -- a domain's base type calls nothing.
+    key_expr := format('(%I)::%s', key_name, keytype);
+    prefix := CASE keytype WHEN '@extschema@.sno'::regtype THEN 'sno'
+                           WHEN '@extschema@.atproto_tid'::regtype THEN 'tid'
+                           WHEN '@extschema@.koid'::regtype THEN 'koid'
+                           WHEN '@extschema@.uid'::regtype THEN 'uid'
+                           WHEN '@extschema@.uid_global'::regtype THEN 'uid_global'
+                           WHEN 'pg_catalog.uuid'::regtype THEN 'uuidv7' END;
+    IF prefix IS NULL THEN
+        RETURN;
+    END IF;
+    IF prefix = 'uuidv7' THEN
+        to_bytes := 'pg_catalog.uuid_send(%s)';
+        from_bytes := 'pg_catalog.encode(%s, ''hex'')::pg_catalog.uuid';
+        v7_only := format(' AND @extschema@.uuidv7_to_timestamp(%s) IS NOT NULL', key_expr);
+    ELSE
+        to_bytes := '(%s)::pg_catalog.bytea';
+        from_bytes := '(%s)::' || keytype::text;
+        v7_only := '';
+    END IF;
+    -- (The search_path is pg_catalog's alone: name the key's operators.)
+    in_range := format('%1$s OPERATOR(%2$s.>=) %3$s AND %1$s OPERATOR(%2$s.<) %4$s', key_expr,
+                       CASE prefix WHEN 'uuidv7' THEN 'pg_catalog' ELSE '@extschema@' END, format(from_bytes, '$1'), format(from_bytes, '$2'));
+    below := format('%1$s OPERATOR(%2$s.<) %3$s', key_expr,
+                    CASE prefix WHEN 'uuidv7' THEN 'pg_catalog' ELSE '@extschema@' END, format(from_bytes, '$1'));
+    from_next := format(' AND %1$s OPERATOR(%2$s.>=) %3$s', key_expr,
+                        CASE prefix WHEN 'uuidv7' THEN 'pg_catalog' ELSE '@extschema@' END, format(from_bytes, '$2'));
+    bounds_sql := format('SELECT ' || to_bytes || ', ' || to_bytes,
+                         format('@extschema@.%s_from_timestamp($1)', prefix), format('@extschema@.%s_from_timestamp($2)', prefix));
+END $$;
+
+COMMENT ON FUNCTION kid_partition_key(regclass) IS
+'internal: the partition key of a table kid partitions (its column, its base type, the prefix of its type''s functions) and the SQL kid''s maintenance bounds it with, every bound as bytea in the key''s btree order';
+
+-- The checks of a run, under its first lock: the table is the one kid
+-- partitions, of a kind it partitions, by a key it can bound.  Records the
+-- setting the bounds of koid and uid_global depend on, and adds a uuid
+-- table's CHECK.  Returns the table's configuration.
+CREATE FUNCTION kid_partition_check(parent regclass) RETURNS @extschema@.kid_partition_config
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    cfg @extschema@.kid_partition_config;
+    rel record;
+    key record;
+    new_name text;
+    i integer;
+BEGIN
+    SELECT * INTO cfg FROM @extschema@.kid_partition_config c WHERE c.parent = kid_partition_check.parent;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'kid does not partition table %', parent USING ERRCODE = 'object_not_in_prerequisite_state',
+            HINT = 'Configure it with kid_partition_by_time().';
+    END IF;
+    SELECT c.relname, c.relowner, c.relkind, c.relpersistence,
+           pt.partstrat, pt.partnatts, pt.partattrs[0] AS keyattnum, pt.partclass[0] AS keyclass
+    INTO rel
+    FROM pg_catalog.pg_class c
+    LEFT JOIN pg_catalog.pg_partitioned_table pt ON pt.partrelid = c.oid
+    WHERE c.oid = parent;
+    -- Only as the table's owner (kid_partition_maintain_as_owner() made it
+    -- the current user, security-restricted): never with another role's
+    -- rights, which the owner's triggers, index expressions and
+    -- constraints would run with.
+    IF rel.relowner IS DISTINCT FROM (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = current_user) THEN
+        RAISE EXCEPTION 'kid_partition_maintain_table() runs as the owner of table % only', parent
+            USING ERRCODE = 'insufficient_privilege', HINT = 'Call kid_partition_maintain().';
+    END IF;
+    -- The row is about this table, not about a dropped one whose OID it took.
+    IF cfg.relname <> rel.relname THEN
+        RAISE EXCEPTION 'kid_partition_config configured a table named "%" with the OID of table %', cfg.relname, parent
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'The table was renamed while kid could not follow, or it is another table that took the OID of a dropped one.',
+                  HINT = 'Configure it again with kid_partition_by_time() if it is the table you configured; otherwise delete its row of kid_partition_config.';
+    END IF;
+    IF rel.relpersistence = 't' THEN
+        RAISE EXCEPTION 'kid does not partition temporary table %', parent USING ERRCODE = 'feature_not_supported';
+    END IF;
+    IF rel.relkind <> 'p' OR rel.partstrat <> 'r' THEN
+        RAISE EXCEPTION 'table % is not partitioned by range', parent USING ERRCODE = 'wrong_object_type',
+            HINT = 'kid partitions a table made with PARTITION BY RANGE (id); docs/partitioning.md turns an existing table into one.';
+    END IF;
+    IF rel.partnatts <> 1 OR rel.keyattnum = 0 THEN
+        RAISE EXCEPTION 'the partition key of table % is not one column', parent USING ERRCODE = 'feature_not_supported',
+            DETAIL = 'kid partitions a table by its id column alone: PARTITION BY RANGE (id).';
+    END IF;
+    SELECT * INTO key FROM @extschema@.kid_partition_key(parent);
+    IF key.prefix IS NULL THEN
+        RAISE EXCEPTION 'the partition key %.% is of type %, not a kid id type or uuid', parent, key.key_name, key.keytype
+            USING ERRCODE = 'datatype_mismatch';
+    END IF;
+    IF rel.keyclass IS DISTINCT FROM (SELECT oc.oid FROM pg_catalog.pg_opclass oc JOIN pg_catalog.pg_am am ON am.oid = oc.opcmethod
+                                      WHERE am.amname = 'btree' AND oc.opcintype = key.keytype AND oc.opcdefault) THEN
+        RAISE EXCEPTION 'the partition key %.% does not use the default operator class of %', parent, key.key_name, key.keytype
+            USING ERRCODE = 'feature_not_supported';
+    END IF;
+    -- koid and uid_global bounds depend on a setting fixed at server start:
+    -- recorded at the first maintenance, required at every later one.
+    IF key.prefix IN ('koid', 'uid_global') THEN
+        IF cfg.koid_epoch_ms IS NULL AND cfg.uid_interval IS NULL THEN
+            UPDATE @extschema@.kid_partition_config c
+            SET koid_epoch_ms = CASE key.prefix WHEN 'koid' THEN current_setting('kid.koid_epoch_ms')::bigint END,
+                uid_interval = CASE key.prefix WHEN 'uid_global' THEN current_setting('kid.uid_interval')::integer END
+            WHERE c.parent = kid_partition_check.parent
+            RETURNING * INTO cfg;
+        END IF;
+        IF cfg.koid_epoch_ms IS DISTINCT FROM (CASE key.prefix WHEN 'koid' THEN current_setting('kid.koid_epoch_ms')::bigint END)
+           OR cfg.uid_interval IS DISTINCT FROM (CASE key.prefix WHEN 'uid_global' THEN current_setting('kid.uid_interval')::integer END) THEN
+            RAISE EXCEPTION 'the partitions of % were made under another %', parent,
+                    CASE key.prefix WHEN 'koid' THEN 'kid.koid_epoch_ms' ELSE 'kid.uid_interval' END
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                DETAIL = format('Their bounds were made with %s = %s; this server has %s: new bounds would not line up with them.',
+                                CASE key.prefix WHEN 'koid' THEN 'kid.koid_epoch_ms' ELSE 'kid.uid_interval' END,
+                                coalesce(cfg.koid_epoch_ms, cfg.uid_interval),
+                                current_setting(CASE key.prefix WHEN 'koid' THEN 'kid.koid_epoch_ms' ELSE 'kid.uid_interval' END)),
+                HINT = 'Start the server with the setting the table was partitioned under.';
+        END IF;
+    END IF;
+    -- A uuid table holds version 7 uuids only.  PostgreSQL places a row by
+    -- the bytes of its key, so a uuid of another version (a version 4, its
+    -- first 48 bits random) would land in whichever time partition its
+    -- bits fall in, and be retired with it: a CHECK on the table refuses
+    -- it (23514), every partition included, once and for all.  Added at
+    -- the first maintenance (it reads every partition), and again if it
+    -- is dropped.
+    IF key.prefix = 'uuidv7' AND NOT EXISTS (
+            SELECT FROM pg_catalog.pg_constraint k
+            WHERE k.conrelid = parent AND k.contype = 'c' AND k.convalidated
+              AND pg_catalog.pg_get_constraintdef(k.oid) = format('CHECK (((%I IS NULL) OR (@extschema@.uuidv7_to_timestamp(%s) IS NOT NULL)))',
+                                                                  key.key_name, CASE WHEN key.key_domain THEN key.key_expr ELSE format('%I', key.key_name) END)) THEN
+        new_name := left(rel.relname, 63 - octet_length('_uuidv7')) || '_uuidv7';
+        i := 0;
+        WHILE EXISTS (SELECT FROM pg_catalog.pg_constraint k WHERE k.conrelid = parent AND k.conname = new_name) LOOP
+            i := i + 1;
+            new_name := left(rel.relname, 63 - octet_length('_uuidv7_' || i)) || '_uuidv7_' || i;
+        END LOOP;
+        EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I CHECK (%I IS NULL OR @extschema@.uuidv7_to_timestamp(%s) IS NOT NULL)',
+                       parent, new_name, key.key_name, key.key_expr);
+    END IF;
+    RETURN cfg;
+END $$;
+
+COMMENT ON FUNCTION kid_partition_check(regclass) IS
+'internal: the checks of kid''s maintenance of a table (configured, the same table, as its owner, partitioned by range on one column of a kid id type or uuid); records the koid or uid_global setting its bounds depend on, adds a uuid table''s version 7 CHECK; returns its configuration';
+
+-- The partitions a table has: the default one, and the others with their
+-- bounds as bytea (NULL for MINVALUE and MAXVALUE), in three lists of the
+-- same order.
+CREATE FUNCTION kid_partition_inventory(
+    parent regclass,
+    OUT default_part regclass,
+    OUT part_oids oid[],
+    OUT part_lo bytea[],
+    OUT part_hi bytea[])
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    key record;
+    p regclass;
+    bounds text[];
+    k integer;
+    lo bytea;
+BEGIN
+    SELECT * INTO key FROM @extschema@.kid_partition_key(parent);
+    part_oids := '{}';
+    part_lo := '{}';
+    part_hi := '{}';
+    FOR p, bounds IN
+        SELECT i.inhrelid::regclass,
+               regexp_match(pg_catalog.pg_get_expr(r.relpartbound, r.oid), '^FOR VALUES FROM \((.*)\) TO \((.*)\)$')
+        FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class r ON r.oid = i.inhrelid
+        WHERE i.inhparent = parent
+    LOOP
+        IF bounds IS NULL THEN
+            default_part := p;
+            CONTINUE;
+        END IF;
+        part_oids := part_oids || p::oid;
+        FOR k IN 1 .. 2 LOOP
+            lo := NULL;
+            IF bounds[k] NOT IN ('MINVALUE', 'MAXVALUE') THEN
+                EXECUTE format('SELECT ' || key.to_bytes, '$1::' || key.keytype::text)
+                    INTO lo USING replace(substr(bounds[k], 2, length(bounds[k]) - 2), '''''', '''');
+            END IF;
+            IF k = 1 THEN part_lo := part_lo || lo; ELSE part_hi := part_hi || lo; END IF;
+        END LOOP;
+    END LOOP;
+END $$;
+
+COMMENT ON FUNCTION kid_partition_inventory(regclass) IS
+'internal: the partitions of a table kid partitions: its default partition, and the others with their bounds as bytea (NULL for MINVALUE and MAXVALUE)';
+
+-- The plan of a run as at time maint_at: the partitions there are, how
+-- many periods from at's through premake ahead no partition covers, the
+-- horizon (no partition is made for ids from there on), a row waiting in
+-- the default partition, the cutoff of the retention and the lock the work
+-- needs.  Made again under each lock a run takes.
+CREATE FUNCTION kid_partition_plan(
+    parent regclass,
+    cfg @extschema@.kid_partition_config,
+    maint_at timestamptz,
+    OUT default_part regclass,   -- the partitions there are (kid_partition_inventory())
+    OUT part_oids oid[],
+    OUT part_lo bytea[],
+    OUT part_hi bytea[],
+    OUT missing integer,
+    OUT horizon bytea,           -- no partition is made for ids from here on
+    OUT found_key bytea,         -- a row waiting in the default partition, below the horizon
+    OUT newest timestamptz,      -- the time of the table's newest row (below the horizon)
+    OUT cutoff timestamptz,
+    OUT cutoff_key bytea,
+    OUT clock_cutoff_key bytea,  -- the cutoff of at alone, when it is well ahead of the newest row
+    OUT needed text)             -- the lock on the table the work needs ('none': nothing to do)
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    key record;
+    per record;
+    k integer;
+    i integer;
+    lo bytea;
+    hi bytea;
+    newest_key bytea;
+BEGIN
+    PERFORM @extschema@.kid_partition_owner_only(parent);
+    SELECT * INTO key FROM @extschema@.kid_partition_key(parent);
+    SELECT * INTO default_part, part_oids, part_lo, part_hi FROM @extschema@.kid_partition_inventory(parent);
+    -- Periods from at's through premake ahead that no partition covers.
+    missing := 0;
+    FOR k IN 0 .. cfg.premake LOOP
+        per := @extschema@.kid_partition_period(cfg.every, cfg.time_zone, maint_at, k);
+        CONTINUE WHEN per.lower >= per.upper;
+        EXECUTE key.bounds_sql INTO lo, hi USING per.lower, per.upper;
+        IF NOT EXISTS (SELECT FROM generate_subscripts(part_oids, 1) j
+                       WHERE (part_lo[j] IS NULL OR part_lo[j] < hi) AND (part_hi[j] IS NULL OR part_hi[j] > lo)) THEN
+            missing := missing + 1;
+        END IF;
+    END LOOP;
+    per := @extschema@.kid_partition_period(cfg.every, cfg.time_zone, maint_at, cfg.premake + 1);
+    EXECUTE key.bounds_sql INTO horizon, hi USING per.lower, per.upper;
+    -- A row waiting in the default partition for a period kid makes.
+    found_key := NULL;
+    IF default_part IS NOT NULL THEN
+        EXECUTE format('SELECT ' || key.to_bytes || ' FROM %s WHERE %s%s ORDER BY %I LIMIT 1',
+                       key.key_expr, default_part, key.below, key.v7_only, key.key_name)
+            INTO found_key USING horizon;
+    END IF;
+    -- Partitions wholly older than the cutoff: the retention counted
+    -- back from the older of at and the time of the table's newest row.
+    -- Dropping is the one thing kid does that cannot be undone, and at
+    -- is the clock (the worker's now()), which may be wrong: a server
+    -- started with its clock a month ahead would otherwise drop a
+    -- month of rows.  The rows are the clock kid can vouch for: a
+    -- partition goes only when the table holds a row made retain after
+    -- it.  (A table with no row has none to lose.)  The newest row of
+    -- the partitions there were before this run, not of the default
+    -- partition: a row dated far ahead waits there, and would vouch
+    -- for any clock that reached it.  The partitions by upper bound,
+    -- from the highest: the first that has a row below the horizon
+    -- has the newest.
+    cutoff_key := NULL;
+    clock_cutoff_key := NULL;
+    IF cfg.retain IS NOT NULL THEN
+        newest_key := NULL;
+        FOR i IN SELECT j FROM generate_subscripts(part_oids, 1) j
+                 WHERE part_lo[j] IS NULL OR part_lo[j] < horizon ORDER BY part_hi[j] DESC NULLS FIRST LOOP
+            EXECUTE format('SELECT ' || key.to_bytes || ' FROM %s WHERE %s%s ORDER BY %I DESC LIMIT 1',
+                           key.key_expr, part_oids[i]::regclass, key.below, key.v7_only, key.key_name)
+                INTO newest_key USING horizon;
+            EXIT WHEN newest_key IS NOT NULL;
+        END LOOP;
+        newest := NULL;
+        IF newest_key IS NOT NULL THEN
+            EXECUTE format('SELECT @extschema@.%s_to_timestamp(' || key.from_bytes || ')', key.prefix, '$1') INTO newest USING newest_key;
+        END IF;
+        cutoff := @extschema@.kid_partition_minus(least(maint_at, newest), cfg.retain, cfg.time_zone);
+        EXECUTE key.bounds_sql INTO cutoff_key, hi USING cutoff, cutoff;
+        -- When at is well ahead of the newest row (more than a period,
+        -- and more than an hour), what at alone would have retired is
+        -- said (a WARNING and rows keep).
+        IF maint_at - newest > greatest(cfg.every, interval '1 hour') THEN
+            EXECUTE key.bounds_sql INTO clock_cutoff_key, hi
+                USING @extschema@.kid_partition_minus(maint_at, cfg.retain, cfg.time_zone), cutoff;
+        END IF;
+    END IF;
+
+    -- Retiring, even a partition made in this run for rows older than
+    -- the cutoff, takes ACCESS EXCLUSIVE, before anything is done: an
+    -- upgrade after an ATTACH, which holds ACCESS EXCLUSIVE on the
+    -- default partition, would wait for the readers of the table while
+    -- they wait for the default partition (a deadlock).
+    needed := CASE WHEN EXISTS (SELECT FROM unnest(part_hi) h WHERE h <= cutoff_key) OR found_key < cutoff_key
+                   THEN 'ACCESS EXCLUSIVE'
+                   WHEN missing > 0 OR found_key IS NOT NULL OR default_part IS NULL THEN 'SHARE ROW EXCLUSIVE'
+                   ELSE 'none' END;
+END $$;
+
+COMMENT ON FUNCTION kid_partition_plan(regclass, @extschema@.kid_partition_config, timestamptz) IS
+'internal: the plan of kid''s maintenance of a table as at time maint_at: its partitions, the periods missing, the horizon, a row waiting in the default partition, the newest row, the cutoff of the retention, the lock the work needs; as the table''s owner only';
+
+-- The lock on the table the plan needs (the run holds SHARE UPDATE
+-- EXCLUSIVE, and, when first is false, the weaker lock of an earlier plan).
+CREATE FUNCTION kid_partition_lock(parent regclass, needed text, first boolean) RETURNS void
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    p regclass;
+    ties regclass[] := '{}'; -- the tables a foreign key ties the table to, which the run locks
+    caller_setting text;  -- the caller's lock_timeout
+    caller_ms bigint;     -- the same in ms (0: none)
+    short_ms bigint;      -- how long an attempt awaits its locks after its first, together (ms)
+    locking_since timestamptz;
+    first_granted timestamptz;
+    last_granted regclass; -- the last lock an attempt was granted
+    blocked regclass;     -- the lock an attempt was not granted
+BEGIN
+    PERFORM @extschema@.kid_partition_owner_only(parent);
+    -- The first lock on the table, with the tables a foreign key ties
+    -- it to, which ATTACH and DETACH lock too (SHARE ROW EXCLUSIVE).
+    -- Whatever the order, a transaction that writes to them and to the
+    -- table in the other order would deadlock with a run that holds
+    -- one lock while it waits for the next (a customer, then its
+    -- event; an event, then its customer).  So every lock after the
+    -- first of an attempt is awaited at most half of deadlock_timeout:
+    -- if it is not granted, the attempt's subtransaction ends, which
+    -- lets all its locks go; the run then waits for the lock that was
+    -- not granted alone, holding none of the others, lets it go, and
+    -- tries again (all within the caller's lock_timeout, if any).  Only
+    -- the tables the caller may lock (LOCK TABLE's privileges);
+    -- PostgreSQL locks the others in ATTACH.  Tables this transaction
+    -- already holds (an earlier table of a call for every table) are
+    -- not its to let go: then the locks are simply awaited.
+    IF first THEN
+        ties := ARRAY(SELECT t.oid::regclass FROM (
+                          SELECT DISTINCT r.oid FROM pg_catalog.pg_constraint f
+                          JOIN pg_catalog.pg_class r ON r.oid IN (f.conrelid, f.confrelid)
+                          WHERE f.contype = 'f' AND parent IN (f.conrelid, f.confrelid)
+                            AND r.oid NOT IN (SELECT tree.relid FROM pg_catalog.pg_partition_tree(parent) tree)
+                            AND pg_catalog.has_schema_privilege(r.relnamespace, 'USAGE')
+                            AND pg_catalog.has_table_privilege(r.oid, 'UPDATE, DELETE, TRUNCATE')) t
+                      ORDER BY t.oid);
+        IF EXISTS (SELECT FROM pg_catalog.pg_locks l
+                   WHERE l.pid = pg_catalog.pg_backend_pid() AND l.locktype = 'relation' AND l.granted
+                     AND l.relation = ANY (ties::oid[])
+                     AND l.mode IN ('ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock')) THEN
+            FOREACH p IN ARRAY ties LOOP
+                EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', p);
+            END LOOP;
+            ties := '{}';
+        END IF;
+    END IF;
+    IF cardinality(ties) = 0 THEN
+        EXECUTE format('LOCK TABLE %s IN %s MODE', parent, needed);
+        RETURN;
+    END IF;
+    caller_setting := current_setting('lock_timeout');
+    caller_ms := (extract(epoch FROM caller_setting::interval) * 1000)::bigint;  -- 0: none
+    -- Half of deadlock_timeout for all the waits of an attempt after
+    -- its first lock together, so that a transaction waiting for a
+    -- lock the attempt holds finds no deadlock before the attempt
+    -- lets go; and never more than the caller's lock_timeout.
+    short_ms := greatest(1, (extract(epoch FROM current_setting('deadlock_timeout')::interval) * 500)::bigint);
+    IF caller_ms > 0 THEN
+        short_ms := least(short_ms, caller_ms);
+    END IF;
+    locking_since := pg_catalog.clock_timestamp();
+    LOOP
+        BEGIN
+            last_granted := NULL;
+            IF caller_ms > 0 THEN
+                PERFORM pg_catalog.set_config('lock_timeout', greatest(1, caller_ms - (extract(epoch FROM
+                    pg_catalog.clock_timestamp() - locking_since) * 1000)::bigint)::text, true);
+            END IF;
+            FOREACH p IN ARRAY ties || parent LOOP
+                IF last_granted IS NOT NULL THEN
+                    PERFORM pg_catalog.set_config('lock_timeout', greatest(1, short_ms - (extract(epoch FROM
+                        pg_catalog.clock_timestamp() - first_granted) * 1000)::bigint)::text, true);
+                END IF;
+                EXECUTE format('LOCK TABLE %s IN %s MODE', p, CASE WHEN p = parent THEN needed ELSE 'SHARE ROW EXCLUSIVE' END);
+                IF last_granted IS NULL THEN
+                    first_granted := pg_catalog.clock_timestamp();
+                END IF;
+                last_granted := p;
+            END LOOP;
+            PERFORM pg_catalog.set_config('lock_timeout', caller_setting, true);
+            RETURN;
+        EXCEPTION WHEN lock_not_available THEN
+            -- (lock_timeout is back as the caller had it.)  The
+            -- caller's own timeout on the attempt's first lock.
+            IF last_granted IS NULL THEN
+                RAISE;
+            END IF;
+        END;
+        -- The lock after the last one granted, awaited alone within
+        -- what is left of the caller's lock_timeout.
+        blocked := coalesce(ties[array_position(ties, last_granted) + 1], parent);
+        IF caller_ms > 0 AND pg_catalog.clock_timestamp() - locking_since >= caller_setting::interval THEN
+            RAISE EXCEPTION 'kid could not lock table % and the tables a foreign key ties it to within lock_timeout (%)',
+                            parent, caller_setting
+                USING ERRCODE = 'lock_not_available';
+        END IF;
+        BEGIN
+            IF caller_ms > 0 THEN
+                PERFORM pg_catalog.set_config('lock_timeout', greatest(1, caller_ms - (extract(epoch FROM
+                    pg_catalog.clock_timestamp() - locking_since) * 1000)::bigint)::text, true);
+            END IF;
+            EXECUTE format('LOCK TABLE %s IN %s MODE', blocked, CASE WHEN blocked = parent THEN needed ELSE 'SHARE ROW EXCLUSIVE' END);
+            RAISE SQLSTATE 'KP001';  -- granted: let it go (and lock_timeout back)
+        EXCEPTION WHEN SQLSTATE 'KP001' THEN
+            NULL;
+        END;
+    END LOOP;
+END $$;
+
+COMMENT ON FUNCTION kid_partition_lock(regclass, text, boolean) IS
+'internal: takes the lock on a table that kid''s maintenance needs (needed), the first time (first) with the tables a foreign key ties it to, each lock after an attempt''s first awaited at most half of deadlock_timeout, within the caller''s lock_timeout; as the table''s owner only';
+
+-- A new partition of the table, not yet attached: a table like it, in its
+-- schema, access method and tablespace; ATTACH PARTITION adds its indexes,
+-- foreign keys and row triggers.  Named after the table (cut to leave
+-- room), then suffix (_default, or _p and its period's suffix), and _1,
+-- _2 ... if that name is taken.
+CREATE FUNCTION kid_partition_make_table(parent regclass, suffix text) RETURNS regclass
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    rel record;
+    name_base text;
+    new_name text;
+    i integer;
+BEGIN
+    PERFORM @extschema@.kid_partition_owner_only(parent);
+    PERFORM @extschema@.kid_partition_owner_may_create(parent);
+    SELECT c.relname, c.relnamespace, n.nspname, c.reltablespace, c.relam INTO rel
+    FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+    WHERE c.oid = parent;
+    name_base := rel.relname;
+    WHILE octet_length(name_base) > 63 - octet_length('_p00000000_0000_99') LOOP
+        name_base := left(name_base, -1);
+    END LOOP;
+    new_name := name_base || suffix;
+    i := 0;
+    WHILE @extschema@.kid_partition_name_taken(rel.relnamespace, new_name) LOOP
+        i := i + 1;
+        new_name := name_base || suffix || '_' || i;
+    END LOOP;
+    EXECUTE format('CREATE TABLE %I.%I (LIKE %s INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED '
+                   'INCLUDING STORAGE INCLUDING COMPRESSION)%s%s', rel.nspname, new_name, parent,
+                   (SELECT format(' USING %I', am.amname) FROM pg_catalog.pg_am am WHERE am.oid = rel.relam),
+                   (SELECT format(' TABLESPACE %I', ts.spcname) FROM pg_catalog.pg_tablespace ts WHERE ts.oid = rel.reltablespace));
+    RETURN format('%I.%I', rel.nspname, new_name)::regclass;
+END $$;
+
+COMMENT ON FUNCTION kid_partition_make_table(regclass, text) IS
+'internal: makes a table like a table kid partitions, in its schema, access method and tablespace, named after it and suffix (_1, _2 ... if taken), to be attached as its partition; as the table''s owner only';
+
+-- The rows of the default partition from bound lo to below hi (bytea)
+-- moved into new_part, before it is attached: DELETE from the default
+-- partition (its DELETE triggers fire), INSERT into the new table, every
+-- column but generated ones.  Returns how many.
+CREATE FUNCTION kid_partition_move(parent regclass, default_part regclass, new_part regclass, lo bytea, hi bytea) RETURNS bigint
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    columns text;
+    moved bigint;
+BEGIN
+    PERFORM @extschema@.kid_partition_owner_only(parent);
+    SELECT string_agg(format('%I', a.attname), ', ' ORDER BY a.attnum) INTO columns
+    FROM pg_catalog.pg_attribute a
+    WHERE a.attrelid = parent AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '';
+    EXECUTE format('WITH moved AS (DELETE FROM %s WHERE %s RETURNING %s) INSERT INTO %s (%s) SELECT %s FROM moved',
+                   default_part, (SELECT key.in_range FROM @extschema@.kid_partition_key(parent) key),
+                   columns, new_part, columns, columns)
+        USING lo, hi;
+    GET DIAGNOSTICS moved = ROW_COUNT;
+    RETURN moved;
+END $$;
+
+COMMENT ON FUNCTION kid_partition_move(regclass, regclass, regclass, bytea, bytea) IS
+'internal: moves the rows of the default partition of a table kid partitions whose key is from lo to below hi (bytea) into new_part, not yet attached; returns how many; as the table''s owner only';
+
+-- new_part attached for the keys from lo to below hi (bytea), moved: the
+-- rows moved into it.
+CREATE FUNCTION kid_partition_attach(parent regclass, new_part regclass, lo bytea, hi bytea, moved bigint) RETURNS void
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    from_bytes text;
+    citus boolean;        -- the table is distributed by Citus
+    messages text;
+BEGIN
+    PERFORM @extschema@.kid_partition_owner_only(parent);
+    from_bytes := (SELECT key.from_bytes FROM @extschema@.kid_partition_key(parent) key);
+    citus := pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL;
+    IF citus THEN
+        EXECUTE 'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1)' INTO citus USING parent;
+    END IF;
+    -- On a Citus coordinator ATTACH distributes the new table and copies
+    -- its rows into its shards (saying so in NOTICEs): the local copy goes.
+    IF moved > 0 AND citus THEN
+        messages := current_setting('client_min_messages');
+        PERFORM pg_catalog.set_config('client_min_messages', 'warning', true);
+    END IF;
+    EXECUTE format('ALTER TABLE %s ATTACH PARTITION %s FOR VALUES FROM (%s) TO (%s)', parent, new_part,
+                   format(from_bytes, quote_literal(lo) || '::pg_catalog.bytea'),
+                   format(from_bytes, quote_literal(hi) || '::pg_catalog.bytea'));
+    IF moved > 0 AND citus THEN
+        EXECUTE 'SELECT pg_catalog.truncate_local_data_after_distributing_table($1)' USING new_part;
+        PERFORM pg_catalog.set_config('client_min_messages', messages, true);
+    END IF;
+END $$;
+
+COMMENT ON FUNCTION kid_partition_attach(regclass, regclass, bytea, bytea, bigint) IS
+'internal: attaches new_part to a table kid partitions for the keys from lo to below hi (bytea); on a Citus coordinator, with moved rows, drops the local copy of what ATTACH distributed; as the table''s owner only';
+
+-- The partitions a run makes (it holds SHARE ROW EXCLUSIVE on the table at
+-- least): the default partition if there is none, the partitions of the
+-- periods from at's through premake ahead; then those of the periods
+-- whose rows wait in the default partition, in the order of their ids, up
+-- to the horizon.  A period that a partition attached by hand overlaps is
+-- left to it.  One row per partition made.
+CREATE FUNCTION kid_partition_make(
+    parent regclass,
+    cfg @extschema@.kid_partition_config,
+    maint_at timestamptz,
+    horizon bytea,
+    OUT action text,
+    OUT partition_name text,
+    OUT period tstzrange,
+    OUT rows bigint,
+    OUT detail text)
+RETURNS SETOF record
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    key record;
+    default_part regclass;
+    part_oids oid[];      -- the partitions there are, and those made
+    part_lo bytea[];
+    part_hi bytea[];
+    premaking boolean;
+    per record;
+    k integer := 0;
+    i integer;
+    lo bytea;
+    hi bytea;
+    found_key bytea;
+    next_key bytea;
+    t timestamptz;
+    has_rows boolean;
+    new_part regclass;
+BEGIN
+    PERFORM @extschema@.kid_partition_owner_only(parent);
+    SELECT * INTO key FROM @extschema@.kid_partition_key(parent);
+    SELECT * INTO default_part, part_oids, part_lo, part_hi FROM @extschema@.kid_partition_inventory(parent);
+    -- The default partition: it takes the rows no partition covers.
+    IF default_part IS NULL THEN
+        default_part := @extschema@.kid_partition_make_table(parent, '_default');
+        EXECUTE format('ALTER TABLE %s ATTACH PARTITION %s DEFAULT', parent, default_part);
+        action := 'create default'; partition_name := default_part::text; period := NULL; rows := 0;
+        detail := 'takes the rows no partition covers';
+        RETURN NEXT;
+    END IF;
+    premaking := true;
+    next_key := NULL;
+    LOOP
+        IF premaking AND k > cfg.premake THEN
+            premaking := false;
+            EXIT WHEN horizon IS NULL;
+        END IF;
+        IF premaking THEN
+            per := @extschema@.kid_partition_period(cfg.every, cfg.time_zone, maint_at, k);
+            k := k + 1;
+            CONTINUE WHEN per.lower >= per.upper;
+            EXECUTE key.bounds_sql INTO lo, hi USING per.lower, per.upper;
+            detail := 'premade';
+        ELSE
+            EXECUTE format('SELECT ' || key.to_bytes || ' FROM %s WHERE %s%s%s ORDER BY %I LIMIT 1',
+                           key.key_expr, default_part, key.below, CASE WHEN next_key IS NULL THEN '' ELSE key.from_next END,
+                           key.v7_only, key.key_name)
+                INTO found_key USING horizon, next_key;
+            EXIT WHEN found_key IS NULL;
+            EXECUTE format('SELECT @extschema@.%s_to_timestamp(' || key.from_bytes || ')', key.prefix, '$1') INTO t USING found_key;
+            per := @extschema@.kid_partition_period(cfg.every, cfg.time_zone, t);
+            EXECUTE key.bounds_sql INTO lo, hi USING per.lower, per.upper;
+            -- The period whose ids the row is among: for a uid_global of a
+            -- node other than 0 made near the end of a period, the next one
+            -- (ids sort by node before the seconds within a neighbourhood
+            -- window, so every id of the window is >= the bound in it).
+            -- (A few periods at most; bounded, so that a period that does not
+            -- advance is an error, never a loop without end.)
+            i := 0;
+            WHILE (found_key >= hi OR found_key < lo) AND i < 1000 LOOP
+                per := @extschema@.kid_partition_period(cfg.every, cfg.time_zone, t, CASE WHEN found_key >= hi THEN 1 ELSE -1 END * (i + 1));
+                EXECUTE key.bounds_sql INTO lo, hi USING per.lower, per.upper;
+                i := i + 1;
+            END LOOP;
+            IF found_key >= hi OR found_key < lo OR hi <= next_key THEN
+                RAISE EXCEPTION 'kid found no period for a row of % in its default partition', parent
+                    USING ERRCODE = 'internal_error', DETAIL = format('The row''s time is %s.', t);
+            END IF;
+            next_key := hi;
+            detail := 'for rows of the default partition';
+        END IF;
+        CONTINUE WHEN EXISTS (SELECT FROM generate_subscripts(part_oids, 1) j
+                              WHERE (part_lo[j] IS NULL OR part_lo[j] < hi) AND (part_hi[j] IS NULL OR part_hi[j] > lo));
+        -- The period's rows in the default partition move into the new
+        -- table before it is attached (kid_partition_move()).  Not when
+        -- foreign keys reference the table: the DELETE would run their ON
+        -- DELETE action.
+        EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s WHERE %s)', default_part, key.in_range) INTO has_rows USING lo, hi;
+        CONTINUE WHEN has_rows AND EXISTS (SELECT FROM pg_catalog.pg_constraint f
+                                           WHERE f.contype = 'f' AND f.confrelid IN (SELECT tree.relid FROM pg_catalog.pg_partition_tree(parent) tree));
+        new_part := @extschema@.kid_partition_make_table(parent, '_p' || per.suffix);
+        rows := 0;
+        IF has_rows THEN
+            rows := @extschema@.kid_partition_move(parent, default_part, new_part, lo, hi);
+        END IF;
+        PERFORM @extschema@.kid_partition_attach(parent, new_part, lo, hi, rows);
+        part_oids := part_oids || new_part::oid;
+        part_lo := part_lo || lo;
+        part_hi := part_hi || hi;
+        action := 'create'; partition_name := new_part::text; period := tstzrange(per.lower, per.upper);
+        RETURN NEXT;
+    END LOOP;
+END $$;
+
+COMMENT ON FUNCTION kid_partition_make(regclass, @extschema@.kid_partition_config, timestamptz, bytea) IS
+'internal: makes the partitions kid''s maintenance of a table plans (the default one if there is none, those of the periods from at''s through premake ahead, those of the rows waiting in the default partition below the horizon), moving the rows into them; one row per partition made; as the table''s owner only';
+
+-- The partitions a run retires (it holds ACCESS EXCLUSIVE on the table):
+-- those wholly older than the cutoff, whose every id is below the
+-- cutoff's bound (cutoff_key), dropped, or with detach_only only
+-- detached; one row each.
+CREATE FUNCTION kid_partition_retire(
+    parent regclass,
+    detach_only boolean,
+    cutoff timestamptz,
+    cutoff_key bytea,
+    OUT action text,
+    OUT partition_name text,
+    OUT period tstzrange,
+    OUT rows bigint,
+    OUT detail text)
+RETURNS SETOF record
+LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    key record;
+    part_oids oid[];      -- the partitions there are, made in this run too
+    part_lo bytea[];
+    part_hi bytea[];
+    p regclass;
+    i integer;
+    count_left integer := 1024; -- of the pages the run counts (below)
+    part_kind "char";
+    part_pages bigint;
+    estimate text;        -- a partition's rows by its statistics, scaled as the planner does
+BEGIN
+    PERFORM @extschema@.kid_partition_owner_only(parent);
+    SELECT * INTO key FROM @extschema@.kid_partition_key(parent);
+    SELECT inv.part_oids, inv.part_lo, inv.part_hi INTO part_oids, part_lo, part_hi FROM @extschema@.kid_partition_inventory(parent) inv;
+    FOR i IN SELECT j FROM generate_subscripts(part_oids, 1) j WHERE part_hi[j] <= cutoff_key ORDER BY part_hi[j] LOOP
+        p := part_oids[i]::regclass;
+        partition_name := p::text;
+        period := NULL;
+        IF part_lo[i] IS NOT NULL THEN
+            EXECUTE format('SELECT tstzrange(@extschema@.%1$s_to_timestamp(%2$s), @extschema@.%1$s_to_timestamp(%3$s))',
+                           key.prefix, format(key.from_bytes, '$1'), format(key.from_bytes, '$2'))
+                INTO period USING part_lo[i], part_hi[i];
+        END IF;
+        -- The rows it holds, counted under the ACCESS EXCLUSIVE lock
+        -- on the table (and so on the partition) this run holds: no
+        -- row comes or goes before it is retired, so the count is
+        -- exact (kid_partition_history keeps it).  The run counts 1024
+        -- pages (8 MB) in all, the oldest partitions first, so that
+        -- the lock is not held for long scans however many partitions
+        -- retire; a partition that does not fit in what is left, or
+        -- that is not a plain table, or a count that fails for any
+        -- reason, has no count (NULL) and is retired all the same.
+        detail := format('wholly older than %s', cutoff);
+        part_pages := NULL;
+        BEGIN
+            -- (The statistics' estimate, the owner's to set, scaled to
+            -- the pages the partition has now, as the planner does.)
+            SELECT r.relkind, pg_catalog.pg_relation_size(r.oid) / current_setting('block_size')::bigint,
+                   CASE WHEN r.reltuples < 0 OR r.relpages <= 0 THEN 'its statistics give no estimate'
+                        ELSE format('about %s rows by its statistics',
+                                    round(r.reltuples::numeric / r.relpages
+                                          * (pg_catalog.pg_relation_size(r.oid) / current_setting('block_size')::bigint))) END
+            INTO part_kind, part_pages, estimate
+            FROM pg_catalog.pg_class r WHERE r.oid = p;
+            rows := @extschema@.kid_partition_rows(p, count_left);
+            IF rows IS NOT NULL THEN
+                count_left := count_left - part_pages;
+            ELSIF part_kind <> 'r' THEN
+                detail := detail || '; rows not counted: not a plain table';
+            ELSIF part_pages > 1024 THEN
+                detail := detail || format('; rows not counted: more than 1024 pages (%s)', estimate);
+            ELSE
+                detail := detail || format('; rows not counted: %s pages, more than the %s left of the 1024 the run counts (%s)',
+                                           part_pages, count_left, estimate);
+            END IF;
+        EXCEPTION WHEN OTHERS THEN
+            rows := NULL;
+            count_left := greatest(count_left - coalesce(part_pages, 0), 0);
+            detail := detail || format('; rows not counted: %s', SQLERRM);
+        END;
+        IF detach_only THEN
+            EXECUTE format('ALTER TABLE %s DETACH PARTITION %s', parent, p);
+            action := 'detach';
+        ELSE
+            EXECUTE format('DROP TABLE %s', p);
+            action := 'drop';
+        END IF;
+        RETURN NEXT;
+    END LOOP;
+END $$;
+
+COMMENT ON FUNCTION kid_partition_retire(regclass, boolean, timestamptz, bytea) IS
+'internal: retires (drops, or with detach_only detaches) the partitions of a table kid partitions whose every key is below cutoff_key, the cutoff of the retention, counting their rows; one row each; as the table''s owner only';
+
+-- The partitions at alone would have retired (below clock_cutoff_key, the
+-- cutoff of the retention counted back from at) but the newest row of the
+-- table keeps: a row keep each, and a WARNING.  (Those below the cutoff of
+-- the newest row are retired by then; a run that took no lock has none.)
+CREATE FUNCTION kid_partition_keep(
+    parent regclass,
+    maint_at timestamptz,
+    newest timestamptz,
+    retain interval,
+    clock_cutoff_key bytea,
+    OUT action text,
+    OUT partition_name text,
+    OUT period tstzrange,
+    OUT rows bigint,
+    OUT detail text)
+RETURNS SETOF record
+LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    part_oids oid[];
+    part_hi bytea[];
+    p regclass;
+    i integer;
+BEGIN
+    PERFORM @extschema@.kid_partition_owner_only(parent);
+    IF clock_cutoff_key IS NULL THEN
+        RETURN;
+    END IF;
+    SELECT inv.part_oids, inv.part_hi INTO part_oids, part_hi FROM @extschema@.kid_partition_inventory(parent) inv;
+    i := 0;
+    FOR p IN SELECT part_oids[j]::regclass FROM generate_subscripts(part_oids, 1) j
+             WHERE part_hi[j] <= clock_cutoff_key
+             ORDER BY part_hi[j] LOOP
+        action := 'keep'; partition_name := p::text; period := NULL; rows := NULL;
+        detail := format('older than the retention by the time %s, not by the newest row, made at %s', maint_at, newest);
+        RETURN NEXT;
+        i := i + 1;
+    END LOOP;
+    IF i > 0 THEN
+        RAISE WARNING 'kid keeps % partitions of % that the retention would retire by the clock', i, parent
+            USING DETAIL = format('The clock reads %s, but the newest row of the table was made at %s, %s before: kid counts the retention (%s) back from the older of the two.',
+                                  maint_at, newest, maint_at - newest, retain),
+                  HINT = 'If the clock is right and the table has had no row since, retire them by hand (DROP TABLE, or ALTER TABLE ... DETACH PARTITION).';
+    END IF;
+END $$;
+
+COMMENT ON FUNCTION kid_partition_keep(regclass, timestamptz, timestamptz, interval, bytea) IS
+'internal: one row keep for each partition of a table kid partitions that the retention counted back from maint_at would retire (below clock_cutoff_key) but the one counted back from its newest row keeps, and a WARNING; as the table''s owner only';
+
 -- The maintenance of one table (kid_partition_maintain() below calls it
 -- through kid_partition_maintain_as_owner(), as the table's owner; no one
 -- else may call it).
@@ -2110,66 +2938,10 @@ LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp 
 DECLARE
     maint_at timestamptz := $2;
     cfg @extschema@.kid_partition_config;
-    rel record;
-    p regclass;
-    keytype regtype;
-    key_name name;
-    key_expr text;        -- the key as its base type, (key)::type: see below
-    key_domain boolean;   -- the key column is of a domain over the type
-    prefix text;          -- of the key type's functions: sno, tid, koid, uid, uid_global, uuidv7
-    to_bytes text;        -- format(): the key %s as bytea, in the key's btree order
-    from_bytes text;      -- format(): the key from the bytea %s
-    bounds_sql text;      -- the bounds of the times $1 and $2, as bytea
-    columns text;         -- what rows are moved with (every column but generated ones)
-    like_parent text;     -- format(): CREATE TABLE %I.%I like the table
-    v7_only text;         -- a uuid table moves version 7 uuids only
-    in_range text;        -- the key is from $1 to below $2 (bytea)
-    below text;           -- the key is below $1 (bytea)
-    from_next text;       -- and at or above $2 (bytea)
-    default_part regclass;
-    -- The partitions but the default one, and their bounds as bytea (NULL
-    -- for MINVALUE and MAXVALUE), in three lists of the same order.
-    part_oids oid[];
-    part_lo bytea[];
-    part_hi bytea[];
-    bounds text[];
-    i integer;
-    k integer;
-    premaking boolean;
-    per record;
-    lo bytea;
-    hi bytea;
-    horizon bytea;        -- no partition is made for ids from here on
-    cutoff timestamptz;
-    cutoff_key bytea;
-    newest timestamptz;   -- the time of the table's newest row (below the horizon)
-    newest_key bytea;
-    clock_cutoff_key bytea; -- the cutoff of at alone, when it is well ahead of the newest row
-    found_key bytea;
-    next_key bytea;
-    t timestamptz;
-    has_rows boolean;
-    name_base text;
-    new_name text;
-    new_part regclass;
+    plan record;          -- what there is, what to do, and the lock it needs (kid_partition_plan())
     taken integer := 0;
     lock_mode text;       -- the lock on the table this run holds ('none': it takes none)
-    needed text;          -- the lock the plan needs
-    ties regclass[];      -- the tables a foreign key ties the table to, which the run locks
-    caller_setting text;  -- the caller's lock_timeout
-    caller_ms bigint;     -- the same in ms (0: none)
-    short_ms bigint;      -- how long an attempt awaits its locks after its first, together (ms)
-    locking_since timestamptz;
-    first_granted timestamptz;
-    last_granted regclass; -- the last lock an attempt was granted
-    blocked regclass;     -- the lock an attempt was not granted
-    citus boolean;        -- the table is distributed by Citus
-    messages text;
-    missing integer;
-    count_left integer := 1024; -- of the pages the run counts (below)
-    part_kind "char";
-    part_pages bigint;
-    estimate text;        -- a partition's rows by its statistics, scaled as the planner does
+    default_part regclass;
 BEGIN
     IF maint_at IS NULL OR NOT isfinite(maint_at) THEN
         RAISE EXCEPTION 'kid_partition_maintain needs a finite time, not %', coalesce(maint_at::text, 'NULL')
@@ -2184,248 +2956,13 @@ BEGIN
     EXECUTE format('LOCK TABLE ONLY %s IN SHARE UPDATE EXCLUSIVE MODE', parent);
 
     -- Check: the configuration, the table and its key.
-    SELECT * INTO cfg FROM @extschema@.kid_partition_config c WHERE c.parent = kid_partition_maintain_table.parent;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'kid does not partition table %', parent USING ERRCODE = 'object_not_in_prerequisite_state',
-            HINT = 'Configure it with kid_partition_by_time().';
-    END IF;
-    SELECT c.relname, c.relnamespace, n.nspname, c.relowner, c.relkind, c.relpersistence, c.reltablespace, c.relam,
-           pt.partstrat, pt.partnatts, pt.partattrs[0] AS keyattnum, pt.partclass[0] AS keyclass
-    INTO rel
-    FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-    LEFT JOIN pg_catalog.pg_partitioned_table pt ON pt.partrelid = c.oid
-    WHERE c.oid = parent;
-    -- Only as the table's owner (kid_partition_maintain_as_owner() made it
-    -- the current user, security-restricted): never with another role's
-    -- rights, which the owner's triggers, index expressions and
-    -- constraints would run with.
-    IF rel.relowner IS DISTINCT FROM (SELECT r.oid FROM pg_catalog.pg_roles r WHERE r.rolname = current_user) THEN
-        RAISE EXCEPTION 'kid_partition_maintain_table() runs as the owner of table % only', parent
-            USING ERRCODE = 'insufficient_privilege', HINT = 'Call kid_partition_maintain().';
-    END IF;
-    -- The row is about this table, not about a dropped one whose OID it took.
-    IF cfg.relname <> rel.relname THEN
-        RAISE EXCEPTION 'kid_partition_config configured a table named "%" with the OID of table %', cfg.relname, parent
-            USING ERRCODE = 'object_not_in_prerequisite_state',
-                  DETAIL = 'The table was renamed while kid could not follow, or it is another table that took the OID of a dropped one.',
-                  HINT = 'Configure it again with kid_partition_by_time() if it is the table you configured; otherwise delete its row of kid_partition_config.';
-    END IF;
-    IF rel.relpersistence = 't' THEN
-        RAISE EXCEPTION 'kid does not partition temporary table %', parent USING ERRCODE = 'feature_not_supported';
-    END IF;
-    IF rel.relkind <> 'p' OR rel.partstrat <> 'r' THEN
-        RAISE EXCEPTION 'table % is not partitioned by range', parent USING ERRCODE = 'wrong_object_type',
-            HINT = 'kid partitions a table made with PARTITION BY RANGE (id); docs/partitioning.md turns an existing table into one.';
-    END IF;
-    IF rel.partnatts <> 1 OR rel.keyattnum = 0 THEN
-        RAISE EXCEPTION 'the partition key of table % is not one column', parent USING ERRCODE = 'feature_not_supported',
-            DETAIL = 'kid partitions a table by its id column alone: PARTITION BY RANGE (id).';
-    END IF;
-    SELECT a.attname, a.atttypid INTO key_name, keytype
-    FROM pg_catalog.pg_attribute a WHERE a.attrelid = parent AND a.attnum = rel.keyattnum;
-    key_domain := false;
-    WHILE (SELECT ty.typtype FROM pg_catalog.pg_type ty WHERE ty.oid = keytype) = 'd' LOOP
-        keytype := (SELECT ty.typbasetype FROM pg_catalog.pg_type ty WHERE ty.oid = keytype);
-        key_domain := true;
-    END LOOP;
-    -- Every operator and function the maintenance applies to the key takes
-    -- it as its base type: for a key of a domain, an operator or function
-    -- of that domain's exact type in kid's schema (which another role may
-    -- be able to create objects in) would win over kid's own.  Casting to
-    -- a domain's base type calls nothing.
-    key_expr := format('(%I)::%s', key_name, keytype);
-    prefix := CASE keytype WHEN '@extschema@.sno'::regtype THEN 'sno'
-                           WHEN '@extschema@.atproto_tid'::regtype THEN 'tid'
-                           WHEN '@extschema@.koid'::regtype THEN 'koid'
-                           WHEN '@extschema@.uid'::regtype THEN 'uid'
-                           WHEN '@extschema@.uid_global'::regtype THEN 'uid_global'
-                           WHEN 'pg_catalog.uuid'::regtype THEN 'uuidv7' END;
-    IF prefix IS NULL THEN
-        RAISE EXCEPTION 'the partition key %.% is of type %, not a kid id type or uuid', parent, key_name, keytype
-            USING ERRCODE = 'datatype_mismatch';
-    END IF;
-    IF rel.keyclass IS DISTINCT FROM (SELECT oc.oid FROM pg_catalog.pg_opclass oc JOIN pg_catalog.pg_am am ON am.oid = oc.opcmethod
-                                      WHERE am.amname = 'btree' AND oc.opcintype = keytype AND oc.opcdefault) THEN
-        RAISE EXCEPTION 'the partition key %.% does not use the default operator class of %', parent, key_name, keytype
-            USING ERRCODE = 'feature_not_supported';
-    END IF;
-    -- koid and uid_global bounds depend on a setting fixed at server start:
-    -- recorded at the first maintenance, required at every later one.
-    IF prefix IN ('koid', 'uid_global') THEN
-        IF cfg.koid_epoch_ms IS NULL AND cfg.uid_interval IS NULL THEN
-            UPDATE @extschema@.kid_partition_config c
-            SET koid_epoch_ms = CASE prefix WHEN 'koid' THEN current_setting('kid.koid_epoch_ms')::bigint END,
-                uid_interval = CASE prefix WHEN 'uid_global' THEN current_setting('kid.uid_interval')::integer END
-            WHERE c.parent = kid_partition_maintain_table.parent
-            RETURNING * INTO cfg;
-        END IF;
-        IF cfg.koid_epoch_ms IS DISTINCT FROM (CASE prefix WHEN 'koid' THEN current_setting('kid.koid_epoch_ms')::bigint END)
-           OR cfg.uid_interval IS DISTINCT FROM (CASE prefix WHEN 'uid_global' THEN current_setting('kid.uid_interval')::integer END) THEN
-            RAISE EXCEPTION 'the partitions of % were made under another %', parent,
-                    CASE prefix WHEN 'koid' THEN 'kid.koid_epoch_ms' ELSE 'kid.uid_interval' END
-                USING ERRCODE = 'object_not_in_prerequisite_state',
-                DETAIL = format('Their bounds were made with %s = %s; this server has %s: new bounds would not line up with them.',
-                                CASE prefix WHEN 'koid' THEN 'kid.koid_epoch_ms' ELSE 'kid.uid_interval' END,
-                                coalesce(cfg.koid_epoch_ms, cfg.uid_interval),
-                                current_setting(CASE prefix WHEN 'koid' THEN 'kid.koid_epoch_ms' ELSE 'kid.uid_interval' END)),
-                HINT = 'Start the server with the setting the table was partitioned under.';
-        END IF;
-    END IF;
-    -- A uuid table holds version 7 uuids only.  PostgreSQL places a row by
-    -- the bytes of its key, so a uuid of another version (a version 4, its
-    -- first 48 bits random) would land in whichever time partition its
-    -- bits fall in, and be retired with it: a CHECK on the table refuses
-    -- it (23514), every partition included, once and for all.  Added at
-    -- the first maintenance (it reads every partition), and again if it
-    -- is dropped.
-    IF prefix = 'uuidv7' AND NOT EXISTS (
-            SELECT FROM pg_catalog.pg_constraint k
-            WHERE k.conrelid = parent AND k.contype = 'c' AND k.convalidated
-              AND pg_catalog.pg_get_constraintdef(k.oid) = format('CHECK (((%I IS NULL) OR (@extschema@.uuidv7_to_timestamp(%s) IS NOT NULL)))',
-                                                                  key_name, CASE WHEN key_domain THEN key_expr ELSE format('%I', key_name) END)) THEN
-        new_name := left(rel.relname, 63 - octet_length('_uuidv7')) || '_uuidv7';
-        i := 0;
-        WHILE EXISTS (SELECT FROM pg_catalog.pg_constraint k WHERE k.conrelid = parent AND k.conname = new_name) LOOP
-            i := i + 1;
-            new_name := left(rel.relname, 63 - octet_length('_uuidv7_' || i)) || '_uuidv7_' || i;
-        END LOOP;
-        EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I CHECK (%I IS NULL OR @extschema@.uuidv7_to_timestamp(%s) IS NOT NULL)',
-                       parent, new_name, key_name, key_expr);
-    END IF;
-    IF prefix = 'uuidv7' THEN
-        to_bytes := 'pg_catalog.uuid_send(%s)';
-        from_bytes := 'pg_catalog.encode(%s, ''hex'')::pg_catalog.uuid';
-        v7_only := format(' AND @extschema@.uuidv7_to_timestamp(%s) IS NOT NULL', key_expr);
-    ELSE
-        to_bytes := '(%s)::pg_catalog.bytea';
-        from_bytes := '(%s)::' || keytype::text;
-        v7_only := '';
-    END IF;
-    -- (The search_path is pg_catalog's alone: name the key's operators.)
-    in_range := format('%1$s OPERATOR(%2$s.>=) %3$s AND %1$s OPERATOR(%2$s.<) %4$s', key_expr,
-                       CASE prefix WHEN 'uuidv7' THEN 'pg_catalog' ELSE '@extschema@' END, format(from_bytes, '$1'), format(from_bytes, '$2'));
-    below := format('%1$s OPERATOR(%2$s.<) %3$s', key_expr,
-                    CASE prefix WHEN 'uuidv7' THEN 'pg_catalog' ELSE '@extschema@' END, format(from_bytes, '$1'));
-    from_next := format(' AND %1$s OPERATOR(%2$s.>=) %3$s', key_expr,
-                        CASE prefix WHEN 'uuidv7' THEN 'pg_catalog' ELSE '@extschema@' END, format(from_bytes, '$2'));
-    bounds_sql := format('SELECT ' || to_bytes || ', ' || to_bytes,
-                         format('@extschema@.%s_from_timestamp($1)', prefix), format('@extschema@.%s_from_timestamp($2)', prefix));
-    SELECT string_agg(format('%I', a.attname), ', ' ORDER BY a.attnum) INTO columns
-    FROM pg_catalog.pg_attribute a
-    WHERE a.attrelid = parent AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '';
-    -- A new partition is a table like this one, in its schema, access
-    -- method and tablespace; ATTACH PARTITION adds its indexes, foreign keys
-    -- and row triggers.  Named after the table (cut to leave room), _p and
-    -- its period's suffix, and _1, _2 ... if that name is taken.
-    like_parent := format('CREATE TABLE %%I.%%I (LIKE %s INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED '
-                          'INCLUDING STORAGE INCLUDING COMPRESSION)%s%s', parent,
-                          (SELECT format(' USING %I', am.amname) FROM pg_catalog.pg_am am WHERE am.oid = rel.relam),
-                          (SELECT format(' TABLESPACE %I', ts.spcname) FROM pg_catalog.pg_tablespace ts WHERE ts.oid = rel.reltablespace));
-    citus := pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL;
-    IF citus THEN
-        EXECUTE 'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1)' INTO citus USING parent;
-    END IF;
-    name_base := rel.relname;
-    WHILE octet_length(name_base) > 63 - octet_length('_p00000000_0000_99') LOOP
-        name_base := left(name_base, -1);
-    END LOOP;
+    cfg := @extschema@.kid_partition_check(parent);
 
     -- Plan: what there is and what is missing; once more under the table
     -- lock when something is to be done.
     LOOP
-        default_part := NULL;
-        part_oids := '{}';
-        part_lo := '{}';
-        part_hi := '{}';
-        FOR p, bounds IN
-            SELECT i.inhrelid::regclass,
-                   regexp_match(pg_catalog.pg_get_expr(r.relpartbound, r.oid), '^FOR VALUES FROM \((.*)\) TO \((.*)\)$')
-            FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class r ON r.oid = i.inhrelid
-            WHERE i.inhparent = parent
-        LOOP
-            IF bounds IS NULL THEN
-                default_part := p;
-                CONTINUE;
-            END IF;
-            part_oids := part_oids || p::oid;
-            FOR k IN 1 .. 2 LOOP
-                lo := NULL;
-                IF bounds[k] NOT IN ('MINVALUE', 'MAXVALUE') THEN
-                    EXECUTE format('SELECT ' || to_bytes, '$1::' || keytype::text)
-                        INTO lo USING replace(substr(bounds[k], 2, length(bounds[k]) - 2), '''''', '''');
-                END IF;
-                IF k = 1 THEN part_lo := part_lo || lo; ELSE part_hi := part_hi || lo; END IF;
-            END LOOP;
-        END LOOP;
-        -- Periods from at's through premake ahead that no partition covers.
-        missing := 0;
-        FOR k IN 0 .. cfg.premake LOOP
-            per := @extschema@.kid_partition_period(cfg.every, cfg.time_zone, maint_at, k);
-            CONTINUE WHEN per.lower >= per.upper;
-            EXECUTE bounds_sql INTO lo, hi USING per.lower, per.upper;
-            IF NOT EXISTS (SELECT FROM generate_subscripts(part_oids, 1) j
-                           WHERE (part_lo[j] IS NULL OR part_lo[j] < hi) AND (part_hi[j] IS NULL OR part_hi[j] > lo)) THEN
-                missing := missing + 1;
-            END IF;
-        END LOOP;
-        per := @extschema@.kid_partition_period(cfg.every, cfg.time_zone, maint_at, cfg.premake + 1);
-        EXECUTE bounds_sql INTO horizon, hi USING per.lower, per.upper;
-        -- A row waiting in the default partition for a period kid makes.
-        found_key := NULL;
-        IF default_part IS NOT NULL THEN
-            EXECUTE format('SELECT ' || to_bytes || ' FROM %s WHERE %s%s ORDER BY %I LIMIT 1',
-                           key_expr, default_part, below, v7_only, key_name)
-                INTO found_key USING horizon;
-        END IF;
-        -- Partitions wholly older than the cutoff: the retention counted
-        -- back from the older of at and the time of the table's newest row.
-        -- Dropping is the one thing kid does that cannot be undone, and at
-        -- is the clock (the worker's now()), which may be wrong: a server
-        -- started with its clock a month ahead would otherwise drop a
-        -- month of rows.  The rows are the clock kid can vouch for: a
-        -- partition goes only when the table holds a row made retain after
-        -- it.  (A table with no row has none to lose.)  The newest row of
-        -- the partitions there were before this run, not of the default
-        -- partition: a row dated far ahead waits there, and would vouch
-        -- for any clock that reached it.  The partitions by upper bound,
-        -- from the highest: the first that has a row below the horizon
-        -- has the newest.
-        cutoff_key := NULL;
-        clock_cutoff_key := NULL;
-        IF cfg.retain IS NOT NULL THEN
-            newest_key := NULL;
-            FOR i IN SELECT j FROM generate_subscripts(part_oids, 1) j
-                     WHERE part_lo[j] IS NULL OR part_lo[j] < horizon ORDER BY part_hi[j] DESC NULLS FIRST LOOP
-                EXECUTE format('SELECT ' || to_bytes || ' FROM %s WHERE %s%s ORDER BY %I DESC LIMIT 1',
-                               key_expr, part_oids[i]::regclass, below, v7_only, key_name)
-                    INTO newest_key USING horizon;
-                EXIT WHEN newest_key IS NOT NULL;
-            END LOOP;
-            newest := NULL;
-            IF newest_key IS NOT NULL THEN
-                EXECUTE format('SELECT @extschema@.%s_to_timestamp(' || from_bytes || ')', prefix, '$1') INTO newest USING newest_key;
-            END IF;
-            cutoff := @extschema@.kid_partition_minus(least(maint_at, newest), cfg.retain, cfg.time_zone);
-            EXECUTE bounds_sql INTO cutoff_key, hi USING cutoff, cutoff;
-            -- When at is well ahead of the newest row (more than a period,
-            -- and more than an hour), what at alone would have retired is
-            -- said (a WARNING and rows keep).
-            IF maint_at - newest > greatest(cfg.every, interval '1 hour') THEN
-                EXECUTE bounds_sql INTO clock_cutoff_key, hi
-                    USING @extschema@.kid_partition_minus(maint_at, cfg.retain, cfg.time_zone), cutoff;
-            END IF;
-        END IF;
-
-        -- Retiring, even a partition made in this run for rows older than
-        -- the cutoff, takes ACCESS EXCLUSIVE, before anything is done: an
-        -- upgrade after an ATTACH, which holds ACCESS EXCLUSIVE on the
-        -- default partition, would wait for the readers of the table while
-        -- they wait for the default partition (a deadlock).
-        needed := CASE WHEN EXISTS (SELECT FROM unnest(part_hi) h WHERE h <= cutoff_key) OR found_key < cutoff_key
-                       THEN 'ACCESS EXCLUSIVE'
-                       WHEN missing > 0 OR found_key IS NOT NULL OR default_part IS NULL THEN 'SHARE ROW EXCLUSIVE'
-                       ELSE 'none' END;
-        IF lock_mode IS NULL AND needed = 'none' THEN
+        SELECT * INTO plan FROM @extschema@.kid_partition_plan(parent, cfg, maint_at);
+        IF lock_mode IS NULL AND plan.needed = 'none' THEN
             lock_mode := 'none';
             EXIT;
         END IF;
@@ -2433,308 +2970,35 @@ BEGIN
         -- changed while the lock was awaited (a writer it waited for put a
         -- row older than the cutoff into the default partition): the
         -- stronger lock, and the plan once more.
-        EXIT WHEN lock_mode = 'ACCESS EXCLUSIVE' OR (lock_mode = 'SHARE ROW EXCLUSIVE' AND needed <> 'ACCESS EXCLUSIVE');
-        -- The first lock on the table, with the tables a foreign key ties
-        -- it to, which ATTACH and DETACH lock too (SHARE ROW EXCLUSIVE).
-        -- Whatever the order, a transaction that writes to them and to the
-        -- table in the other order would deadlock with a run that holds
-        -- one lock while it waits for the next (a customer, then its
-        -- event; an event, then its customer).  So every lock after the
-        -- first of an attempt is awaited at most half of deadlock_timeout:
-        -- if it is not granted, the attempt's subtransaction ends, which
-        -- lets all its locks go; the run then waits for the lock that was
-        -- not granted alone, holding none of the others, lets it go, and
-        -- tries again (all within the caller's lock_timeout, if any).  Only
-        -- the tables the caller may lock (LOCK TABLE's privileges);
-        -- PostgreSQL locks the others in ATTACH.  Tables this transaction
-        -- already holds (an earlier table of a call for every table) are
-        -- not its to let go: then the locks are simply awaited.
-        IF lock_mode IS NULL THEN
-            ties := ARRAY(SELECT t.oid::regclass FROM (
-                              SELECT DISTINCT r.oid FROM pg_catalog.pg_constraint f
-                              JOIN pg_catalog.pg_class r ON r.oid IN (f.conrelid, f.confrelid)
-                              WHERE f.contype = 'f' AND parent IN (f.conrelid, f.confrelid)
-                                AND r.oid NOT IN (SELECT tree.relid FROM pg_catalog.pg_partition_tree(parent) tree)
-                                AND pg_catalog.has_schema_privilege(r.relnamespace, 'USAGE')
-                                AND pg_catalog.has_table_privilege(r.oid, 'UPDATE, DELETE, TRUNCATE')) t
-                          ORDER BY t.oid);
-            IF EXISTS (SELECT FROM pg_catalog.pg_locks l
-                       WHERE l.pid = pg_catalog.pg_backend_pid() AND l.locktype = 'relation' AND l.granted
-                         AND l.relation = ANY (ties::oid[])
-                         AND l.mode IN ('ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock')) THEN
-                FOREACH p IN ARRAY ties LOOP
-                    EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', p);
-                END LOOP;
-                ties := '{}';
-            END IF;
-        END IF;
-        IF lock_mode IS NULL AND cardinality(ties) > 0 THEN
-            caller_setting := current_setting('lock_timeout');
-            caller_ms := (extract(epoch FROM caller_setting::interval) * 1000)::bigint;  -- 0: none
-            -- Half of deadlock_timeout for all the waits of an attempt after
-            -- its first lock together, so that a transaction waiting for a
-            -- lock the attempt holds finds no deadlock before the attempt
-            -- lets go; and never more than the caller's lock_timeout.
-            short_ms := greatest(1, (extract(epoch FROM current_setting('deadlock_timeout')::interval) * 500)::bigint);
-            IF caller_ms > 0 THEN
-                short_ms := least(short_ms, caller_ms);
-            END IF;
-            locking_since := pg_catalog.clock_timestamp();
-            LOOP
-                BEGIN
-                    last_granted := NULL;
-                    IF caller_ms > 0 THEN
-                        PERFORM pg_catalog.set_config('lock_timeout', greatest(1, caller_ms - (extract(epoch FROM
-                            pg_catalog.clock_timestamp() - locking_since) * 1000)::bigint)::text, true);
-                    END IF;
-                    FOREACH p IN ARRAY ties || parent LOOP
-                        IF last_granted IS NOT NULL THEN
-                            PERFORM pg_catalog.set_config('lock_timeout', greatest(1, short_ms - (extract(epoch FROM
-                                pg_catalog.clock_timestamp() - first_granted) * 1000)::bigint)::text, true);
-                        END IF;
-                        EXECUTE format('LOCK TABLE %s IN %s MODE', p, CASE WHEN p = parent THEN needed ELSE 'SHARE ROW EXCLUSIVE' END);
-                        IF last_granted IS NULL THEN
-                            first_granted := pg_catalog.clock_timestamp();
-                        END IF;
-                        last_granted := p;
-                    END LOOP;
-                    PERFORM pg_catalog.set_config('lock_timeout', caller_setting, true);
-                    EXIT;
-                EXCEPTION WHEN lock_not_available THEN
-                    -- (lock_timeout is back as the caller had it.)  The
-                    -- caller's own timeout on the attempt's first lock.
-                    IF last_granted IS NULL THEN
-                        RAISE;
-                    END IF;
-                END;
-                -- The lock after the last one granted, awaited alone within
-                -- what is left of the caller's lock_timeout.
-                blocked := coalesce(ties[array_position(ties, last_granted) + 1], parent);
-                IF caller_ms > 0 AND pg_catalog.clock_timestamp() - locking_since >= caller_setting::interval THEN
-                    RAISE EXCEPTION 'kid could not lock table % and the tables a foreign key ties it to within lock_timeout (%)',
-                                    parent, caller_setting
-                        USING ERRCODE = 'lock_not_available';
-                END IF;
-                BEGIN
-                    IF caller_ms > 0 THEN
-                        PERFORM pg_catalog.set_config('lock_timeout', greatest(1, caller_ms - (extract(epoch FROM
-                            pg_catalog.clock_timestamp() - locking_since) * 1000)::bigint)::text, true);
-                    END IF;
-                    EXECUTE format('LOCK TABLE %s IN %s MODE', blocked, CASE WHEN blocked = parent THEN needed ELSE 'SHARE ROW EXCLUSIVE' END);
-                    RAISE SQLSTATE 'KP001';  -- granted: let it go (and lock_timeout back)
-                EXCEPTION WHEN SQLSTATE 'KP001' THEN
-                    NULL;
-                END;
-            END LOOP;
-            lock_mode := needed;
-            CONTINUE;
-        END IF;
-        lock_mode := needed;
-        EXECUTE format('LOCK TABLE %s IN %s MODE', parent, lock_mode);
+        EXIT WHEN lock_mode = 'ACCESS EXCLUSIVE' OR (lock_mode = 'SHARE ROW EXCLUSIVE' AND plan.needed <> 'ACCESS EXCLUSIVE');
+        PERFORM @extschema@.kid_partition_lock(parent, plan.needed, lock_mode IS NULL);
+        lock_mode := plan.needed;
     END LOOP;
 
     -- Nothing to do: rows that came into the default partition since the
     -- plan was made wait for the next run (moving them needs the lock).
-    IF lock_mode = 'none' THEN
-        cutoff_key := NULL;
-        horizon := NULL;
-        k := cfg.premake + 1;
-    ELSE
-        k := 0;
-    END IF;
-
-    -- The default partition: it takes the rows no partition covers.
-    IF default_part IS NULL THEN
-        PERFORM @extschema@.kid_partition_owner_may_create(parent);
-        new_name := name_base || '_default';
-        i := 0;
-        WHILE @extschema@.kid_partition_name_taken(rel.relnamespace, new_name) LOOP
-            i := i + 1;
-            new_name := name_base || '_default_' || i;
+    -- Otherwise make what is missing, then retire what is old (the
+    -- partitions made in this run too).
+    IF lock_mode <> 'none' THEN
+        FOR action, partition_name, period, rows, detail IN
+            SELECT * FROM @extschema@.kid_partition_make(parent, cfg, maint_at, plan.horizon)
+        LOOP
+            taken := taken + 1;
+            RETURN NEXT;
         END LOOP;
-        EXECUTE format(like_parent, rel.nspname, new_name);
-        default_part := format('%I.%I', rel.nspname, new_name)::regclass;
-        EXECUTE format('ALTER TABLE %s ATTACH PARTITION %s DEFAULT', parent, default_part);
-        taken := taken + 1;
-        action := 'create default'; partition_name := default_part::text; period := NULL; rows := 0;
-        detail := 'takes the rows no partition covers';
-        RETURN NEXT;
-    END IF;
-
-    -- Make the partitions of the periods from at's through premake
-    -- ahead; then those of the periods whose rows wait in the default
-    -- partition, in the order of their ids, up to the horizon.  A period
-    -- that a partition attached by hand overlaps is left to it.
-    premaking := true;
-    next_key := NULL;
-    LOOP
-        IF premaking AND k > cfg.premake THEN
-            premaking := false;
-            EXIT WHEN horizon IS NULL;
-        END IF;
-        IF premaking THEN
-            per := @extschema@.kid_partition_period(cfg.every, cfg.time_zone, maint_at, k);
-            k := k + 1;
-            CONTINUE WHEN per.lower >= per.upper;
-            EXECUTE bounds_sql INTO lo, hi USING per.lower, per.upper;
-            detail := 'premade';
-        ELSE
-            EXECUTE format('SELECT ' || to_bytes || ' FROM %s WHERE %s%s%s ORDER BY %I LIMIT 1',
-                           key_expr, default_part, below, CASE WHEN next_key IS NULL THEN '' ELSE from_next END,
-                           v7_only, key_name)
-                INTO found_key USING horizon, next_key;
-            EXIT WHEN found_key IS NULL;
-            EXECUTE format('SELECT @extschema@.%s_to_timestamp(' || from_bytes || ')', prefix, '$1') INTO t USING found_key;
-            per := @extschema@.kid_partition_period(cfg.every, cfg.time_zone, t);
-            EXECUTE bounds_sql INTO lo, hi USING per.lower, per.upper;
-            -- The period whose ids the row is among: for a uid_global of a
-            -- node other than 0 made near the end of a period, the next one
-            -- (ids sort by node before the seconds within a neighbourhood
-            -- window, so every id of the window is >= the bound in it).
-            -- (A few periods at most; bounded, so that a period that does not
-            -- advance is an error, never a loop without end.)
-            i := 0;
-            WHILE (found_key >= hi OR found_key < lo) AND i < 1000 LOOP
-                per := @extschema@.kid_partition_period(cfg.every, cfg.time_zone, t, CASE WHEN found_key >= hi THEN 1 ELSE -1 END * (i + 1));
-                EXECUTE bounds_sql INTO lo, hi USING per.lower, per.upper;
-                i := i + 1;
-            END LOOP;
-            IF found_key >= hi OR found_key < lo OR hi <= next_key THEN
-                RAISE EXCEPTION 'kid found no period for a row of % in its default partition', parent
-                    USING ERRCODE = 'internal_error', DETAIL = format('The row''s time is %s.', t);
-            END IF;
-            next_key := hi;
-            detail := 'for rows of the default partition';
-        END IF;
-        CONTINUE WHEN EXISTS (SELECT FROM generate_subscripts(part_oids, 1) j
-                              WHERE (part_lo[j] IS NULL OR part_lo[j] < hi) AND (part_hi[j] IS NULL OR part_hi[j] > lo));
-        -- The period's rows in the default partition move into the new table
-        -- before it is attached: DELETE from the default partition (its
-        -- DELETE triggers fire), INSERT into the new table.  Not when foreign
-        -- keys reference the table: the DELETE would run their ON DELETE action.
-        EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s WHERE %s)', default_part, in_range) INTO has_rows USING lo, hi;
-        CONTINUE WHEN has_rows AND EXISTS (SELECT FROM pg_catalog.pg_constraint f
-                                           WHERE f.contype = 'f' AND f.confrelid IN (SELECT tree.relid FROM pg_catalog.pg_partition_tree(parent) tree));
-        PERFORM @extschema@.kid_partition_owner_may_create(parent);
-        new_name := name_base || '_p' || per.suffix;
-        i := 0;
-        WHILE @extschema@.kid_partition_name_taken(rel.relnamespace, new_name) LOOP
-            i := i + 1;
-            new_name := name_base || '_p' || per.suffix || '_' || i;
-        END LOOP;
-        EXECUTE format(like_parent, rel.nspname, new_name);
-        new_part := format('%I.%I', rel.nspname, new_name)::regclass;
-        rows := 0;
-        IF has_rows THEN
-            EXECUTE format('WITH moved AS (DELETE FROM %s WHERE %s RETURNING %s) INSERT INTO %s (%s) SELECT %s FROM moved',
-                           default_part, in_range, columns, new_part, columns, columns)
-                USING lo, hi;
-            GET DIAGNOSTICS rows = ROW_COUNT;
-        END IF;
-        -- On a Citus coordinator ATTACH distributes the new table and copies
-        -- its rows into its shards (saying so in NOTICEs): the local copy goes.
-        IF rows > 0 AND citus THEN
-            messages := current_setting('client_min_messages');
-            PERFORM pg_catalog.set_config('client_min_messages', 'warning', true);
-        END IF;
-        EXECUTE format('ALTER TABLE %s ATTACH PARTITION %s FOR VALUES FROM (%s) TO (%s)', parent, new_part,
-                       format(from_bytes, quote_literal(lo) || '::pg_catalog.bytea'),
-                       format(from_bytes, quote_literal(hi) || '::pg_catalog.bytea'));
-        IF rows > 0 AND citus THEN
-            EXECUTE 'SELECT pg_catalog.truncate_local_data_after_distributing_table($1)' USING new_part;
-            PERFORM pg_catalog.set_config('client_min_messages', messages, true);
-        END IF;
-        part_oids := part_oids || new_part::oid;
-        part_lo := part_lo || lo;
-        part_hi := part_hi || hi;
-        taken := taken + 1;
-        action := 'create'; partition_name := new_part::text; period := tstzrange(per.lower, per.upper);
-        RETURN NEXT;
-    END LOOP;
-
-    -- Retire the partitions wholly older than the cutoff, whose every
-    -- id is below the cutoff's bound: dropped, or only detached.
-    IF cutoff_key IS NOT NULL THEN
-        FOR i IN SELECT j FROM generate_subscripts(part_oids, 1) j WHERE part_hi[j] <= cutoff_key ORDER BY part_hi[j] LOOP
-            p := part_oids[i]::regclass;
-            partition_name := p::text;
-            period := NULL;
-            IF part_lo[i] IS NOT NULL THEN
-                EXECUTE format('SELECT tstzrange(@extschema@.%1$s_to_timestamp(%2$s), @extschema@.%1$s_to_timestamp(%3$s))',
-                               prefix, format(from_bytes, '$1'), format(from_bytes, '$2'))
-                    INTO period USING part_lo[i], part_hi[i];
-            END IF;
-            -- The rows it holds, counted under the ACCESS EXCLUSIVE lock
-            -- on the table (and so on the partition) this run holds: no
-            -- row comes or goes before it is retired, so the count is
-            -- exact (kid_partition_history keeps it).  The run counts 1024
-            -- pages (8 MB) in all, the oldest partitions first, so that
-            -- the lock is not held for long scans however many partitions
-            -- retire; a partition that does not fit in what is left, or
-            -- that is not a plain table, or a count that fails for any
-            -- reason, has no count (NULL) and is retired all the same.
-            detail := format('wholly older than %s', cutoff);
-            part_pages := NULL;
-            BEGIN
-                -- (The statistics' estimate, the owner's to set, scaled to
-                -- the pages the partition has now, as the planner does.)
-                SELECT r.relkind, pg_catalog.pg_relation_size(r.oid) / current_setting('block_size')::bigint,
-                       CASE WHEN r.reltuples < 0 OR r.relpages <= 0 THEN 'its statistics give no estimate'
-                            ELSE format('about %s rows by its statistics',
-                                        round(r.reltuples::numeric / r.relpages
-                                              * (pg_catalog.pg_relation_size(r.oid) / current_setting('block_size')::bigint))) END
-                INTO part_kind, part_pages, estimate
-                FROM pg_catalog.pg_class r WHERE r.oid = p;
-                rows := @extschema@.kid_partition_rows(p, count_left);
-                IF rows IS NOT NULL THEN
-                    count_left := count_left - part_pages;
-                ELSIF part_kind <> 'r' THEN
-                    detail := detail || '; rows not counted: not a plain table';
-                ELSIF part_pages > 1024 THEN
-                    detail := detail || format('; rows not counted: more than 1024 pages (%s)', estimate);
-                ELSE
-                    detail := detail || format('; rows not counted: %s pages, more than the %s left of the 1024 the run counts (%s)',
-                                               part_pages, count_left, estimate);
-                END IF;
-            EXCEPTION WHEN OTHERS THEN
-                rows := NULL;
-                count_left := greatest(count_left - coalesce(part_pages, 0), 0);
-                detail := detail || format('; rows not counted: %s', SQLERRM);
-            END;
-            IF cfg.detach_only THEN
-                EXECUTE format('ALTER TABLE %s DETACH PARTITION %s', parent, p);
-                action := 'detach';
-            ELSE
-                EXECUTE format('DROP TABLE %s', p);
-                action := 'drop';
-            END IF;
+        FOR action, partition_name, period, rows, detail IN
+            SELECT * FROM @extschema@.kid_partition_retire(parent, cfg.detach_only, plan.cutoff, plan.cutoff_key)
+        LOOP
             taken := taken + 1;
             RETURN NEXT;
         END LOOP;
     END IF;
-
-    -- The partitions at alone would have retired, kept for the newest row.
-    IF clock_cutoff_key IS NOT NULL THEN
-        i := 0;
-        FOR p IN SELECT part_oids[j]::regclass FROM generate_subscripts(part_oids, 1) j
-                 WHERE part_hi[j] <= clock_cutoff_key AND (cutoff_key IS NULL OR NOT part_hi[j] <= cutoff_key)
-                 ORDER BY part_hi[j] LOOP
-            action := 'keep'; partition_name := p::text; period := NULL; rows := NULL;
-            detail := format('older than the retention by the time %s, not by the newest row, made at %s', maint_at, newest);
-            RETURN NEXT;
-            i := i + 1;
-        END LOOP;
-        IF i > 0 THEN
-            RAISE WARNING 'kid keeps % partitions of % that the retention would retire by the clock', i, parent
-                USING DETAIL = format('The clock reads %s, but the newest row of the table was made at %s, %s before: kid counts the retention (%s) back from the older of the two.',
-                                      maint_at, newest, maint_at - newest, cfg.retain),
-                      HINT = 'If the clock is right and the table has had no row since, retire them by hand (DROP TABLE, or ALTER TABLE ... DETACH PARTITION).';
-        END IF;
-    END IF;
+    RETURN QUERY SELECT parent, k.* FROM @extschema@.kid_partition_keep(parent, maint_at, plan.newest, cfg.retain, plan.clock_cutoff_key) k;
 
     -- What stays in the default partition: rows beyond the
     -- horizon, rows of a period a partition attached by hand overlaps, rows
     -- of a table that foreign keys reference, uuids that are not version 7.
+    default_part := (SELECT pt.partdefid::regclass FROM pg_catalog.pg_partitioned_table pt WHERE pt.partrelid = parent);
     EXECUTE format('SELECT count(*) FROM %s', default_part) INTO rows;
     IF rows > 0 THEN
         action := 'wait'; partition_name := default_part::text; period := NULL;

@@ -359,6 +359,17 @@ SELECT kid_adoption_start(NULL, false);
 RESET ROLE;
 REVOKE EXECUTE ON FUNCTION kid_adoption_start(timestamptz, boolean) FROM regress_kid_user;
 RESET track_functions;
+-- The parts of a table's maintenance, which PUBLIC may execute (they run
+-- as the table's owner, whoever that is), act for the owner only: a
+-- superuser that calls one directly, where the owner's triggers and
+-- policies would run with its rights, is refused (42501), as
+-- kid_partition_maintain_table() refuses it (29-partition_security.sh).
+SELECT count(*) FROM kid_partition_retire('regress_kid_parts.ev', false, now(), '\x00');
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT count(*) FROM kid_partition_make('regress_kid_parts.ev', (SELECT c FROM kid_partition_config c WHERE c.parent = 'regress_kid_parts.ev'::regclass), now(), NULL);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT kid_partition_lock('regress_kid_parts.ev', 'ACCESS EXCLUSIVE', true);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
 
 -- ---------------------------------------------------------------------------
 -- 4. search_path safety.  Every SQL-language or PL/pgSQL function of kid
