@@ -1466,6 +1466,7 @@ COMMENT ON FUNCTION ulid_to_uuid(text) IS
 -- (call it on the primary).
 CREATE TABLE kid_id_types (
     type regtype PRIMARY KEY,
+    prefix name NOT NULL UNIQUE,
     id_noun text NOT NULL,
     lease_lines text[] NOT NULL,
     to_timestamp name NOT NULL,
@@ -1477,21 +1478,21 @@ REVOKE ALL ON kid_id_types FROM PUBLIC;
 GRANT SELECT ON kid_id_types TO PUBLIC;
 
 COMMENT ON TABLE kid_id_types IS
-'kid''s id types, one row each: how messages name one id (id_noun), the lease lines its ids are made on (lease_lines, as kid_lease() names them), and the functions of kid''s schema that decode one to its time (to_timestamp), give the smallest id of a time (from_timestamp), make one (generators) and give the commit horizon of its generators (safe_horizon). Written by kid''s install and upgrade scripts only.';
+'kid''s id types, one row each: the prefix of its functions'' names (prefix), how messages name one id (id_noun), the lease lines its ids are made on (lease_lines, as kid_lease() names them), and the functions of kid''s schema that decode one to its time (to_timestamp), give the smallest id of a time (from_timestamp), make one (generators) and give the commit horizon of its generators (safe_horizon). Written by kid''s install and upgrade scripts only.';
 
 -- The rows of the types above (each scheme's file adds its own on install).
-INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
-VALUES ('@extschema@.sno', 'sno', '{sno tick 0,sno tick 1}', 'sno_to_timestamp', 'sno_from_timestamp', '{sno_new}', 'sno_safe_horizon');
-INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
-VALUES ('@extschema@.atproto_tid', 'atproto_tid', '{atproto_tid}', 'tid_to_timestamp', 'tid_from_timestamp', '{tid_new}', 'tid_safe_horizon');
-INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
-VALUES ('@extschema@.koid', 'koid', '{koid}', 'koid_to_timestamp', 'koid_from_timestamp', '{koid_new}', 'koid_safe_horizon');
-INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
-VALUES ('@extschema@.uid', 'uid', '{uid}', 'uid_to_timestamp', 'uid_from_timestamp', '{uid_new}', 'uid_safe_horizon');
-INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
-VALUES ('@extschema@.uid_global', 'uid_global', '{uid}', 'uid_global_to_timestamp', 'uid_global_from_timestamp', '{uid_global_new}', 'uid_global_safe_horizon');
-INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
-VALUES ('pg_catalog.uuid', 'version 7 uuid', '{uuid}', 'uuidv7_to_timestamp', 'uuidv7_from_timestamp', '{uuidv7_new}', 'uuidv7_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, prefix, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.sno', 'sno', 'sno', '{sno tick 0,sno tick 1}', 'sno_to_timestamp', 'sno_from_timestamp', '{sno_new}', 'sno_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, prefix, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.atproto_tid', 'tid', 'atproto_tid', '{atproto_tid}', 'tid_to_timestamp', 'tid_from_timestamp', '{tid_new}', 'tid_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, prefix, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.koid', 'koid', 'koid', '{koid}', 'koid_to_timestamp', 'koid_from_timestamp', '{koid_new}', 'koid_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, prefix, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.uid', 'uid', 'uid', '{uid}', 'uid_to_timestamp', 'uid_from_timestamp', '{uid_new}', 'uid_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, prefix, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.uid_global', 'uid_global', 'uid_global', '{uid}', 'uid_global_to_timestamp', 'uid_global_from_timestamp', '{uid_global_new}', 'uid_global_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, prefix, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('pg_catalog.uuid', 'uuidv7', 'version 7 uuid', '{uuid}', 'uuidv7_to_timestamp', 'uuidv7_from_timestamp', '{uuidv7_new}', 'uuidv7_safe_horizon');
 
 -- A database updated from 0.1.0 has no mark: its ids may have come from
 -- another cluster (pg_upgrade keeps 0.1.0's SQL until update_extensions.sql
@@ -2146,12 +2147,9 @@ BEGIN
     -- be able to create objects in) would win over kid's own.  Casting to
     -- a domain's base type calls nothing.
     key_expr := format('(%I)::%s', key_name, keytype);
-    prefix := CASE keytype WHEN '@extschema@.sno'::regtype THEN 'sno'
-                           WHEN '@extschema@.atproto_tid'::regtype THEN 'tid'
-                           WHEN '@extschema@.koid'::regtype THEN 'koid'
-                           WHEN '@extschema@.uid'::regtype THEN 'uid'
-                           WHEN '@extschema@.uid_global'::regtype THEN 'uid_global'
-                           WHEN 'pg_catalog.uuid'::regtype THEN 'uuidv7' END;
+    -- Its functions' prefix (kid_id_types): <prefix>_from_timestamp() and
+    -- <prefix>_to_timestamp() bound and decode it.
+    prefix := (SELECT t.prefix FROM @extschema@.kid_id_types t WHERE t.type = keytype);
     IF prefix IS NULL THEN
         RETURN;
     END IF;

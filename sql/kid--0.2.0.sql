@@ -87,6 +87,7 @@ COMMENT ON OPERATOR ~>~ (timestamptz, timestamptz) IS 'timestamptz > in the btre
 -- (call it on the primary).
 CREATE TABLE kid_id_types (
     type regtype PRIMARY KEY,
+    prefix name NOT NULL UNIQUE,
     id_noun text NOT NULL,
     lease_lines text[] NOT NULL,
     to_timestamp name NOT NULL,
@@ -98,7 +99,7 @@ REVOKE ALL ON kid_id_types FROM PUBLIC;
 GRANT SELECT ON kid_id_types TO PUBLIC;
 
 COMMENT ON TABLE kid_id_types IS
-'kid''s id types, one row each: how messages name one id (id_noun), the lease lines its ids are made on (lease_lines, as kid_lease() names them), and the functions of kid''s schema that decode one to its time (to_timestamp), give the smallest id of a time (from_timestamp), make one (generators) and give the commit horizon of its generators (safe_horizon). Written by kid''s install and upgrade scripts only.';
+'kid''s id types, one row each: the prefix of its functions'' names (prefix), how messages name one id (id_noun), the lease lines its ids are made on (lease_lines, as kid_lease() names them), and the functions of kid''s schema that decode one to its time (to_timestamp), give the smallest id of a time (from_timestamp), make one (generators) and give the commit horizon of its generators (safe_horizon). Written by kid''s install and upgrade scripts only.';
 
 -- (from src/sql/sno.sql)
 -- ---------------------------------------------------------------------------
@@ -477,8 +478,8 @@ COMMENT ON FUNCTION sno_safe_horizon() IS
 'The commit horizon of sno_new() on this server: no sno made here in a transaction not yet committed, or made later, is below it. The smallest sno of a 4 ms unit at or before the clock; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
 
 -- Its row of kid's list of id types.
-INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
-VALUES ('@extschema@.sno', 'sno', '{sno tick 0,sno tick 1}', 'sno_to_timestamp', 'sno_from_timestamp', '{sno_new}', 'sno_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, prefix, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.sno', 'sno', 'sno', '{sno tick 0,sno tick 1}', 'sno_to_timestamp', 'sno_from_timestamp', '{sno_new}', 'sno_safe_horizon');
 
 -- (from src/sql/tid.sql)
 -- ---------------------------------------------------------------------------
@@ -886,8 +887,8 @@ COMMENT ON FUNCTION tid_safe_horizon() IS
 'The commit horizon of tid_new() on this server: no atproto_tid made here in a transaction not yet committed, or made later, is below it (clock id 0 of a microsecond); read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
 
 -- Its row of kid's list of id types.
-INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
-VALUES ('@extschema@.atproto_tid', 'atproto_tid', '{atproto_tid}', 'tid_to_timestamp', 'tid_from_timestamp', '{tid_new}', 'tid_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, prefix, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.atproto_tid', 'tid', 'atproto_tid', '{atproto_tid}', 'tid_to_timestamp', 'tid_from_timestamp', '{tid_new}', 'tid_safe_horizon');
 
 -- (from src/sql/koid.sql)
 -- ---------------------------------------------------------------------------
@@ -1296,8 +1297,8 @@ COMMENT ON FUNCTION koid_safe_horizon() IS
 'The commit horizon of koid_new() on this server: no koid made here in a transaction not yet committed, or made later, is below it; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
 
 -- Its row of kid's list of id types.
-INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
-VALUES ('@extschema@.koid', 'koid', '{koid}', 'koid_to_timestamp', 'koid_from_timestamp', '{koid_new}', 'koid_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, prefix, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.koid', 'koid', 'koid', '{koid}', 'koid_to_timestamp', 'koid_from_timestamp', '{koid_new}', 'koid_safe_horizon');
 
 -- (from src/sql/uid.sql)
 -- ---------------------------------------------------------------------------
@@ -1704,8 +1705,8 @@ COMMENT ON FUNCTION uid_safe_horizon() IS
 'The commit horizon of uid_new() on this server: no uid made here in a transaction not yet committed, or made later, is below it; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
 
 -- Its row of kid's list of id types.
-INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
-VALUES ('@extschema@.uid', 'uid', '{uid}', 'uid_to_timestamp', 'uid_from_timestamp', '{uid_new}', 'uid_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, prefix, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.uid', 'uid', 'uid', '{uid}', 'uid_to_timestamp', 'uid_from_timestamp', '{uid_new}', 'uid_safe_horizon');
 
 -- (from src/sql/uid_global.sql)
 -- ---------------------------------------------------------------------------
@@ -2126,8 +2127,8 @@ COMMENT ON FUNCTION uid_global_safe_horizon() IS
 'The commit horizon of uid_global_new() on this server (with this server''s node field, under kid.uid_interval): no uid_global made here in a transaction not yet committed, or made later, is below it; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
 
 -- Its row of kid's list of id types.
-INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
-VALUES ('@extschema@.uid_global', 'uid_global', '{uid}', 'uid_global_to_timestamp', 'uid_global_from_timestamp', '{uid_global_new}', 'uid_global_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, prefix, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.uid_global', 'uid_global', 'uid_global', '{uid}', 'uid_global_to_timestamp', 'uid_global_from_timestamp', '{uid_global_new}', 'uid_global_safe_horizon');
 
 -- (from src/sql/codokey.sql)
 -- ---------------------------------------------------------------------------
@@ -2714,8 +2715,8 @@ COMMENT ON FUNCTION uuidv7_safe_horizon() IS
 'The commit horizon of uuidv7_new() on this server: no uuid made here by uuidv7_new() in a transaction not yet committed, or made later, is below it. The smallest version 7 uuid of a millisecond at or before the clock; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
 
 -- Its row of kid's list of id types.
-INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
-VALUES ('pg_catalog.uuid', 'version 7 uuid', '{uuid}', 'uuidv7_to_timestamp', 'uuidv7_from_timestamp', '{uuidv7_new}', 'uuidv7_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, prefix, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('pg_catalog.uuid', 'uuidv7', 'version 7 uuid', '{uuid}', 'uuidv7_to_timestamp', 'uuidv7_from_timestamp', '{uuidv7_new}', 'uuidv7_safe_horizon');
 
 -- (from src/sql/ulid.sql)
 -- ---------------------------------------------------------------------------
@@ -4345,12 +4346,9 @@ BEGIN
     -- be able to create objects in) would win over kid's own.  Casting to
     -- a domain's base type calls nothing.
     key_expr := format('(%I)::%s', key_name, keytype);
-    prefix := CASE keytype WHEN '@extschema@.sno'::regtype THEN 'sno'
-                           WHEN '@extschema@.atproto_tid'::regtype THEN 'tid'
-                           WHEN '@extschema@.koid'::regtype THEN 'koid'
-                           WHEN '@extschema@.uid'::regtype THEN 'uid'
-                           WHEN '@extschema@.uid_global'::regtype THEN 'uid_global'
-                           WHEN 'pg_catalog.uuid'::regtype THEN 'uuidv7' END;
+    -- Its functions' prefix (kid_id_types): <prefix>_from_timestamp() and
+    -- <prefix>_to_timestamp() bound and decode it.
+    prefix := (SELECT t.prefix FROM @extschema@.kid_id_types t WHERE t.type = keytype);
     IF prefix IS NULL THEN
         RETURN;
     END IF;

@@ -28,6 +28,7 @@
 -- (call it on the primary).
 CREATE TABLE kid_id_types (
     type regtype PRIMARY KEY,
+    prefix name NOT NULL UNIQUE,
     id_noun text NOT NULL,
     lease_lines text[] NOT NULL,
     to_timestamp name NOT NULL,
@@ -39,4 +40,4 @@ REVOKE ALL ON kid_id_types FROM PUBLIC;
 GRANT SELECT ON kid_id_types TO PUBLIC;
 
 COMMENT ON TABLE kid_id_types IS
-'kid''s id types, one row each: how messages name one id (id_noun), the lease lines its ids are made on (lease_lines, as kid_lease() names them), and the functions of kid''s schema that decode one to its time (to_timestamp), give the smallest id of a time (from_timestamp), make one (generators) and give the commit horizon of its generators (safe_horizon). Written by kid''s install and upgrade scripts only.';
+'kid''s id types, one row each: the prefix of its functions'' names (prefix), how messages name one id (id_noun), the lease lines its ids are made on (lease_lines, as kid_lease() names them), and the functions of kid''s schema that decode one to its time (to_timestamp), give the smallest id of a time (from_timestamp), make one (generators) and give the commit horizon of its generators (safe_horizon). Written by kid''s install and upgrade scripts only.';

@@ -63,5 +63,5 @@ COMMENT ON FUNCTION koid_safe_horizon() IS
 'The commit horizon of koid_new() on this server: no koid made here in a transaction not yet committed, or made later, is below it; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
 
 -- Its row of kid's list of id types.
-INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
-VALUES ('@extschema@.koid', 'koid', '{koid}', 'koid_to_timestamp', 'koid_from_timestamp', '{koid_new}', 'koid_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, prefix, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.koid', 'koid', 'koid', '{koid}', 'koid_to_timestamp', 'koid_from_timestamp', '{koid_new}', 'koid_safe_horizon');

@@ -583,12 +583,9 @@ BEGIN
     -- be able to create objects in) would win over kid's own.  Casting to
     -- a domain's base type calls nothing.
     key_expr := format('(%I)::%s', key_name, keytype);
-    prefix := CASE keytype WHEN '@extschema@.sno'::regtype THEN 'sno'
-                           WHEN '@extschema@.atproto_tid'::regtype THEN 'tid'
-                           WHEN '@extschema@.koid'::regtype THEN 'koid'
-                           WHEN '@extschema@.uid'::regtype THEN 'uid'
-                           WHEN '@extschema@.uid_global'::regtype THEN 'uid_global'
-                           WHEN 'pg_catalog.uuid'::regtype THEN 'uuidv7' END;
+    -- Its functions' prefix (kid_id_types): <prefix>_from_timestamp() and
+    -- <prefix>_to_timestamp() bound and decode it.
+    prefix := (SELECT t.prefix FROM @extschema@.kid_id_types t WHERE t.type = keytype);
     IF prefix IS NULL THEN
         RETURN;
     END IF;

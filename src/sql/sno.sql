@@ -61,5 +61,5 @@ COMMENT ON FUNCTION sno_safe_horizon() IS
 'The commit horizon of sno_new() on this server: no sno made here in a transaction not yet committed, or made later, is below it. The smallest sno of a 4 ms unit at or before the clock; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
 
 -- Its row of kid's list of id types.
-INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
-VALUES ('@extschema@.sno', 'sno', '{sno tick 0,sno tick 1}', 'sno_to_timestamp', 'sno_from_timestamp', '{sno_new}', 'sno_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, prefix, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.sno', 'sno', 'sno', '{sno tick 0,sno tick 1}', 'sno_to_timestamp', 'sno_from_timestamp', '{sno_new}', 'sno_safe_horizon');

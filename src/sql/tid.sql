@@ -75,5 +75,5 @@ COMMENT ON FUNCTION tid_safe_horizon() IS
 'The commit horizon of tid_new() on this server: no atproto_tid made here in a transaction not yet committed, or made later, is below it (clock id 0 of a microsecond); read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
 
 -- Its row of kid's list of id types.
-INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
-VALUES ('@extschema@.atproto_tid', 'atproto_tid', '{atproto_tid}', 'tid_to_timestamp', 'tid_from_timestamp', '{tid_new}', 'tid_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, prefix, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.atproto_tid', 'tid', 'atproto_tid', '{atproto_tid}', 'tid_to_timestamp', 'tid_from_timestamp', '{tid_new}', 'tid_safe_horizon');

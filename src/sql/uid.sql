@@ -73,5 +73,5 @@ COMMENT ON FUNCTION uid_safe_horizon() IS
 'The commit horizon of uid_new() on this server: no uid made here in a transaction not yet committed, or made later, is below it; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
 
 -- Its row of kid's list of id types.
-INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
-VALUES ('@extschema@.uid', 'uid', '{uid}', 'uid_to_timestamp', 'uid_from_timestamp', '{uid_new}', 'uid_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, prefix, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.uid', 'uid', 'uid', '{uid}', 'uid_to_timestamp', 'uid_from_timestamp', '{uid_new}', 'uid_safe_horizon');

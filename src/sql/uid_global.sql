@@ -103,5 +103,5 @@ COMMENT ON FUNCTION uid_global_safe_horizon() IS
 'The commit horizon of uid_global_new() on this server (with this server''s node field, under kid.uid_interval): no uid_global made here in a transaction not yet committed, or made later, is below it; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
 
 -- Its row of kid's list of id types.
-INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
-VALUES ('@extschema@.uid_global', 'uid_global', '{uid}', 'uid_global_to_timestamp', 'uid_global_from_timestamp', '{uid_global_new}', 'uid_global_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, prefix, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('@extschema@.uid_global', 'uid_global', 'uid_global', '{uid}', 'uid_global_to_timestamp', 'uid_global_from_timestamp', '{uid_global_new}', 'uid_global_safe_horizon');

@@ -281,5 +281,5 @@ COMMENT ON FUNCTION uuidv7_safe_horizon() IS
 'The commit horizon of uuidv7_new() on this server: no uuid made here by uuidv7_new() in a transaction not yet committed, or made later, is below it. The smallest version 7 uuid of a millisecond at or before the clock; read rows cursor <= id < horizon in a later statement (docs/horizon.md). ERROR 55000 on a standby, or while a transaction prepared before the server started is open.';
 
 -- Its row of kid's list of id types.
-INSERT INTO @extschema@.kid_id_types (type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
-VALUES ('pg_catalog.uuid', 'version 7 uuid', '{uuid}', 'uuidv7_to_timestamp', 'uuidv7_from_timestamp', '{uuidv7_new}', 'uuidv7_safe_horizon');
+INSERT INTO @extschema@.kid_id_types (type, prefix, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon)
+VALUES ('pg_catalog.uuid', 'uuidv7', 'version 7 uuid', '{uuid}', 'uuidv7_to_timestamp', 'uuidv7_from_timestamp', '{uuidv7_new}', 'uuidv7_safe_horizon');

@@ -12,7 +12,10 @@ set -uo pipefail
 cd "$(dirname "$0")"
 SECONDS_EACH=${FUZZ_SECONDS:-15}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(sno tid koid uid base64url codokey radix)
+# Every target there is (each test/fuzz/<target>_fuzz.cpp), by default.
+if [ ${#targets[@]} -eq 0 ]; then
+    for f in *_fuzz.cpp; do targets+=("${f%_fuzz.cpp}"); done
+fi
 
 rm -rf seeds-out
 ./seeds seeds-out >/dev/null || { echo "seed generator failed"; exit 1; }

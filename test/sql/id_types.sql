@@ -5,8 +5,14 @@
 -- from the list, shows here.
 SET TIME ZONE 'UTC';
 
-SELECT type, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon
+SELECT type, prefix, id_noun, lease_lines, to_timestamp, from_timestamp, generators, safe_horizon
 FROM kid_id_types ORDER BY type::oid;
+
+-- The functions are named after the prefix, which kid's partition
+-- maintenance builds their names from (kid_partition_key()).
+SELECT t.type AS "named otherwise than its prefix" FROM kid_id_types t
+WHERE t.to_timestamp <> t.prefix || '_to_timestamp' OR t.from_timestamp <> t.prefix || '_from_timestamp'
+   OR t.safe_horizon <> t.prefix || '_safe_horizon';
 
 -- Every function a row names is a function of kid's schema with the
 -- signature its column means.
@@ -42,7 +48,7 @@ WHERE p.proname LIKE '%\_safe\_horizon' AND p.pronargs = 0
 -- Read by everyone, written by no one but kid's scripts.
 SET ROLE pg_monitor;
 SELECT count(*) > 0 AS readable FROM kid_id_types;
-INSERT INTO kid_id_types VALUES ('int8', 'x', '{x}', 'x', 'x', '{x}', 'x');
+INSERT INTO kid_id_types VALUES ('int8', 'x', 'x', '{x}', 'x', 'x', '{x}', 'x');
 UPDATE kid_id_types SET id_noun = 'x';
 DELETE FROM kid_id_types;
 RESET ROLE;
