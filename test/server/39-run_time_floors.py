@@ -52,6 +52,7 @@ def setup(admin):
         admin.execute(f"CREATE DATABASE {db}")
         with connect(db) as c:
             c.execute("CREATE EXTENSION kid")
+    SCHEMES.load("app")
     with connect("app") as c:
         for type_name, generator, _ in SCHEMES:
             c.execute(f"CREATE TABLE t_{type_name} (id {type_name} PRIMARY KEY DEFAULT {generator})")

@@ -13,18 +13,19 @@ import threading
 class _Schemes:
     """(type, generator call, horizon call) of every generator of kid's id
     types, as the server's kid_id_types lists them (a new scheme's row is
-    tested without a list here to join).  load() reads them, over a
-    connection of its own made from the PG* environment: call it before a
-    test uses every connection slot."""
+    tested without a list here to join).  load(dbname) reads them, over a
+    connection of its own to database dbname (default: the PG* environment's),
+    which must have kid: call it before a test uses every connection slot."""
 
     def __init__(self):
         self._rows = None
 
-    def load(self):
+    def load(self, dbname=None):
         if self._rows is None:
             import psycopg
 
-            with psycopg.connect(autocommit=True) as conn:
+            args = {"dbname": dbname} if dbname else {}
+            with psycopg.connect(autocommit=True, **args) as conn:
                 self._rows = conn.execute(
                     "SELECT t.type::text, g.fn || '()', t.safe_horizon || '()' "
                     "FROM kid_id_types t, unnest(t.generators) WITH ORDINALITY AS g(fn, n) "
