@@ -927,22 +927,52 @@ void kid_partition_worker_main(Datum arg)
     MemoryContext cxt = AllocSetContextCreate(TopMemoryContext, "kid partition worker",
                                               ALLOCSET_DEFAULT_SIZES);
 
-    /* kid's schema, if kid is here and has kid_partition_config (0.1.0 has not), and its tables. */
+    /*
+     * kid's schema, if kid is here and its kid_partition_config is kid's
+     * own (a member of the extension: 0.1.0's SQL has none), and its
+     * tables.  A relation of that name that is not kid's is another
+     * role's: where kid's SQL is still 0.1.0's (a package upgrade or
+     * pg_upgrade before ALTER EXTENSION kid UPDATE), a role that may create
+     * objects in kid's schema (public is the database owner's) could
+     * otherwise have this superuser call functions of its own under kid's
+     * names.  Such a database is skipped, with a WARNING.
+     */
     char *schema = nullptr;
     char *database = nullptr;
+    char *impostor = nullptr;
     List *tables = NIL;
     begin_spi("kid: looking for tables to partition");
     database = MemoryContextStrdup(cxt, get_database_name(MyDatabaseId));
     strlcpy(overrun_database, database, sizeof(overrun_database));
-    SPI_execute("SELECT pg_catalog.quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
-                "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace "
-                "WHERE e.extname OPERATOR(pg_catalog.=) 'kid' AND EXISTS (SELECT FROM "
-                "pg_catalog.pg_class c "
-                "WHERE c.relnamespace OPERATOR(pg_catalog.=) n.oid "
-                "AND c.relname OPERATOR(pg_catalog.=) 'kid_partition_config')",
-                true, 1);
+    SPI_execute(
+        "SELECT pg_catalog.quote_ident(n.nspname), "
+        "EXISTS (SELECT FROM pg_catalog.pg_depend d "
+        "WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
+        "AND d.objid OPERATOR(pg_catalog.=) c.oid "
+        "AND d.refclassid OPERATOR(pg_catalog.=) "
+        "'pg_catalog.pg_extension'::pg_catalog.regclass "
+        "AND d.refobjid OPERATOR(pg_catalog.=) e.oid AND d.deptype OPERATOR(pg_catalog.=) 'e') "
+        "FROM pg_catalog.pg_extension e "
+        "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace "
+        "JOIN pg_catalog.pg_class c ON c.relnamespace OPERATOR(pg_catalog.=) n.oid "
+        "AND c.relname OPERATOR(pg_catalog.=) 'kid_partition_config' "
+        "WHERE e.extname OPERATOR(pg_catalog.=) 'kid'",
+        true, 1);
     schema = spi_text(cxt);
+    if (schema && strcmp(spi_text(cxt, 2), "t") != 0) {
+        impostor = schema;
+        schema = nullptr;
+    }
     end_spi();
+    if (impostor)
+        ereport(WARNING,
+                (errmsg("kid's partition worker skipped database \"%s\": relation "
+                        "%s.kid_partition_config is not kid's",
+                        database, impostor),
+                 errdetail("kid maintains partitions only through its own tables and functions."),
+                 errhint("If kid's SQL in this database is older than its library, run ALTER "
+                         "EXTENSION kid UPDATE there; drop a relation of that name that kid did "
+                         "not make.")));
     if (schema)
         record_overruns(schema);
     begin_spi("kid: looking for tables to partition");

@@ -395,6 +395,41 @@ expect_eq "9b. ... the run of t9w2 (as at 2070) and the end of t9w3's configurat
              WHERE (parent_name = 'public.t9w2' AND run_at > '2069-01-01') OR (parent_name = 'public.t9w3' AND action = 'unconfigure')
                 OR (parent_name = 'public.t9w1' AND action = 'create' AND run_at > now() - interval '1 hour')")" \
     "public.t9w2 create f, public.t9w3 unconfigure f, public.t9w1 create t"
+# ---------------------------------------------------------------- 7d. kid's tables that are not kid's
+# A database of mallory's whose kid is still 0.1.0's SQL (a package upgrade
+# or pg_upgrade before ALTER EXTENSION kid UPDATE), in public, which the
+# database owner owns: mallory makes a kid_partition_config of her own
+# there, and functions under the names of those the worker calls.  The
+# worker, a superuser, skips the database (WARNING) and calls none of them.
+ext_dir="$("$PG_CONFIG" --sharedir)/extension"
+# (make install installs only the default version's script: 0.1.0's is put
+# beside it for this run, and removed whatever happens.)
+if [ ! -f "$ext_dir/kid--0.1.0.sql" ]; then
+    cp sql/kid--0.1.0.sql "$ext_dir/" && trap 'trap "" INT TERM PIPE; rm -f "$ext_dir/kid--0.1.0.sql"; kid_cleanup' EXIT
+fi
+offset=$(log_size "$LOG")
+kpsql $SP_PORT -d postgres -c "CREATE DATABASE sec010 OWNER mallory" >/dev/null
+kpsql $SP_PORT -d sec010 -c "CREATE EXTENSION kid VERSION '0.1.0'" >/dev/null
+kpsql $SP_PORT -d sec010 -U mallory >/dev/null <<'SQL'
+CREATE TABLE public.kid_partition_config (parent regclass);
+CREATE TABLE public.kid_partition_attempts (parent oid, began timestamptz);
+CREATE TABLE public.kid_partition_state (parent regclass, last_run timestamptz, last_error_at timestamptz);
+CREATE TABLE mine (x int);
+INSERT INTO public.kid_partition_config VALUES ('mine');
+CREATE FUNCTION public.kid_partition_attempt(regclass) RETURNS void
+LANGUAGE plpgsql AS $$ BEGIN EXECUTE 'ALTER ROLE mallory SUPERUSER'; END $$;
+CREATE FUNCTION public.kid_partition_failed(regclass, text) RETURNS void
+LANGUAGE plpgsql AS $$ BEGIN EXECUTE 'ALTER ROLE mallory SUPERUSER'; END $$;
+CREATE FUNCTION public.kid_partition_maintain(regclass, timestamptz,
+    OUT action text, OUT partition_name text, OUT rows bigint) RETURNS SETOF record
+LANGUAGE plpgsql AS $$ BEGIN EXECUTE 'ALTER ROLE mallory SUPERUSER'; END $$;
+SQL
+check "7d. the worker skips a database whose kid_partition_config is not kid's (WARNING naming it)" \
+    wait_for_log "$LOG" "$offset" 'WARNING:  kid.s partition worker skipped database "sec010": relation public.kid_partition_config is not kid.s'
+expect_eq "7d. ... and mallory's functions under kid's names did not run: mallory is no superuser" "$(superuser_of)" f
+reset_mallory
+kpsql $SP_PORT -d postgres -c "DROP DATABASE sec010" >/dev/null
+
 offset=$(log_size "$LOG")
 q -d postgres -c "ALTER SYSTEM SET kid.partition_maintenance_interval = 0" >/dev/null
 need "the worker turned off by a reload" reload_conf $SP_PORT
