@@ -4220,7 +4220,10 @@ BEGIN
     WHERE c.parent = kid_partition_failed.parent
       AND EXISTS (SELECT FROM pg_catalog.pg_class r WHERE r.oid = c.parent::oid)
     ON CONFLICT ON CONSTRAINT kid_partition_state_pkey DO UPDATE
-        SET last_error = EXCLUDED.last_error, last_error_at = EXCLUDED.last_error_at, failed_runs = s.failed_runs + 1;
+        -- (Capped: the owner may write its row, a count at the integer's
+        -- end included, which would make every later record fail.)
+        SET last_error = EXCLUDED.last_error, last_error_at = EXCLUDED.last_error_at,
+            failed_runs = LEAST(s.failed_runs, 2147483646) + 1;
 END $$;
 
 COMMENT ON FUNCTION kid_partition_failed(regclass, text) IS
@@ -5271,7 +5274,13 @@ BEGIN
         BEGIN
             RETURN QUERY SELECT * FROM @extschema@.kid_partition_maintain_as_owner(p, $2);
         EXCEPTION WHEN OTHERS THEN
-            PERFORM @extschema@.kid_partition_failed(p, SQLERRM);
+            -- Its record may fail too (its state row locked, or written
+            -- by its owner): a WARNING, and the other tables go on.
+            BEGIN
+                PERFORM @extschema@.kid_partition_failed(p, SQLERRM);
+            EXCEPTION WHEN OTHERS THEN
+                RAISE WARNING 'kid could not record the failed maintenance of %: %', p, SQLERRM;
+            END;
             RAISE WARNING 'kid could not maintain the partitions of %: %', p, SQLERRM;
             parent_table := p; action := 'fail'; partition_name := NULL; period := NULL; rows := NULL;
             detail := SQLERRM;

@@ -863,23 +863,22 @@ static void maintain_table(const char *schema, const char *database, Oid table) 
 /*
  * The tables a worker began and neither finished nor failed: that worker
  * ended in its maintenance (its time limit's end, or a stop), and its
- * failure is recorded now, in a transaction of its own.  A table dropped
- * since is left to maintain_table(), which forgets it; and nothing that
- * fails here keeps this worker from its tables (a failure that repeats
- * would otherwise end every worker of the database before its first table,
- * round after round): a WARNING.
+ * failure is recorded now (record_failure(), a transaction per table, so
+ * that one table whose record fails does not lose the others').  A table
+ * dropped since is left to maintain_table(), which forgets it; and
+ * nothing that fails here keeps this worker from its tables (a failure
+ * that repeats would otherwise end every worker of the database before its
+ * first table, round after round): a WARNING.
  */
 static void record_overruns(const char *schema) noexcept
 {
     MemoryContext cxt = CurrentMemoryContext;
+    List *volatile overrun = NIL;
     PG_TRY();
     {
         begin_spi("kid: recording ended partition maintenance");
         SPI_execute(
-            psprintf("SELECT %s.kid_partition_failed(c.parent, 'kid''s worker ended during the "
-                     "maintenance of this table: it ran past twice "
-                     "kid.partition_maintenance_timeout, or was stopped') "
-                     "FROM %s.kid_partition_config c "
+            psprintf("SELECT c.parent::pg_catalog.oid FROM %s.kid_partition_config c "
                      "JOIN pg_catalog.pg_class r "
                      "ON r.oid OPERATOR(pg_catalog.=) c.parent::pg_catalog.oid "
                      "JOIN %s.kid_partition_attempts a "
@@ -888,19 +887,33 @@ static void record_overruns(const char *schema) noexcept
                      "ON s.parent::pg_catalog.oid OPERATOR(pg_catalog.=) c.parent::pg_catalog.oid "
                      "WHERE a.began OPERATOR(pg_catalog.>) COALESCE(GREATEST(s.last_run, "
                      "s.last_error_at), '-infinity'::pg_catalog.timestamptz)",
-                     schema, schema, schema, schema),
-            false, 0);
+                     schema, schema, schema),
+            true, 0);
+        MemoryContext old = MemoryContextSwitchTo(cxt);
+        for (uint64 i = 0; i < SPI_processed; i++) {
+            bool isnull;
+            overrun = lappend_oid(overrun, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+                                                                          SPI_tuptable->tupdesc, 1,
+                                                                          &isnull)));
+        }
+        MemoryContextSwitchTo(old);
         end_spi();
     }
     PG_CATCH();
     {
         char why[1024];
         abort_with_message(cxt, why, sizeof(why));
-        ereport(WARNING, (errmsg("kid could not record the partition maintenance that kid's "
-                                 "last worker left unfinished"),
+        ereport(WARNING, (errmsg("kid could not read the partition maintenance that kid's last "
+                                 "worker left unfinished"),
                           errdetail("%s", why)));
     }
     PG_END_TRY();
+    ListCell *lc;
+    foreach (lc, overrun)
+        record_failure(schema, lfirst_oid(lc),
+                       "kid's worker ended during the maintenance of this table: it ran past "
+                       "twice kid.partition_maintenance_timeout, or was stopped");
+    list_free(overrun);
 }
 
 } // namespace kid::pg

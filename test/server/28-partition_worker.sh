@@ -259,6 +259,7 @@ check "a configured table dropped after the worker began it is forgotten by the 
 check "... and no worker failed on it meanwhile" \
     test "$(tail -c +$((offset + 1)) "$LOG" | grep -c -e 'ERROR:' -e 'could not record')" = 0
 
+
 # more_premake: raise events' premake by 2: the worker makes two partitions,
 # and names them in its log line.
 more_premake() {
@@ -320,6 +321,43 @@ offset=$(log_size "$LOG")
 q -d pw1 -c "DROP TRIGGER sleepy_delete ON aslow_default" >/dev/null
 check "the trigger gone, the next round moves aslow's row" \
     wait_for_log "$LOG" "$offset" 'kid maintained the partitions of public\.aslow in database "pw1": 1 create'
+
+# Two tables a worker began and did not finish (their attempts recorded
+# after their last run): the next worker records each one's failure, one
+# at a time.  ovB's state row is held (FOR UPDATE) by another session
+# across that start: its record fails after the worker's lock_timeout
+# (WARNING; its maintenance, blocked too, ends at the 2 s limit each
+# round), and ovA's is still made, though its owner set its count of
+# failed runs to the integer's last value (the count is capped).
+q -d pw1 >/dev/null <<'SQL'
+SET default_transaction_isolation = 'read committed';
+CREATE TABLE ova (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+CREATE TABLE ovb (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+SELECT count(*) FROM kid_partition_by_time('ova', '1 day', premake => 1);
+SELECT count(*) FROM kid_partition_by_time('ovb', '1 day', premake => 1);
+SQL
+ovb_oid=$(q -d pw1 -c "SELECT 'ovb'::regclass::oid")
+q -d pw1 -c "BEGIN" -c "SELECT 1 FROM kid_partition_state WHERE parent = 'ovb'::regclass FOR UPDATE" \
+    -c "SELECT pg_sleep(60) /* ov holder */" >/dev/null 2>&1 &
+ov_holder=$!
+ov_holding() { [ "$(q -d postgres -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%/* ov holder */' AND state = 'active'")" = 1 ]; }
+for _ in $(seq 300); do ov_holding && break; sleep 0.1; done
+need "a session holds ovb's state row (FOR UPDATE)" ov_holding
+offset=$(log_size "$LOG")
+q -d pw1 >/dev/null <<'SQL'
+INSERT INTO kid_partition_attempts (parent, began)
+SELECT t::regclass::oid, clock_timestamp() + interval '1 minute' FROM unnest(ARRAY['ova', 'ovb']) t
+ON CONFLICT (parent) DO UPDATE SET began = EXCLUDED.began;
+UPDATE kid_partition_state SET failed_runs = 2147483647, last_error = NULL WHERE parent = 'ova'::regclass;
+SQL
+check "a worker's start records each unfinished table apart: ovb's record, its row held, fails (WARNING naming its OID)" \
+    wait_for_log "$LOG" "$offset" "WARNING:  kid could not record the failed partition maintenance of the table with OID ${ovb_oid:-none}"
+q -d postgres -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%/* ov holder */'" >/dev/null
+wait "$ov_holder" 2>/dev/null
+expect_eq "... and ova's is made, its failed runs at the integer's last value" \
+    "$(q -d pw1 -c "SELECT last_error FROM kid_partition_state WHERE parent = 'ova'::regclass")" \
+    "kid's worker ended during the maintenance of this table: it ran past twice kid.partition_maintenance_timeout, or was stopped"
+q -d pw1 -c "DROP TABLE ova, ovb" >/dev/null
 
 # pw_slow: six tables whose triggers sleep 1.5 s as a row moves out of
 # the default partition (under the 2 s limit of each): its worker takes
