@@ -212,6 +212,21 @@ SELECT replace(line, E'\n', '\n') COLLATE "C" FROM (
             i.privtype, i.initprivs)
         FROM pg_init_privs i JOIN upg_all a ON a.classid = i.classoid AND a.objid = i.objoid
 ) lines ORDER BY 1;
+-- The rows the scripts write into the extension's own tables (not its
+-- configuration tables, which pg_dump dumps and which hold the database's
+-- own rows): kid_id_types, which kid's SQL reads instead of naming types.
+CREATE TEMP TABLE upg_content AS
+    SELECT c.oid::regclass AS rel FROM pg_class c
+    WHERE c.oid IN (SELECT oid FROM upg_rel) AND c.relkind = 'r'
+      AND c.oid <> ALL (coalesce((SELECT extconfig FROM pg_extension WHERE extname = :'ext'), '{}'));
+CREATE FUNCTION pg_temp.upg_rows() RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE r regclass;
+BEGIN
+    FOR r IN SELECT rel FROM upg_content ORDER BY rel::text LOOP
+        RETURN QUERY EXECUTE format('SELECT %L || '' row: '' || t::text FROM %s t', r::text, r);
+    END LOOP;
+END $$;
+SELECT line COLLATE "C" FROM pg_temp.upg_rows() AS line ORDER BY 1;
 SQL
 }
 
