@@ -806,6 +806,14 @@ DECLARE
     other text;
     t timestamptz;
 BEGIN
+    -- kid's schema is still the one this script named (see kid_schema_intact()).
+    IF EXISTS (SELECT FROM pg_catalog.pg_event_trigger t JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) t.evtfoid
+               WHERE t.evtname OPERATOR(pg_catalog.=) 'kid_partition_forget'
+                 AND p.pronamespace IS DISTINCT FROM pg_catalog.to_regnamespace('@extschema@')) THEN
+        RAISE EXCEPTION 'kid''s schema is no longer @extschema@' USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'kid''s functions name their schema as it was when kid was installed: another schema of that name would take their calls.',
+            HINT = 'Give kid''s schema its name back (ALTER SCHEMA ... RENAME TO ...).';
+    END IF;
     IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
         RAISE EXCEPTION 'permission denied to list the columns of database "%" that kid_adopt_database() reads', current_database()
             USING ERRCODE = 'insufficient_privilege',
@@ -1078,6 +1086,14 @@ DECLARE
     sno_took timestamptz[];
     sno_late boolean := false;
 BEGIN
+    -- kid's schema is still the one this script named (see kid_schema_intact()).
+    IF EXISTS (SELECT FROM pg_catalog.pg_event_trigger t JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) t.evtfoid
+               WHERE t.evtname OPERATOR(pg_catalog.=) 'kid_partition_forget'
+                 AND p.pronamespace IS DISTINCT FROM pg_catalog.to_regnamespace('@extschema@')) THEN
+        RAISE EXCEPTION 'kid''s schema is no longer @extschema@' USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'kid''s functions name their schema as it was when kid was installed: another schema of that name would take their calls.',
+            HINT = 'Give kid''s schema its name back (ALTER SCHEMA ... RENAME TO ...).';
+    END IF;
     IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
         RAISE EXCEPTION 'permission denied to adopt database "%"', current_database()
             USING ERRCODE = 'insufficient_privilege',
@@ -1744,6 +1760,32 @@ COMMENT ON POLICY kid_partition_history_readable ON kid_partition_history IS
 COMMENT ON TABLE kid_partition_state IS
 'The runs of kid_partition_maintain() per configured table: when the last one succeeded and how many actions it took, the last error and when it happened, and how many runs in a row have failed since the last success. Read it through kid_partition_status.';
 
+-- The name of kid's schema when this script ran.  kid's SQL names its own
+-- objects with it (@extschema@ is written in as text), so a schema renamed
+-- and another made under the old name (the owner of public may do both)
+-- would take every such call, run by whoever runs kid's code: the worker
+-- (a superuser) and the event triggers (whoever's DDL) included.  So
+-- those check first that the name still leads to kid's schema, and do
+-- nothing otherwise; kid_partition_maintain(), kid_partition_by_time(),
+-- kid_partition_failed(), kid_adopt_database() and kid_adoption_columns()
+-- refuse (55000).  kid's schema is found where the function of kid's
+-- event trigger kid_partition_forget is (only a superuser makes or renames
+-- an event trigger); before that trigger exists (the middle of an update
+-- script) nothing is refused.  The worker calls this one through the
+-- schema's current name.
+CREATE FUNCTION kid_schema_intact() RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+BEGIN ATOMIC
+    -- kid's schema is where the function of kid's event trigger is: only a
+    -- superuser makes or renames an event trigger.
+    SELECT NOT EXISTS (SELECT FROM pg_catalog.pg_event_trigger t JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) t.evtfoid
+                       WHERE t.evtname OPERATOR(pg_catalog.=) 'kid_partition_forget'
+                         AND p.pronamespace IS DISTINCT FROM pg_catalog.to_regnamespace('@extschema@'));
+END;
+
+COMMENT ON FUNCTION kid_schema_intact() IS
+'whether kid''s schema still has the name kid was installed under (its functions name it so); kid''s worker and event triggers do nothing, and its maintenance and adoption refuse, when it has not';
+
 CREATE FUNCTION kid_partition_guard() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -1822,6 +1864,14 @@ DECLARE
     dropped oid[] := ARRAY(SELECT d.objid FROM pg_catalog.pg_event_trigger_dropped_objects() d
                            WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass AND d.objsubid = 0);
 BEGIN
+    -- kid's schema is still the one this script named (see kid_schema_intact()).
+    IF EXISTS (SELECT FROM pg_catalog.pg_event_trigger t JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) t.evtfoid
+               WHERE t.evtname OPERATOR(pg_catalog.=) 'kid_partition_forget'
+                 AND p.pronamespace IS DISTINCT FROM pg_catalog.to_regnamespace('@extschema@')) THEN
+        RAISE WARNING 'kid''s schema is no longer @extschema@: kid''s event triggers do nothing'
+            USING HINT = 'Give kid''s schema its name back (ALTER SCHEMA ... RENAME TO ...).';
+        RETURN;
+    END IF;
     IF dropped = '{}' OR NOT EXISTS (SELECT FROM @extschema@.kid_partition_config c WHERE c.parent::oid = ANY (dropped)) THEN
         RETURN;
     END IF;
@@ -1853,6 +1903,14 @@ DECLARE
     altered oid[] := ARRAY(SELECT d.objid FROM pg_catalog.pg_event_trigger_ddl_commands() d
                            WHERE d.classid = 'pg_catalog.pg_class'::pg_catalog.regclass);
 BEGIN
+    -- kid's schema is still the one this script named (see kid_schema_intact()).
+    IF EXISTS (SELECT FROM pg_catalog.pg_event_trigger t JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) t.evtfoid
+               WHERE t.evtname OPERATOR(pg_catalog.=) 'kid_partition_forget'
+                 AND p.pronamespace IS DISTINCT FROM pg_catalog.to_regnamespace('@extschema@')) THEN
+        RAISE WARNING 'kid''s schema is no longer @extschema@: kid''s event triggers do nothing'
+            USING HINT = 'Give kid''s schema its name back (ALTER SCHEMA ... RENAME TO ...).';
+        RETURN;
+    END IF;
     IF altered = '{}' OR NOT EXISTS (SELECT FROM @extschema@.kid_partition_config c JOIN pg_catalog.pg_class r ON r.oid = c.parent
                                      WHERE c.parent::oid = ANY (altered) AND (r.relname <> c.relname OR r.relowner <> c.parent_owner)) THEN
         RETURN;
@@ -2015,6 +2073,14 @@ COMMENT ON FUNCTION kid_partition_attempt(regclass) IS
 CREATE FUNCTION kid_partition_failed(parent regclass, message text) RETURNS void
 LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
+    -- kid's schema is still the one this script named (see kid_schema_intact()).
+    IF EXISTS (SELECT FROM pg_catalog.pg_event_trigger t JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) t.evtfoid
+               WHERE t.evtname OPERATOR(pg_catalog.=) 'kid_partition_forget'
+                 AND p.pronamespace IS DISTINCT FROM pg_catalog.to_regnamespace('@extschema@')) THEN
+        RAISE EXCEPTION 'kid''s schema is no longer @extschema@' USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'kid''s functions name their schema as it was when kid was installed: another schema of that name would take their calls.',
+            HINT = 'Give kid''s schema its name back (ALTER SCHEMA ... RENAME TO ...).';
+    END IF;
     INSERT INTO @extschema@.kid_partition_state AS s (parent, last_error, last_error_at, failed_runs)
     SELECT c.parent, message, pg_catalog.clock_timestamp(), 1
     FROM @extschema@.kid_partition_config c
@@ -3051,6 +3117,14 @@ LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp 
 DECLARE
     p regclass;
 BEGIN
+    -- kid's schema is still the one this script named (see kid_schema_intact()).
+    IF EXISTS (SELECT FROM pg_catalog.pg_event_trigger t JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) t.evtfoid
+               WHERE t.evtname OPERATOR(pg_catalog.=) 'kid_partition_forget'
+                 AND p.pronamespace IS DISTINCT FROM pg_catalog.to_regnamespace('@extschema@')) THEN
+        RAISE EXCEPTION 'kid''s schema is no longer @extschema@' USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'kid''s functions name their schema as it was when kid was installed: another schema of that name would take their calls.',
+            HINT = 'Give kid''s schema its name back (ALTER SCHEMA ... RENAME TO ...).';
+    END IF;
     IF $2 IS NULL OR NOT isfinite($2) THEN
         RAISE EXCEPTION 'kid_partition_maintain needs a finite time, not %', coalesce($2::text, 'NULL')
             USING ERRCODE = 'invalid_parameter_value';
@@ -3110,6 +3184,14 @@ CREATE FUNCTION kid_partition_by_time(
 RETURNS SETOF record
 LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
+    -- kid's schema is still the one this script named (see kid_schema_intact()).
+    IF EXISTS (SELECT FROM pg_catalog.pg_event_trigger t JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) t.evtfoid
+               WHERE t.evtname OPERATOR(pg_catalog.=) 'kid_partition_forget'
+                 AND p.pronamespace IS DISTINCT FROM pg_catalog.to_regnamespace('@extschema@')) THEN
+        RAISE EXCEPTION 'kid''s schema is no longer @extschema@' USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'kid''s functions name their schema as it was when kid was installed: another schema of that name would take their calls.',
+            HINT = 'Give kid''s schema its name back (ALTER SCHEMA ... RENAME TO ...).';
+    END IF;
     IF parent IS NULL OR every IS NULL OR premake IS NULL OR detach_only IS NULL OR time_zone IS NULL OR $7 IS NULL THEN
         RAISE EXCEPTION 'kid_partition_by_time needs a table, a period, premake, detach_only, a time zone and a time'
             USING ERRCODE = 'null_value_not_allowed';

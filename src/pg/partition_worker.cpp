@@ -976,7 +976,28 @@ void kid_partition_worker_main(Datum arg)
         impostor = schema;
         schema = nullptr;
     }
+    /*
+     * kid's SQL names its schema as it was named at install: renamed, and
+     * another schema made under the old name, every call of kid's own
+     * functions would reach that one's objects (kid_schema_intact(), in
+     * src/sql/partition.sql).  Asked through the schema's current name.
+     */
+    bool renamed = false;
+    if (schema) {
+        SPI_execute(psprintf("SELECT %s.kid_schema_intact()", schema), true, 1);
+        renamed = strcmp(spi_text(cxt), "t") != 0;
+    }
     end_spi();
+    if (renamed) {
+        ereport(WARNING,
+                (errmsg("kid's partition worker skipped database \"%s\": kid's schema %s is no "
+                        "longer named as when kid was installed",
+                        database, schema),
+                 errdetail("kid's functions name their schema as it was named then: another "
+                           "schema of that name would take their calls."),
+                 errhint("Give kid's schema its name back (ALTER SCHEMA ... RENAME TO ...).")));
+        schema = nullptr;
+    }
     if (impostor)
         ereport(WARNING,
                 (errmsg("kid's partition worker skipped database \"%s\": relation "

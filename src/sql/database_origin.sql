@@ -229,6 +229,14 @@ DECLARE
     other text;
     t timestamptz;
 BEGIN
+    -- kid's schema is still the one this script named (see kid_schema_intact()).
+    IF EXISTS (SELECT FROM pg_catalog.pg_event_trigger t JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) t.evtfoid
+               WHERE t.evtname OPERATOR(pg_catalog.=) 'kid_partition_forget'
+                 AND p.pronamespace IS DISTINCT FROM pg_catalog.to_regnamespace('@extschema@')) THEN
+        RAISE EXCEPTION 'kid''s schema is no longer @extschema@' USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'kid''s functions name their schema as it was when kid was installed: another schema of that name would take their calls.',
+            HINT = 'Give kid''s schema its name back (ALTER SCHEMA ... RENAME TO ...).';
+    END IF;
     IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
         RAISE EXCEPTION 'permission denied to list the columns of database "%" that kid_adopt_database() reads', current_database()
             USING ERRCODE = 'insufficient_privilege',
@@ -501,6 +509,14 @@ DECLARE
     sno_took timestamptz[];
     sno_late boolean := false;
 BEGIN
+    -- kid's schema is still the one this script named (see kid_schema_intact()).
+    IF EXISTS (SELECT FROM pg_catalog.pg_event_trigger t JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) t.evtfoid
+               WHERE t.evtname OPERATOR(pg_catalog.=) 'kid_partition_forget'
+                 AND p.pronamespace IS DISTINCT FROM pg_catalog.to_regnamespace('@extschema@')) THEN
+        RAISE EXCEPTION 'kid''s schema is no longer @extschema@' USING ERRCODE = 'object_not_in_prerequisite_state',
+            DETAIL = 'kid''s functions name their schema as it was when kid was installed: another schema of that name would take their calls.',
+            HINT = 'Give kid''s schema its name back (ALTER SCHEMA ... RENAME TO ...).';
+    END IF;
     IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
         RAISE EXCEPTION 'permission denied to adopt database "%"', current_database()
             USING ERRCODE = 'insufficient_privilege',

@@ -430,6 +430,45 @@ expect_eq "7d. ... and mallory's functions under kid's names did not run: mallor
 reset_mallory
 kpsql $SP_PORT -d postgres -c "DROP DATABASE sec010" >/dev/null
 
+# ---------------------------------------------------------------- 7e. kid's schema renamed
+# kid in public of mallory's database (public is the database owner's on
+# 15 and later).  kid's SQL names its schema as it was at install: mallory
+# renames public and makes another public, with a kid_partition_config
+# view and a kid_partition_read_committed() of hers that make her superuser
+# when a superuser runs them.  A superuser's DDL (kid's event triggers),
+# the worker and a superuser's kid_partition_maintain() reach none of them.
+offset=$(log_size "$LOG")
+kpsql $SP_PORT -d postgres -c "CREATE DATABASE secren OWNER mallory" >/dev/null
+kpsql $SP_PORT -d secren -c "CREATE EXTENSION kid" >/dev/null
+kpsql $SP_PORT -d secren -U mallory >/dev/null <<'SQL'
+CREATE TABLE pt (id sno PRIMARY KEY) PARTITION BY RANGE (id);
+SELECT count(*) FROM kid_partition_by_time('pt', '1 day', premake => 1);
+ALTER SCHEMA public RENAME TO kid_home;
+CREATE SCHEMA public;
+CREATE FUNCTION public.grab() RETURNS regclass LANGUAGE plpgsql AS $$
+BEGIN
+    IF (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user) THEN
+        EXECUTE 'ALTER ROLE mallory SUPERUSER';
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE VIEW public.kid_partition_config AS SELECT public.grab() AS parent, ''::name AS relname, 0::oid AS parent_owner;
+CREATE FUNCTION public.kid_partition_read_committed() RETURNS void LANGUAGE plpgsql AS $$ BEGIN PERFORM public.grab(); END $$;
+SQL
+kpsql $SP_PORT -d secren -c "CREATE TABLE kid_home.scratch (x int)" -c "DROP TABLE kid_home.scratch" >/dev/null 2>&1
+expect_eq "7e. kid's schema renamed, another made under its name: a superuser's DDL (kid's event triggers) does not make mallory superuser" \
+    "$(superuser_of)" f
+reset_mallory
+check "7e. ... the worker skips the database (WARNING naming the renamed schema)" \
+    wait_for_log "$LOG" "$offset" 'WARNING:  kid.s partition worker skipped database "secren": kid.s schema kid_home is no longer named as when kid was installed'
+expect_eq "7e. ... and mallory is no superuser" "$(superuser_of)" f
+reset_mallory
+expect_eq "7e. ... a superuser's kid_home.kid_partition_maintain() refuses (55000) and mallory is no superuser" \
+    "$(kpsql $SP_PORT -d secren -v VERBOSITY=verbose -c "SELECT * FROM kid_home.kid_partition_maintain()" 2>&1 | grep -o -m1 'ERROR:  55000: kid.s schema is no longer public') $(superuser_of)" \
+    "ERROR:  55000: kid's schema is no longer public f"
+reset_mallory
+kpsql $SP_PORT -d postgres -c "DROP DATABASE secren" >/dev/null
+
 offset=$(log_size "$LOG")
 q -d postgres -c "ALTER SYSTEM SET kid.partition_maintenance_interval = 0" >/dev/null
 need "the worker turned off by a reload" reload_conf $SP_PORT

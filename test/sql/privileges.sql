@@ -238,6 +238,8 @@ SELECT uuidv7_to_timestamp(id) > now() - interval '1 hour' AS recent,
        AND timestamptz_ne_uuid('2024-01-01', id) AND timestamptz_ge_uuid('infinity', id) AND timestamptz_gt_uuid('infinity', id)
        AND timestamptz_cmp_uuid('infinity', id) = 1 AS comparisons
 FROM g;
+-- kid's schema still has the name kid was installed under.
+SELECT kid_schema_intact() AS schema_intact;
 -- ULIDs kept in uuid columns: their text both ways and their time.
 SELECT uuid_to_ulid(ulid_to_uuid('01ARYZ6S41TSV4RRFFQ69G5FAV')) AS ulid,
        ulid_to_timestamp(ulid_to_uuid('01ARYZ6S41TSV4RRFFQ69G5FAV')) = '2016-07-30 22:36:16.385+00' AS ulid_time;
