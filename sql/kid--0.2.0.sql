@@ -4722,6 +4722,11 @@ DECLARE
     blocked regclass;     -- the lock an attempt was not granted
 BEGIN
     PERFORM @extschema@.kid_partition_owner_only(parent);
+    -- (needed goes into LOCK TABLE as it is: one of the two modes the plan names.)
+    IF needed IS NULL OR needed NOT IN ('SHARE ROW EXCLUSIVE', 'ACCESS EXCLUSIVE') THEN
+        RAISE EXCEPTION 'kid_partition_lock() takes SHARE ROW EXCLUSIVE or ACCESS EXCLUSIVE, not %', coalesce(needed, 'NULL')
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
     -- The first lock on the table, with the tables a foreign key ties
     -- it to, which ATTACH and DETACH lock too (SHARE ROW EXCLUSIVE).
     -- Whatever the order, a transaction that writes to them and to the

@@ -212,13 +212,14 @@ SELECT replace(line, E'\n', '\n') COLLATE "C" FROM (
             i.privtype, i.initprivs)
         FROM pg_init_privs i JOIN upg_all a ON a.classid = i.classoid AND a.objid = i.objoid
 ) lines ORDER BY 1;
--- The rows the scripts write into the extension's own tables (not its
--- configuration tables, which pg_dump dumps and which hold the database's
--- own rows): kid_id_types, which kid's SQL reads instead of naming types.
+-- The rows the scripts write into the extension's tables (kid_id_types,
+-- which kid's SQL reads instead of naming types; codokey_context's
+-- default context), the database's own being none here; but
+-- kid_database_origin, where the update records itself and a fresh
+-- install does not.
 CREATE TEMP TABLE upg_content AS
     SELECT c.oid::regclass AS rel FROM pg_class c
-    WHERE c.oid IN (SELECT oid FROM upg_rel) AND c.relkind = 'r'
-      AND c.oid <> ALL (coalesce((SELECT extconfig FROM pg_extension WHERE extname = :'ext'), '{}'));
+    WHERE c.oid IN (SELECT oid FROM upg_rel) AND c.relkind = 'r' AND c.relname <> 'kid_database_origin';
 CREATE FUNCTION pg_temp.upg_rows() RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE r regclass;
 BEGIN

@@ -372,6 +372,13 @@ SELECT count(*) FROM kid_partition_make('regress_kid_parts.ev', (SELECT c FROM k
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT kid_partition_lock('regress_kid_parts.ev', 'ACCESS EXCLUSIVE', true);
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
+-- The mode kid_partition_lock() takes goes into LOCK TABLE: only the two
+-- modes the plan names are taken, from the owner too (22023).
+SET ROLE regress_kid_user;
+SELECT kid_partition_lock('regress_kid_parts.ev', 'ACCESS SHARE MODE; CREATE TABLE regress_kid_parts.injected (); LOCK TABLE regress_kid_parts.ev IN ACCESS SHARE', true);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+RESET ROLE;
+SELECT to_regclass('regress_kid_parts.injected') AS injected;
 
 -- ---------------------------------------------------------------------------
 -- 4. search_path safety.  Every SQL-language or PL/pgSQL function of kid
