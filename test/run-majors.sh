@@ -40,9 +40,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 KID_MAJORS=${KID_MAJORS:-15 17 18 19}
-PG17_SKIP="citus client_jdbc client_pgx client_node client_knex xcheck_atproto xcheck_koid dist build_majors
+PG17_SKIP="citus client_jdbc client_pgx client_node client_knex xcheck_atproto xcheck_koid xcheck_ulid dist build_majors
     scheme_marks clock_faults clock_behind koid_overflow"
-PG19_SKIP="citus client_jdbc client_pgx client_node client_knex xcheck_atproto xcheck_koid dist build_majors
+PG19_SKIP="citus client_jdbc client_pgx client_node client_knex xcheck_atproto xcheck_koid xcheck_ulid dist build_majors
     pg_partman"
 PG15_CONFIG=${KID_PG15_CONFIG:-${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}}
 # test/server/37-pg_upgrade.sh upgrades from this 15 on the 18 pass too.
