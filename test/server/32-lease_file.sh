@@ -251,6 +251,21 @@ expect_eq "version 3: rewritten with the same marks, flags and setting words, ea
     "$(lf_v3 <<<"${lf_now% *}")" "$v3"
 cluster_stop lf fast
 
+# A version 4 file (0.2.0 builds before the WAL position): the same words
+# without the position's four; read, taken as it is (no refusal), rewritten
+# as version 5, a primary's (state 1), with the same marks.
+v4_body=$(awk '{o = $1 " " $2 " 4 " $4 " " $5; for (i = 10; i <= NF; i++) o = o " " $i; print o}' <<<"$good_body")
+put "$(with_crc "$v4_body")"$'\n'
+chown postgres: "$LF_FILE"
+cluster_start lf || exit 1
+lf_now=$(cat "$LF_FILE")
+expect_eq "version 4: read, rewritten as version 5, a primary's (logged)" \
+    "$(lf_shape "$LF_FILE") $(awk '{print $6}' "$LF_FILE"), $(grep -c 'of format version 4; rewriting it as version 5' "$KID_TMP/lf/server.log")" "5 $lf_lines 1, 1"
+expect_eq "version 4: rewritten with the same marks and words, each on its line" \
+    "$(awk '{o = $1 " " $2 " 4 " $4 " " $5; for (i = 10; i <= NF; i++) o = o " " $i; print o}' <<<"${lf_now% *}")" "$v4_body"
+expect_eq "version 4: generation is not refused" "$(lfq -c "SELECT tid_new() IS NOT NULL")" t
+cluster_stop lf fast
+
 # A line this kid knows that the file lacks (a file written before kid
 # had the line): the line starts at the file's highest own mark, logged.
 lf_no_tid=$(sed 's/ atproto_tid [0-9]* [0-9]* / /' <<<"$good_body")

@@ -7,16 +7,17 @@
 # whether it still reflects every lease message before the point the
 # replay starts at (docs/lease.md, "Servers that replayed without kid"),
 # and while it may not, every generator refuses (55000, a HINT naming
-# kid_adopt_database(floor => T)).  A primary g makes ids, then a lease
-# message and 1,000 ids after the base backups of its standbys were taken
+# kid_adopt_database(floor => T)).  A primary g makes ids; its standbys
+# are taken, then g writes a lease message and 1,000 ids of each scheme
 # (the ids the promoted servers must stay above):
 #   (1) s1, a standby without kid (the user's case: kid dropped from
-#       shared_preload_libraries during recovery), its restartpoint past the
-#       copied kid.lease, restarted with kid, promoted with its clock 1 h
-#       behind (libfaketime): refuses, WARNING at start; a copy of its data
-#       directory refuses too (the file says unverified); once the operator
-#       ran kid_adopt_database(floor => T) the ids are above g's newest,
-#       after a restart too.
+#       shared_preload_libraries during recovery), from a low-level backup
+#       whose kid.lease g wrote after the backup started, its restartpoint
+#       past the copied file, restarted with kid: a WARNING at start, the
+#       file says unverified; promoted with its clock 1 h behind
+#       (libfaketime) it refuses tid_new(), sno_new(0) and uid_new(); once
+#       the operator ran kid_adopt_database(floor => T) the ids are above
+#       g's newest, after a restart too.
 #   (2) no false alarm: g's crash restart and clean restart after
 #       checkpoints with no lease message since; s2, a standby with kid
 #       from its first start, restarted three times (crash, clean, crash)
@@ -26,16 +27,21 @@
 #       which generates, then promoted without kid (a new timeline, no
 #       backup label: its own primary-written kid.lease is stale): with kid
 #       again, it refuses.
-#   (4) r, the restore of a low-level backup of g (pg_backup_start, a copy
-#       with kid.lease, then a lease message, pg_backup_stop) opened by
-#       crash recovery without kid, on g's timeline: with kid, it refuses
-#       (its backup_label.old names a backup the copied file was not
+#   (4) a copy of s1 made while it was unverified (still a standby, its
+#       restartpoint where s1's is), promoted, refuses; r, the restore of a
+#       low-level backup of g (a lease message after kid.lease was copied)
+#       opened by crash recovery without kid, on g's timeline: with kid, it
+#       refuses (its backup_label.old names a backup the copied file was not
 #       written under).
-# Not covered: learning the missed marks from WAL still in pg_wal (kid does
-# not read WAL outside recovery yet).
+# Every statement has 30 s (a generator that should have refused may wait
+# for its clock instead).  Not covered: learning the missed marks from WAL
+# still in pg_wal (kid does not read WAL outside recovery).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." && source test/lib.sh || exit 1
 
+# A generator that does not refuse where it should may wait for its clock
+# (sno, 1 h behind its floors): a check fails instead of the test hanging.
+export PGOPTIONS="-c statement_timeout=30s"
 RG_G=54460
 RG_S1=54461
 RG_S2=54462
@@ -62,6 +68,22 @@ rg_try() { # PORT SQL: the SQLSTATE and HINT of SQL's error, or "ok"
     out=$(kpsql "$1" -d postgres -v VERBOSITY=verbose -c "$2" 2>&1) && { echo ok; return; }
     echo "$(sed -n 's/^ERROR:  \([0-9A-Z]\{5\}\):.*/\1/p' <<<"$out" | head -1) $(grep -c 'HINT:  As a superuser, run SELECT kid_adopt_database(floor => T)' <<<"$out")"
 }
+# rg_lowlevel_backup NAME BEFORE AFTER: NAME's data directory, a low-level
+# backup of g (pg_backup_start, cp -a, pg_backup_stop, its backup_label and
+# g's pg_wal), SQL BEFORE run on g after the backup started and before the
+# copy, AFTER after the copy.
+rg_lowlevel_backup() {
+    local name=$1 label=$KID_TMP/$1.label
+    as_postgres mkdir -p "$KID_TMP/$name" || return 1
+    gq -c "SELECT pg_backup_start('$name', true)" -c "$2" \
+        -c "\\! cp -a '$KID_TMP/rg_g/data' '$KID_TMP/$name/data' 2>/dev/null" -c "$3" \
+        -c "SELECT labelfile FROM pg_backup_stop(false)" -c "SELECT pg_switch_wal()" >"$label.out" 2>&1
+    grep -q 'START WAL LOCATION' "$label.out" || { cat "$label.out"; return 1; }
+    grep -E '^(START WAL LOCATION|CHECKPOINT LOCATION|BACKUP METHOD|BACKUP FROM|START TIME|LABEL|START TIMELINE|INCREMENTAL FROM LSN|INCREMENTAL FROM TLI): ' "$label.out" >"$label"
+    as_postgres rm -f "$KID_TMP/$name/data/postmaster.pid" "$KID_TMP/$name/data/standby.signal" &&
+        as_postgres cp "$label" "$KID_TMP/$name/data/backup_label" &&
+        as_postgres cp -a "$KID_TMP/rg_g/data/pg_wal/." "$KID_TMP/$name/data/pg_wal/"
+}
 rg_checkpoint_replayed() { # PORT: a checkpoint on g, replayed by the standby on PORT, and its restartpoint
     local lsn
     lsn=$(gq -c "CHECKPOINT" -c "SELECT pg_current_wal_insert_lsn()") &&
@@ -84,7 +106,15 @@ expect_eq "g's kid.lease is a primary's (state 1) once it generated" "$(rg_state
 
 # The standbys, from base backups with kid.lease holding g's marks: s1
 # without kid, s2 with kid; both with the clock 1 h behind.
-standby_init rg_s1 $RG_G $RG_S1 "shared_preload_libraries = ''"
+# s1's copy of kid.lease is of a lease g wrote after the backup started
+# (its position is past the backup's start: only later messages are missed).
+rg_raise="SELECT count(*) FROM kid_raise_floors($rg_id_lines, ARRAY(SELECT clock_timestamp() + interval '20 seconds' FROM kid_lease() WHERE line NOT LIKE '% horizon'))"
+need "s1: a low-level backup of g, a lease message before kid.lease is copied" \
+    rg_lowlevel_backup rg_s1 "$rg_raise" "SELECT 1"
+as_postgres touch "$KID_TMP/rg_s1/data/standby.signal"
+rg_conf rg_s1 "port = $RG_S1"
+rg_conf rg_s1 "shared_preload_libraries = ''"
+rg_conf rg_s1 "primary_conninfo = 'host=$KID_TMP port=$RG_G user=postgres'"
 standby_init rg_s2 $RG_G $RG_S2
 faketime_set "$FT_FILE" -3600
 cluster_start rg_s1 || exit 1
@@ -126,6 +156,18 @@ faketime_cluster_start rg_s1 || exit 1
 expect_eq "(1) s1 with kid: a WARNING at start names the refusal" \
     "$(grep -c 'WARNING:  kid: generation is refused: "kid.lease" may miss lease messages replayed without kid' "$KID_TMP/rg_s1/server.log")" 1
 expect_eq "(1) s1's kid.lease says unverified (state 0)" "$(rg_state rg_s1)" 0
+# (4) a copy of s1's data directory, unverified, still a standby (its
+# restartpoint where s1's is), promoted: refuses too.
+cluster_stop rg_s1
+as_postgres cp -a "$KID_TMP/rg_s1/data" "$KID_TMP/rg_s1c.data" && as_postgres mkdir -p "$KID_TMP/rg_s1c" &&
+    as_postgres mv "$KID_TMP/rg_s1c.data" "$KID_TMP/rg_s1c/data"
+rg_conf rg_s1c "port = $RG_S1C"
+faketime_cluster_start rg_s1c || exit 1
+as_postgres "$PG_BIN/pg_ctl" -D "$KID_TMP/rg_s1c/data" -w -t 60 promote >/dev/null
+check "(4) the copy is promoted" rg_open $RG_S1C
+expect_eq "(4) a copy of the unverified data directory refuses" "$(rg_try $RG_S1C "SELECT tid_new()")" "55000 1"
+cluster_stop rg_s1c
+faketime_cluster_start rg_s1 || exit 1
 as_postgres "$PG_BIN/pg_ctl" -D "$KID_TMP/rg_s1/data" -w -t 60 promote >/dev/null
 check "(1) s1 is promoted" rg_open $RG_S1
 expect_eq "(1) promoted, s1 refuses tid_new() (55000, HINT: kid_adopt_database(floor => T))" "$(rg_try $RG_S1 "SELECT tid_new()")" "55000 1"
@@ -133,13 +175,6 @@ expect_eq "(1) and sno_new(0)" "$(rg_try $RG_S1 "SELECT sno_new(0)")" "55000 1"
 expect_eq "(1) and uid_new()" "$(rg_try $RG_S1 "SELECT uid_new()")" "55000 1"
 cluster_stop rg_s1
 
-# (4) a copy of s1's data directory (unverified) refuses too.
-as_postgres cp -a "$KID_TMP/rg_s1/data" "$KID_TMP/rg_s1c.data" && as_postgres mkdir -p "$KID_TMP/rg_s1c" &&
-    as_postgres mv "$KID_TMP/rg_s1c.data" "$KID_TMP/rg_s1c/data"
-rg_conf rg_s1c "port = $RG_S1C"
-faketime_cluster_start rg_s1c || exit 1
-expect_eq "(4) a copy of the unverified data directory refuses" "$(rg_try $RG_S1C "SELECT tid_new()")" "55000 1"
-cluster_stop rg_s1c
 
 # (1) The operator's command, then ids above g's newest, after a restart too.
 faketime_cluster_start rg_s1 || exit 1
@@ -193,17 +228,8 @@ expect_eq "(3) with kid again, g (its kid.lease a primary's of an older timeline
 # (4) r: a low-level backup of g (now a primary again after the operator's
 # command), a lease message written after kid.lease was copied.
 expect_eq "(3) kid_adopt_database(floor => T) on g" "$(rg_try $RG_G "SELECT count(*) FROM kid_adopt_database(floor => now() + interval '5 minutes')")" ok
-as_postgres mkdir -p "$KID_TMP/rg_r"
-rg_label=$KID_TMP/rg_r.label
-gq -c "SELECT pg_backup_start('rg_r', true)" \
-    -c "\\! cp -a '$KID_TMP/rg_g/data' '$KID_TMP/rg_r/data'" \
-    -c "SELECT count(*) FROM kid_raise_floors($rg_id_lines, ARRAY(SELECT clock_timestamp() + interval '40 seconds' FROM kid_lease() WHERE line NOT LIKE '% horizon'))" \
-    -c "SELECT labelfile FROM pg_backup_stop(false)" -c "SELECT pg_switch_wal()" >"$rg_label.out" 2>&1
-need "(4) the low-level backup" grep -q 'START WAL LOCATION' "$rg_label.out"
-grep -E '^(START WAL LOCATION|CHECKPOINT LOCATION|BACKUP METHOD|BACKUP FROM|START TIME|LABEL|START TIMELINE|INCREMENTAL FROM LSN|INCREMENTAL FROM TLI): ' "$rg_label.out" >"$rg_label"
-as_postgres rm -f "$KID_TMP/rg_r/data/postmaster.pid" "$KID_TMP/rg_r/data/standby.signal"
-as_postgres cp "$rg_label" "$KID_TMP/rg_r/data/backup_label"
-as_postgres cp -a "$KID_TMP/rg_g/data/pg_wal/." "$KID_TMP/rg_r/data/pg_wal/"
+need "(4) r: a low-level backup of g, a lease message after kid.lease was copied" \
+    rg_lowlevel_backup rg_r "SELECT 1" "$(sed 's/20 seconds/10 minutes/' <<<"$rg_raise")"
 cluster_stop rg_g
 rg_conf rg_r "port = $RG_R"
 rg_conf rg_r "shared_preload_libraries = ''"
