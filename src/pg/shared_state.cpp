@@ -189,6 +189,9 @@ const char *generation_refusal()
 {
     if (shared == nullptr)
         return "kid is not in shared_preload_libraries";
+    if (pg_atomic_read_u32(&shared->lease_unverified) != 0)
+        return "kid.lease may miss lease messages this server replayed without kid (docs/lease.md, "
+               "\"Servers that replayed without kid\")";
     if (RecoveryInProgress()) {
         if (!standby_generation)
             return "in recovery (a standby), and kid.standby_generation is off";

@@ -173,6 +173,9 @@ check "(1) s1 is promoted" rg_open $RG_S1
 expect_eq "(1) promoted, s1 refuses tid_new() (55000, HINT: kid_adopt_database(floor => T))" "$(rg_try $RG_S1 "SELECT tid_new()")" "55000 1"
 expect_eq "(1) and sno_new(0)" "$(rg_try $RG_S1 "SELECT sno_new(0)")" "55000 1"
 expect_eq "(1) and uid_new()" "$(rg_try $RG_S1 "SELECT uid_new()")" "55000 1"
+expect_eq "(1) kid_node_info() says why" \
+    "$(kpsql $RG_S1 -d postgres -c "SELECT DISTINCT generation FROM kid_node_info()")" \
+    "kid.lease may miss lease messages this server replayed without kid (docs/lease.md, \"Servers that replayed without kid\")"
 cluster_stop rg_s1
 
 
