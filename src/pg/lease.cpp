@@ -34,13 +34,18 @@
 extern "C" {
 #include "access/xlog.h"
 #include "access/xlog_internal.h"
+#include "access/xlogrecovery.h"
 #include "catalog/pg_control.h"
 #include "common/controldata_utils.h"
 #include "miscadmin.h"
+#include "storage/fd.h"
 #include "storage/ipc.h"
 }
 
 namespace kid::pg {
+
+/* An LSN's two halves for %X/%X (core's LSN_FORMAT_ARGS asserts its type in C only). */
+#define LSN_ARGS(lsn) static_cast<uint32>(static_cast<uint64>(lsn) >> 32), static_cast<uint32>(lsn)
 
 /* The file's contents as shared memory has them; call with lease_lock held. */
 static LeaseFile lease_current(KidShared *s)
@@ -58,7 +63,33 @@ static LeaseFile lease_current(KidShared *s)
     }
     lf.margin_pending = s->archive_recovery && pg_atomic_read_u32(&s->floors_final) == 0;
     lf.exact = s->own_exact;
+    lf.wal_state = static_cast<LeaseWalState>(s->wal_state);
+    lf.wal_tli = s->wal_tli;
+    lf.wal_lsn = s->wal_lsn;
+    lf.wal_label = s->wal_label;
     return lf;
+}
+
+static bool lease_verified(KidShared *s)
+{
+    return pg_atomic_read_u32(&s->lease_unverified) == 0;
+}
+
+/*
+ * A primary writes kid.lease (lease_lock held, out of recovery): every
+ * lease message of its WAL up to now is reflected, and it writes each one
+ * after the file.  Only on a verified lease: an unverified one stays so
+ * until a replayed message or the operator's floors repair it.
+ */
+static void position_primary(KidShared *s)
+{
+    if (!lease_verified(s) || RecoveryInProgress())
+        return;
+    s->wal_state = static_cast<int>(LeaseWalState::primary);
+    s->wal_tli = GetWALInsertionTimeLine();
+    XLogRecPtr now = GetXLogInsertRecPtr();
+    if (now > s->wal_lsn)
+        s->wal_lsn = now;
 }
 
 /* Raise every scheme's generator above the floors (the scheme table's raise_to_floor). */
@@ -77,6 +108,10 @@ static void raise_generators(KidShared *s, const int64 floor_us[LEASE_LINES])
  */
 static void lease_write_ahead(KidShared *s, LeaseFile &lf)
 {
+    position_primary(s);
+    lf.wal_state = static_cast<LeaseWalState>(s->wal_state);
+    lf.wal_tli = s->wal_tli;
+    lf.wal_lsn = s->wal_lsn;
     lf.exact = false;
     lease_write(lf, ERROR);
     s->own_exact = false;
@@ -126,7 +161,13 @@ void lease_extend(KidShared *s, LeaseLine line, int64_t unix_us)
     LWLockRelease(s->lease_lock);
 }
 
-void lease_replay(const LeaseWalReplay &rec)
+/* The state a replay writes: a standby's or a restore's, or a primary's own crash recovery. */
+static LeaseWalState replaying_state(KidShared *s)
+{
+    return s->start_signal ? LeaseWalState::replica : LeaseWalState::primary;
+}
+
+void lease_replay(const LeaseWalReplay &rec, uint64 end_lsn)
 {
     KidShared *s = shared;
     if (s == nullptr)
@@ -155,12 +196,74 @@ void lease_replay(const LeaseWalReplay &rec)
     s->replayed_writer.node_id = rec.node_id;
     pg_atomic_fetch_add_u64(&s->replayed_records, 1);
     /*
+     * The message carries every line's mark, and marks only rise: it
+     * dominates every message before it, those replayed without kid too.
+     * An unverified lease is verified again.
+     */
+    bool moved = rose || end_lsn > s->wal_lsn || !lease_verified(s);
+    if (!lease_verified(s)) {
+        ereport(LOG, (errmsg("kid: the lease is verified again: replayed a lease message ending at "
+                             "%X/%X, which carries every line's mark",
+                             LSN_ARGS(end_lsn))));
+        s->wal_state = static_cast<int>(replaying_state(s));
+        pg_atomic_write_u32(&s->lease_unverified, 0);
+    }
+    if (end_lsn > s->wal_lsn)
+        s->wal_lsn = end_lsn;
+    /*
      * Durable before a restartpoint can pass the record: after a restart the
      * standby does not replay it again.
      */
-    if (rose)
+    if (moved)
         lease_write(lease_current(s), ERROR);
     LWLockRelease(s->lease_lock);
+}
+
+void lease_replay_position(uint64 at)
+{
+    KidShared *s = shared;
+    if (s == nullptr || !lease_verified(s))
+        return;
+    check_lock_order(s);
+    LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
+    if (lease_verified(s) && at > s->wal_lsn) {
+        s->wal_lsn = at;
+        /* Before core's redo: a restartpoint at this record finds the file ahead of it. */
+        lease_write(lease_current(s), ERROR);
+    }
+    LWLockRelease(s->lease_lock);
+}
+
+void lease_recovery_finished()
+{
+    KidShared *s = shared;
+    if (s == nullptr || !lease_verified(s) || RecoveryInProgress())
+        return;
+    check_lock_order(s);
+    LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
+    if (s->wal_state != static_cast<int>(LeaseWalState::primary) ||
+        s->wal_tli != GetWALInsertionTimeLine()) {
+        position_primary(s);
+        lease_write(lease_current(s), WARNING);
+    }
+    LWLockRelease(s->lease_lock);
+}
+
+void lease_refuse_unverified(KidShared *s, const char *type_name)
+{
+    ereport(ERROR,
+            (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+             errmsg("cannot generate %s ids: kid.lease may miss lease messages this server "
+                    "replayed without kid",
+                    type_name),
+             errdetail("The WAL from %X/%X to %X/%X was replayed while kid was not in "
+                       "shared_preload_libraries (a standby, a restore or a recovery without "
+                       "it): the marks of the server that wrote it are not in kid.lease, and "
+                       "ids generated now could repeat its ids.",
+                       LSN_ARGS(s->gap_from), LSN_ARGS(s->gap_to)),
+             errhint("As a superuser, run SELECT kid_adopt_database(floor => T) in a database "
+                     "with kid, T a time at or after the last id that server may have made; see "
+                     "\"Servers that replayed without kid\" in kid's docs/lease.md.")));
 }
 
 /*
@@ -251,6 +354,34 @@ static void generator_high_water(KidShared *s, int64 marks[LEASE_LINES])
 
 void lease_raise_floors(KidShared *s, const int64 want_us[LEASE_LINES])
 {
+    /*
+     * An unverified lease: the floors after recovery would be the marks
+     * kid.lease may lack.  A call that raises nothing only reads; one that
+     * raises every id line to a time the operator gives vouches for what
+     * the WAL replayed without kid held, and verifies the lease once done.
+     */
+    bool verifies = false;
+    if (!lease_verified(s)) {
+        bool any = false, all = true;
+        for (int i = 0; i < LEASE_LINES; i++) {
+            if (i == lease_line_scheme(i).horizon_line)
+                continue;
+            if (want_us[i] > 0)
+                any = true;
+            else
+                all = false;
+        }
+        if (!any)
+            return;
+        if (!all)
+            ereport(ERROR,
+                    (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                     errmsg("kid_raise_floors() must raise every id line while kid.lease may "
+                            "miss lease messages this server replayed without kid"),
+                     errhint("Give every lease line but the commit horizons' a floor, or run "
+                             "kid_adopt_database(floor => T).")));
+        verifies = true;
+    }
     /* The floors after recovery first: they are never applied on top of these. */
     if (pg_atomic_read_u32(&s->floors_final) == 0)
         lease_finalize_floors(s);
@@ -290,6 +421,20 @@ void lease_raise_floors(KidShared *s, const int64 want_us[LEASE_LINES])
         /* A full barrier: owned id partitions see the floors with the new epoch. */
         pg_atomic_fetch_add_u32(&s->floor_epoch, 2);
     }
+    if (verifies && !lease_verified(s)) {
+        pg_atomic_write_u32(&s->lease_unverified, 0);
+        if (RecoveryInProgress()) {
+            s->wal_state = static_cast<int>(LeaseWalState::replica);
+            XLogRecPtr replayed = GetXLogReplayRecPtr(nullptr);
+            if (replayed > s->wal_lsn)
+                s->wal_lsn = replayed;
+        } else {
+            position_primary(s);
+        }
+        lease_write(lease_current(s), ERROR);
+        ereport(LOG, (errmsg("kid: the lease is verified again: every id line's floor was "
+                             "raised by hand")));
+    }
     LWLockRelease(s->lease_lock);
 }
 
@@ -306,11 +451,12 @@ void lease_raise_floors(KidShared *s, const int64 want_us[LEASE_LINES])
  * the marks written ahead, which is the safe outcome.  The file was just
  * written by the shutdown checkpoint, so that is not expected to happen.
  */
-static bool shutdown_checkpoint_written()
+static bool shutdown_checkpoint_written(ControlFileData *out)
 {
     bool crc_ok = false;
     ControlFileData *cf = get_controlfile(DataDir, &crc_ok);
     bool clean = crc_ok && (cf->state == DB_SHUTDOWNED || cf->state == DB_SHUTDOWNED_IN_RECOVERY);
+    *out = *cf;
     pfree(cf);
     return clean;
 }
@@ -345,10 +491,25 @@ static void lease_write_at_shutdown(int code, Datum) noexcept
     KidShared *s = shared;
     if (code != 0 || s == nullptr)
         return;
-    if (!shutdown_checkpoint_written()) {
+    ControlFileData cf;
+    if (!shutdown_checkpoint_written(&cf)) {
         ereport(LOG, (errmsg("kid: \"%s\" keeps the marks written ahead: no shutdown checkpoint",
                              LEASE_FILE)));
         return;
+    }
+    /*
+     * A verified lease reflects every lease message before the shutdown
+     * checkpoint (a primary's) or restartpoint (a standby's), where the
+     * next start replays from.
+     */
+    if (lease_verified(s)) {
+        bool primary = cf.state == DB_SHUTDOWNED;
+        XLogRecPtr at = primary ? cf.checkPoint : cf.checkPointCopy.redo;
+        s->wal_state = static_cast<int>(primary ? LeaseWalState::primary : LeaseWalState::replica);
+        if (primary)
+            s->wal_tli = cf.checkPointCopy.ThisTimeLineID;
+        if (at > s->wal_lsn)
+            s->wal_lsn = at;
     }
     LeaseFile lf = lease_current(s);
     generator_high_water(s, lf.own);
@@ -422,6 +583,154 @@ static void check_scheme_table()
     }
 }
 
+/* ---------------------------------------------------------------- where the marks stand in the WAL */
+
+/*
+ * Where the marks stand in the WAL.  A server without kid preloaded
+ * replays kid's lease messages as core's no-op: its kid.lease learns
+ * nothing, and once kid is back, generating above the file's marks could
+ * repeat ids of the server that wrote that WAL (docs/lease.md, "Servers
+ * that replayed without kid").  Every message carries every line's mark
+ * and marks only rise, so the latest message of a WAL history dominates
+ * the earlier ones: the file is safe when it reflects the latest message
+ * before the point this start replays from.  kid.lease records how far it
+ * does (lease_file.h):
+ *  - primary: a primary wrote it, on <timeline>, in a data directory
+ *    restored from <label> (0: never restored).  A primary writes the
+ *    file before each message, so it reflects all of its own WAL; what a
+ *    copy of the directory replays later (a standby, a restore) is not in
+ *    it.  Written at each lease write, at a clean shutdown and once
+ *    recovery ended (the partition launcher).
+ *  - replica: every message before <lsn> is reflected.  The startup
+ *    process with kid writes it at each lease message it replays and at
+ *    each checkpoint record, before core's redo, so the restartpoint made
+ *    from that record starts the next replay at or before <lsn>.
+ *  - unverified: the file may miss messages; every generator refuses
+ *    (55000) until a lease message replayed with kid, or the operator's
+ *    floors (kid_raise_floors() naming every id line, as
+ *    kid_adopt_database(floor => T) does), repair it.  Persistent: a copy of
+ *    the directory inherits it.
+ * At start-up, before recovery, lease_start compares the file with the
+ * point the replay starts at, Z: backup_label's START WAL LOCATION when
+ * there is one (a restore begins), else pg_control's redo pointer.  The
+ * file is trusted when it holds a position at or after Z (everything
+ * before Z is in it; what follows is replayed now, with kid), or when it
+ * is a primary's on the timeline the replay starts on, of the same restore
+ * (backup_label.old, when there is one, names the backup the file was
+ * written under), and either a restore begins (the file was copied after
+ * the backup started) or pg_control says the server ran as a primary
+ * since (not a standby, not archive recovery): a primary's crash or clean
+ * restart, however long it was idle.  A server without kid that replayed
+ * another's WAL fails every one of these: a standby or archive recovery
+ * (pg_control in recovery, restartpoints past the copied file), a
+ * promotion (a new timeline), a restore by crash recovery (backup_label.old
+ * names another backup than the copied file).
+ */
+
+/* What this start replays from, read before recovery. */
+struct StartPoint {
+    bool control_ok;     /* pg_control read, its CRC right */
+    bool have_label;     /* backup_label: a restore begins */
+    XLogRecPtr from;     /* Z: where the replay starts */
+    TimeLineID tli;      /* the timeline it starts on */
+    bool in_recovery;    /* pg_control: a standby, or archive recovery, ran last */
+    bool have_old_label; /* backup_label.old: the restore this directory came from */
+    uint64 old_label;    /* its START WAL LOCATION */
+    uint64 label;        /* what kid.lease records as its label from now on */
+};
+
+/*
+ * START WAL LOCATION (and START TIMELINE) of a backup label file: 1 when
+ * read, 0 when the file says neither (not a backup label kid can read),
+ * -1 when there is none.
+ */
+static int read_backup_label(const char *name, uint64 *start, TimeLineID *tli)
+{
+    FILE *f = AllocateFile(name, "r");
+    if (f == nullptr) {
+        if (errno == ENOENT)
+            return -1;
+        ereport(FATAL, (errcode_for_file_access(),
+                        errmsg("kid: could not read \"%s\" to check kid.lease: %m", name)));
+    }
+    char line[MAXPGPATH + 128];
+    int found = 0;
+    while (fgets(line, sizeof(line), f) != nullptr) {
+        unsigned int hi, lo, t;
+        if (sscanf(line, "START WAL LOCATION: %X/%X", &hi, &lo) == 2) {
+            *start = static_cast<uint64>(hi) << 32 | lo;
+            found = 1;
+        } else if (tli != nullptr && sscanf(line, "START TIMELINE: %u", &t) == 1) {
+            *tli = t;
+        }
+    }
+    FreeFile(f);
+    return found;
+}
+
+static StartPoint start_point()
+{
+    StartPoint sp;
+    memset(&sp, 0, sizeof(sp));
+    ControlFileData *cf = get_controlfile(DataDir, &sp.control_ok);
+    sp.from = cf->checkPointCopy.redo;
+    sp.tli = cf->checkPointCopy.ThisTimeLineID;
+    sp.in_recovery = cf->state == DB_IN_ARCHIVE_RECOVERY || cf->state == DB_SHUTDOWNED_IN_RECOVERY;
+    pfree(cf);
+    uint64 start = 0;
+    TimeLineID label_tli = 0;
+    int r = read_backup_label(BACKUP_LABEL_FILE, &start, &label_tli);
+    if (r >= 0) {
+        sp.have_label = true;
+        /* One kid cannot read: no position is at or after it. */
+        sp.from = r > 0 ? start : PG_UINT64_MAX;
+        sp.tli = label_tli;
+    }
+    sp.have_old_label = read_backup_label(BACKUP_LABEL_OLD, &sp.old_label, nullptr) >= 0;
+    /* backup_label becomes backup_label.old once recovery starts. */
+    sp.label = sp.have_label ? start : sp.have_old_label ? sp.old_label : 0;
+    return sp;
+}
+
+/*
+ * Whether kid.lease (read as lf; found: there was one) reflects every
+ * lease message before sp.from.  `why` says why not.
+ */
+static bool position_trusted(const LeaseFile &lf, bool found, const StartPoint &sp,
+                             const char **why)
+{
+    /* No file: no lease was ever written here, or copied (a copy made before the first). */
+    if (!found || lf.wal_state == LeaseWalState::unknown)
+        return true;
+    if (lf.wal_state == LeaseWalState::unverified) {
+        *why = "kid.lease says it was not verified (it was copied from, or is, a data "
+               "directory that replayed lease messages without kid)";
+        return false;
+    }
+    if (!sp.control_ok) {
+        *why = "pg_control could not be read";
+        return false;
+    }
+    if (lf.wal_lsn >= sp.from)
+        return true;
+    if (lf.wal_state == LeaseWalState::primary) {
+        /* A file a primary wrote under another restore than this directory's: a copy. */
+        bool other_restore = sp.have_old_label && sp.old_label != lf.wal_label;
+        /* A file without marks has nothing to miss of its own timeline (pg_upgrade's new cluster). */
+        bool same_timeline = lf.wal_tli == sp.tli || !lease_has_marks(lf);
+        if (!other_restore && same_timeline && (sp.have_label || !sp.in_recovery))
+            return true;
+        *why = other_restore    ? "a primary wrote kid.lease under another backup than the one "
+                                  "this data directory was restored from"
+               : !same_timeline ? "a primary wrote kid.lease on another timeline"
+                                : "kid.lease is a primary's, and this server replayed as a "
+                                  "standby or in archive recovery since";
+        return false;
+    }
+    *why = "kid.lease reflects the lease messages before an earlier position only";
+    return false;
+}
+
 /*
  * At start-up (see lease.h).  Each scheme with a lease setting brings the
  * marks of its lines to this server's settings (koid: the epoch; uid: the
@@ -433,6 +742,9 @@ void lease_start(KidShared *s)
     check_scheme_table();
     LeaseFile lf;
     s->startup_found = lease_read(&lf);
+    StartPoint sp = start_point();
+    const char *why = nullptr;
+    bool trusted = position_trusted(lf, s->startup_found, sp, &why);
     for (int i = 0; i < LEASE_LINES; i++) {
         const LeaseSetting *setting = lease_line_scheme(i).setting;
         if (setting != nullptr)
@@ -450,8 +762,8 @@ void lease_start(KidShared *s)
      * promotion; the margin is added then.  The file remembers that it
      * is pending, in case the promoted server stops before it generated.
      */
-    s->archive_recovery = lf.margin_pending || file_exists(STANDBY_SIGNAL_FILE) ||
-                          file_exists(RECOVERY_SIGNAL_FILE);
+    s->start_signal = file_exists(STANDBY_SIGNAL_FILE) || file_exists(RECOVERY_SIGNAL_FILE);
+    s->archive_recovery = lf.margin_pending || s->start_signal;
     for (int i = 0; i < LEASE_LINES; i++) {
         s->startup_floor_us[i] = lf.own[i];
         /* The file already covers everything below its marks. */
@@ -467,6 +779,38 @@ void lease_start(KidShared *s)
     pg_atomic_init_u64(&s->lease_writes, 0);
     pg_atomic_init_u64(&s->lease_records, 0);
     pg_atomic_init_u64(&s->replayed_records, 0);
+    /*
+     * Where the marks stand from here on, durable before recovery starts:
+     * trusted, everything before the replay's start is in the file (and the
+     * replay, with kid, does the rest); not, the file says so, for this
+     * server and any copy of it.
+     */
+    pg_atomic_init_u32(&s->lease_unverified, trusted ? 0 : 1);
+    s->wal_tli = trusted ? sp.tli : lf.wal_tli;
+    s->wal_label = sp.label;
+    s->wal_lsn = lf.wal_state == LeaseWalState::unknown ? 0 : lf.wal_lsn;
+    s->gap_from = s->wal_lsn;
+    s->gap_to = sp.from;
+    if (trusted) {
+        s->wal_state = static_cast<int>(s->start_signal ? LeaseWalState::replica
+                                                        : LeaseWalState::primary);
+        if (sp.control_ok && sp.from != PG_UINT64_MAX && sp.from > s->wal_lsn)
+            s->wal_lsn = sp.from;
+    } else {
+        s->wal_state = static_cast<int>(LeaseWalState::unverified);
+        ereport(WARNING,
+                (errmsg("kid: generation is refused: \"%s\" may miss lease messages replayed "
+                        "without kid",
+                        LEASE_FILE),
+                 errdetail("%s; the WAL from %X/%X to %X/%X was replayed without kid.", why,
+                           LSN_ARGS(s->gap_from), LSN_ARGS(s->gap_to)),
+                 errhint("A lease message replayed with kid repairs it; else, as a superuser, run "
+                         "SELECT kid_adopt_database(floor => T), T a time at or after the last "
+                         "id the server that wrote that WAL may have made (kid's docs/lease.md, "
+                         "\"Servers that replayed without kid\").")));
+    }
+    if (s->startup_found || !trusted)
+        lease_write(lease_current(s), ERROR);
     if (s->archive_recovery && !lf.margin_pending && lease_has_marks(lf)) {
         /*
          * The pending margin must be durable: after a promotion and a

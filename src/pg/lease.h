@@ -95,8 +95,41 @@ inline void lease_cover(KidShared *s, LeaseLine line, int64_t unix_us)
         lease_extend(s, line, unix_us);
 }
 
-/* Redo of the marks in the WAL (lease_wal.cpp calls it in the startup process). */
-void lease_replay(const LeaseWalReplay &rec);
+/*
+ * Redo of the marks in the WAL (lease_wal.cpp calls it in the startup
+ * process); `end_lsn` is the end of the message: every lease message
+ * before it is reflected once it is replayed (the latest one carries every
+ * line's mark, and marks only rise).
+ */
+void lease_replay(const LeaseWalReplay &rec, uint64 end_lsn);
+
+/*
+ * At a checkpoint record replayed at `at` (lease_wal.cpp's wrapper of the
+ * XLOG redo, before core's redo runs): every lease message before it was
+ * replayed with kid, so kid.lease records `at` as its position, ahead of
+ * the restartpoint the record may become.
+ */
+void lease_replay_position(uint64 at);
+
+/*
+ * Once recovery has ended (a promotion, the end of a point-in-time
+ * recovery): kid.lease records that a primary writes it now, on its
+ * timeline (called by kid's partition launcher, which starts then).
+ */
+void lease_recovery_finished();
+
+/*
+ * Refuse generation (55000) while kid.lease may miss lease messages that
+ * this server replayed without kid; `type_name` for the message.  An
+ * atomic read on every id: the flag is set at start-up only, and cleared
+ * once (lease.cpp, "Where the marks stand in the WAL").
+ */
+void lease_refuse_unverified(KidShared *s, const char *type_name);
+inline void lease_check_verified(KidShared *s, const char *type_name)
+{
+    if (unlikely(pg_atomic_read_u32(&s->lease_unverified) != 0))
+        lease_refuse_unverified(s, type_name);
+}
 
 /*
  * WAL-log the marks in a logical message and flush it (lease_wal.cpp);

@@ -24,7 +24,9 @@ extern "C" {
 
 namespace kid::pg {
 
-constexpr int LEASE_FILE_VERSION = 4;
+constexpr int LEASE_FILE_VERSION = 5;
+/* Written by kid 0.2.0 before the WAL position; read, then rewritten. */
+constexpr int LEASE_FILE_V4 = 4;
 /* Written by kid 0.1.0 (no checksum); read once, then rewritten. */
 constexpr int LEASE_FILE_V3 = 3;
 const char LEASE_FILE[] = "kid.lease";
@@ -170,8 +172,11 @@ static bool parse_numbers(const char *s, int len, long long *v, int n, const cha
     return true;
 }
 
-/* A version 4 body (after "kid lease 4", before the checksum) into *lf. */
-static bool parse_v4(const char *s, int len, LeaseFile *lf, const char **why)
+/*
+ * A version 5 body (after "kid lease 5", before the checksum) into *lf, or
+ * a version 4 one (`with_position` false: no WAL position).
+ */
+static bool parse_v4(const char *s, int len, LeaseFile *lf, bool with_position, const char **why)
 {
     int pos = 0;
     long long flags[2];
@@ -184,6 +189,23 @@ static bool parse_v4(const char *s, int len, LeaseFile *lf, const char **why)
     }
     lf->margin_pending = flags[0] != 0;
     lf->exact = flags[1] != 0;
+    lf->wal_state = LeaseWalState::unknown;
+    if (with_position) {
+        long long w[4];
+        for (long long &v : w)
+            if (!next_number(s, len, &pos, &v, why))
+                return false;
+        if (w[0] < static_cast<int>(LeaseWalState::unverified) ||
+            w[0] > static_cast<int>(LeaseWalState::replica) || w[1] < 0 || w[1] > PG_UINT32_MAX ||
+            w[2] < 0 || w[3] < 0) {
+            *why = "a setting or flag is out of range";
+            return false;
+        }
+        lf->wal_state = static_cast<LeaseWalState>(w[0]);
+        lf->wal_tli = static_cast<uint32>(w[1]);
+        lf->wal_lsn = static_cast<uint64>(w[2]);
+        lf->wal_label = static_cast<uint64>(w[3]);
+    }
     const char *word;
     int wlen;
     while (next_word(s, len, &pos, &word, &wlen, why)) {
@@ -236,6 +258,7 @@ static bool parse_v3(const char *s, int len, LeaseFile *lf, const char **why)
     }
     lf->margin_pending = v[k++] != 0;
     lf->exact = v[k++] != 0;
+    lf->wal_state = LeaseWalState::unknown;
     for (const V3Words &w : V3_WORDS) {
         int line = lease_line_by_name(w.line, static_cast<int>(strlen(w.line)));
         Assert(line_words(line) == w.count);
@@ -367,6 +390,8 @@ bool lease_read(LeaseFile *lf)
             lease_refuse("the floor is not a positive Unix time in microseconds");
         for (int i = 0; i < LEASE_LINES; i++)
             lf->own[i] = floor;
+        /* The operator vouches for the floor: no position to check. */
+        lf->wal_state = LeaseWalState::unknown;
         ereport(LOG, (errmsg("kid: \"%s\" holds a floor written by hand; every generator starts "
                              "above %lld",
                              LEASE_FILE, floor)));
@@ -379,10 +404,10 @@ bool lease_read(LeaseFile *lf)
         long version = strtol(vs, &end, 10);
         if (*vs < '0' || *vs > '9' || errno != 0)
             lease_refuse("it has no format version");
-        if (version != LEASE_FILE_VERSION && version != LEASE_FILE_V3)
+        if (version != LEASE_FILE_VERSION && version != LEASE_FILE_V4 && version != LEASE_FILE_V3)
             ereport(FATAL,
                     (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-                     errmsg("kid: \"%s\" has format version %ld; this kid reads versions %d and "
+                     errmsg("kid: \"%s\" has format version %ld; this kid reads versions %d to "
                             "%d only",
                             LEASE_FILE, version, LEASE_FILE_V3, LEASE_FILE_VERSION),
                      errdetail("The file holds the high-water marks of the ids this server "
@@ -390,7 +415,7 @@ bool lease_read(LeaseFile *lf)
                      errhint("Start the server with the kid version that wrote the file, or see "
                              "\"A damaged kid.lease\" in kid's docs/lease.md.")));
         int body = len;
-        if (version == LEASE_FILE_VERSION) {
+        if (version != LEASE_FILE_V3) {
             /* The last field is the CRC-32C of everything before the blank ahead of it. */
             const char *sp = static_cast<const char *>(memrchr(buf, ' ', len));
             if (sp == nullptr || len - (sp + 1 - buf) != 8)
@@ -409,17 +434,21 @@ bool lease_read(LeaseFile *lf)
                 lease_refuse("its checksum does not match its contents");
         }
         int rest = body - static_cast<int>(end - buf);
-        bool ok = version == LEASE_FILE_VERSION ? parse_v4(end, rest, lf, &why)
-                                                : parse_v3(end, rest, lf, &why);
+        bool ok = version == LEASE_FILE_V3
+                      ? parse_v3(end, rest, lf, &why)
+                      : parse_v4(end, rest, lf, version == LEASE_FILE_VERSION, &why);
         if (!ok || !lease_check(lf, &why))
             lease_refuse(why);
         if (version == LEASE_FILE_VERSION)
             return true;
-        ereport(LOG, (errmsg("kid: read \"%s\" of format version %d; rewriting it as version %d",
-                             LEASE_FILE, LEASE_FILE_V3, LEASE_FILE_VERSION)));
+        ereport(LOG, (errmsg("kid: read \"%s\" of format version %ld; rewriting it as version %d",
+                             LEASE_FILE, version, LEASE_FILE_VERSION)));
     }
-    /* A version 3 or hand-written file: rewritten at once in this version's format. */
-    lease_write(*lf, FATAL);
+    /*
+     * An older version or a hand-written file: lease_start rewrites it in
+     * this version's format, with the WAL position it finds, before
+     * anything runs.
+     */
     return true;
 }
 
@@ -450,8 +479,13 @@ bool lease_write(const LeaseFile &lf, int elevel)
         }
     char buf[LEASE_FILE_MAX];
     int len = 0;
-    append(buf, &len, "kid lease %d %d %d", LEASE_FILE_VERSION, lf.margin_pending ? 1 : 0,
-           lf.exact ? 1 : 0);
+    /* A file without a position is never written: such a state is unverified. */
+    LeaseWalState state = lf.wal_state == LeaseWalState::unknown ? LeaseWalState::unverified
+                                                                 : lf.wal_state;
+    append(buf, &len, "kid lease %d %d %d %d %u %llu %llu", LEASE_FILE_VERSION,
+           lf.margin_pending ? 1 : 0, lf.exact ? 1 : 0, static_cast<int>(state), lf.wal_tli,
+           static_cast<unsigned long long>(lf.wal_lsn),
+           static_cast<unsigned long long>(lf.wal_label));
     for (int line = 0; line < LEASE_LINES; line++) {
         append(buf, &len, " ");
         for (const char *c = lease_line_name(line); *c != '\0'; c++)

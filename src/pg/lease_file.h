@@ -14,7 +14,8 @@ extern const char LEASE_FILE[];
 
 /*
  * The lease file, one line of blank-separated words:
- *   kid lease 4 <margin pending> <exact> <line> ... <crc>
+ *   kid lease 5 <margin pending> <exact> <wal state> <timeline> <lsn> <label>
+ *       <line> ... <crc>
  * where each <line> is
  *   <name> <own mark> <replayed mark> <setting words>
  * with <name> the line's name (lease_line_name, "_" for each blank), the
@@ -31,23 +32,48 @@ extern const char LEASE_FILE[];
  * own marks as the generators' exact high-water marks, 0 when they were
  * written ahead.
  *
+ * <wal state>, <timeline>, <lsn> and <label> say how far the marks
+ * reflect the lease messages of the WAL history this data directory has
+ * (LeaseWalState; lease.cpp, "Where the marks stand in the WAL"): <lsn> is
+ * a position before which every lease message is reflected, <timeline>
+ * the timeline a primary wrote the file on, and <label> the START WAL
+ * LOCATION of the backup_label this data directory was restored from (0
+ * when none), all as decimal numbers.
+ *
  * The lines come in any order; a name this kid does not know, or one given
  * twice, is damage (a later kid's line cannot be dropped).  A line this kid
  * knows and the file lacks was added to kid after the file was written: it
  * starts at the file's highest own and replayed marks (safe whatever ids
  * of it there are), under this server's settings.
  *
- * Two other forms are read, and rewritten at once in this one: version 3
- * (kid 0.1.0: the five own marks, the five replayed marks, the two flags,
- * koid's one setting word and uid's four, without <crc>), and "kid lease
- * floor <Unix microseconds>", which an operator writes by hand to replace a
- * damaged file (every own mark at that floor).
+ * Three other forms are read, and rewritten in this one: version 4 (kid
+ * 0.2.0 before the WAL position: the same without its four words),
+ * version 3 (kid 0.1.0: the five own marks, the five replayed marks, the
+ * two flags, koid's one setting word and uid's four, without <crc>), and
+ * "kid lease floor <Unix microseconds>", which an operator writes by hand
+ * to replace a damaged file (every own mark at that floor).  None of them
+ * has a position: their state is LeaseWalState::unknown.
  */
+enum class LeaseWalState : int {
+    /* The marks may miss lease messages a server without kid replayed: generation refuses. */
+    unverified = 0,
+    /* Written by a primary on <timeline>, restored from <label>: every message it wrote is reflected. */
+    primary = 1,
+    /* Written in recovery: every lease message before <lsn> is reflected. */
+    replica = 2,
+    /* An older kid's file, or one written by hand: taken as it is (never written). */
+    unknown = 3,
+};
+
 struct LeaseFile {
     int64 own[LEASE_LINES];
     int64 replayed[LEASE_LINES];
     bool margin_pending;
     bool exact;
+    LeaseWalState wal_state;
+    uint32 wal_tli;
+    uint64 wal_lsn;
+    uint64 wal_label;
     /* Whether the file had the line, with its scheme's setting words (LeaseSetting). */
     bool has_line[LEASE_LINES];
     int64 words[LEASE_LINES][LEASE_WORDS_MAX];

@@ -47,13 +47,15 @@ extern "C" {
 #include "access/xlog_internal.h"
 #include "access/xloginsert.h"
 #include "access/xlogreader.h"
+#include "catalog/pg_control.h"
 #include "replication/message.h"
 }
 
 /*
  * Reviewed for 15, 17, 18 and 19 (docs/lease.md, "Reviewed for each
- * major"): RmgrTable and RmgrData, RM_LOGICALMSG_ID's entry in
- * rmgrlist.h, xl_logical_message, RegisterCustomRmgr (which
+ * major"): RmgrTable and RmgrData, RM_LOGICALMSG_ID's and RM_XLOG_ID's
+ * entries in rmgrlist.h, xl_logical_message, the checkpoint records'
+ * info bits (XLOG_CHECKPOINT_SHUTDOWN, XLOG_CHECKPOINT_ONLINE), RegisterCustomRmgr (which
  * lease_wal_legacy.cpp calls), and the redo call site
  * (GetRmgr(...).rm_redo in xlogrecovery.c).  A later major is reviewed the
  * same way before kid builds for it.
@@ -153,11 +155,11 @@ static uint32 encode_payload(const int64 marks[LEASE_LINES], char *data)
 }
 
 void replay_decoded(Decoded d, const LeaseWalReplay &rec, uint32 version, const char *why,
-                    uint32 length)
+                    uint32 length, uint64 end_lsn)
 {
     switch (d) {
     case Decoded::ok:
-        lease_replay(rec);
+        lease_replay(rec, end_lsn);
         return;
     case Decoded::other_version:
         ereport(PANIC, (errmsg("kid: cannot replay a lease WAL record of another kid version "
@@ -220,7 +222,27 @@ static void kid_message_redo(XLogReaderState *record) noexcept
     uint32 version;
     const char *why = nullptr;
     Decoded d = decode_payload(payload, len, &rec, &version, &why);
-    replay_decoded(d, rec, version, why, len);
+    replay_decoded(d, rec, version, why, len, record->EndRecPtr);
+}
+
+/* ---------------------------------------------------------------- checkpoint records */
+
+/* The redo function of the XLOG resource manager the wrapper replaced (core's xlog_redo). */
+static void (*replaced_xlog_redo)(XLogReaderState *record) = nullptr;
+
+/*
+ * Every checkpoint record replayed with kid moves kid.lease's position to
+ * it (lease.cpp, "Where the marks stand in the WAL"), before core's redo:
+ * the restartpoint core may make from the record then starts the next
+ * replay at or before the file's position, however long the WAL carried no
+ * lease message.
+ */
+static void kid_xlog_redo(XLogReaderState *record) noexcept
+{
+    uint8 info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
+    if (info == XLOG_CHECKPOINT_SHUTDOWN || info == XLOG_CHECKPOINT_ONLINE)
+        lease_replay_position(record->ReadRecPtr);
+    replaced_xlog_redo(record);
 }
 
 bool lease_wal_log(const int64 marks[LEASE_LINES])
@@ -250,6 +272,8 @@ bool lease_wal_log(const int64 marks[LEASE_LINES])
 
 /* The name of the resource manager whose redo kid wraps (rmgrlist.h in 15 to 19). */
 static constexpr char LOGICAL_MESSAGE_RMGR[] = "LogicalMessage";
+/* The name of the resource manager of checkpoint records (rmgrlist.h in 15 to 19). */
+static constexpr char XLOG_RMGR[] = "XLOG";
 
 void lease_wal_register()
 {
@@ -263,10 +287,23 @@ void lease_wal_register()
                  errdetail("kid carries its lease in core logical messages and reads them back "
                            "by wrapping that resource manager's redo; this server's table of "
                            "resource managers is not the one kid was built for.")));
+    RmgrData *xlog = &RmgrTable[RM_XLOG_ID];
+    if (xlog->rm_name == nullptr || strcmp(xlog->rm_name, XLOG_RMGR) != 0 ||
+        xlog->rm_redo == nullptr)
+        ereport(FATAL,
+                (errmsg("kid: resource manager %d is \"%s\", not \"%s\" with a redo function",
+                        RM_XLOG_ID, xlog->rm_name != nullptr ? xlog->rm_name : "(none)", XLOG_RMGR),
+                 errdetail("kid follows the checkpoint records replayed by wrapping that "
+                           "resource manager's redo; this server's table of resource managers "
+                           "is not the one kid was built for.")));
     /* Once per process: wrapping the wrapper would call it forever. */
     if (replaced_message_redo == nullptr) {
         replaced_message_redo = entry->rm_redo;
         entry->rm_redo = pg_callback(kid_message_redo);
+    }
+    if (replaced_xlog_redo == nullptr) {
+        replaced_xlog_redo = xlog->rm_redo;
+        xlog->rm_redo = pg_callback(kid_xlog_redo);
     }
     lease_wal_legacy_register();
 }

@@ -36,7 +36,7 @@ Decoded decode_payload(const char *data, uint32 len, LeaseWalReplay *rec, uint32
  * kid would miss, so it is never skipped.  `length` is for the message.
  */
 void replay_decoded(Decoded d, const LeaseWalReplay &rec, uint32 version, const char *why,
-                    uint32 length);
+                    uint32 length, uint64 end_lsn);
 
 /* Register the custom resource manager unless kid.wal_rmgr_id is 0 (lease_wal_legacy.cpp). */
 void lease_wal_legacy_register();

@@ -116,7 +116,7 @@ static void kid_rm_redo(XLogReaderState *record) noexcept
     uint32 version;
     const char *why = nullptr;
     Decoded d = decode_legacy(record, &rec, &version, &why);
-    replay_decoded(d, rec, version, why, XLogRecGetDataLen(record));
+    replay_decoded(d, rec, version, why, XLogRecGetDataLen(record), record->EndRecPtr);
 }
 
 static void append_mark(StringInfo buf, const char *label, int64 unix_us)

@@ -65,6 +65,7 @@
  * like every function here they hold only trivially destructible locals
  * (ereport and PG_TRY longjmp through them).
  */
+#include "pg/lease.h"
 #include "pg/partition_worker.h"
 #include "pg/settings.h"
 
@@ -518,6 +519,8 @@ void kid_partition_launcher_main(Datum)
     BackgroundWorkerUnblockSignals();
     /* No database: the launcher reads the shared catalog pg_database only. */
     BackgroundWorkerInitializeConnection(nullptr, nullptr, 0);
+    /* It starts once recovery has ended: kid.lease is a primary's from now on. */
+    lease_recovery_finished();
     MemoryContext round_cxt = AllocSetContextCreate(TopMemoryContext, "kid partition launcher",
                                                     ALLOCSET_DEFAULT_SIZES);
 

@@ -189,6 +189,9 @@ const char *generation_refusal()
 {
     if (shared == nullptr)
         return "kid is not in shared_preload_libraries";
+    if (pg_atomic_read_u32(&shared->lease_unverified) != 0)
+        return "kid.lease may miss lease messages this server replayed without kid (docs/lease.md, "
+               "\"Servers that replayed without kid\")";
     if (RecoveryInProgress()) {
         if (!standby_generation)
             return "in recovery (a standby), and kid.standby_generation is off";
@@ -229,6 +232,8 @@ static KidShared *server_for_generation(const char *type_name)
         ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
                         errmsg("kid must be loaded at server start to generate %s ids", type_name),
                         errhint("%s", preload_hint())));
+    /* kid.lease may miss lease messages replayed without kid (lease.cpp). */
+    lease_check_verified(s, type_name);
     if (likely(pg_atomic_read_u32(&s->floors_final) != 0)) {
         /*
          * Pairs with the full barrier lease_finalize_floors puts before

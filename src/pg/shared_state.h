@@ -408,6 +408,21 @@ struct KidShared {
      */
     int64 generation_floor_us[LEASE_LINES];
     bool archive_recovery; /* standby.signal or recovery.signal at start-up */
+    /*
+     * Where the marks stand in the WAL (lease.cpp, "Where the marks stand
+     * in the WAL"), as kid.lease records it: its LeaseWalState, timeline,
+     * position and backup label; under lease_lock.  lease_unverified is 1
+     * while the marks may miss lease messages a server without kid
+     * replayed: every generator refuses (lease_check_verified).
+     */
+    pg_atomic_uint32 lease_unverified;
+    int wal_state;
+    uint32 wal_tli;
+    uint64 wal_lsn;
+    uint64 wal_label;
+    bool start_signal; /* standby.signal or recovery.signal at start-up (not a pending margin) */
+    uint64 gap_from;   /* the WAL replayed without kid, for the refusal's detail */
+    uint64 gap_to;
     /* The time of the first id since start-up, per line (the end of its unit); 0 until then. */
     int64 first_us[LEASE_LINES];
     ReplayedWriter replayed_writer;

@@ -68,8 +68,8 @@ cr_expect=$(crq -c "SELECT string_agg(x.scheme || '=' || x.us, ' ' ORDER BY x.sc
     SELECT regexp_replace(t.lease_lines[1], ' tick [01]$', '') AS scheme, (extract(epoch FROM max(cr_newest(t))) * 1000000)::bigint AS us
     FROM kid_id_types t GROUP BY 1) x")
 cluster_stop cr fast
-expect_eq "clean restart: a clean stop writes kid.lease with the exact flag (version 4, exact = 1)" \
-    "$(cr_lease_file)" "4 1"
+expect_eq "clean restart: a clean stop writes kid.lease with the exact flag (version 5, exact = 1)" \
+    "$(cr_lease_file)" "5 1"
 expect_eq "clean restart: the postmaster logs the exact marks" "$(cr_log_count 'kid: wrote the exact high-water marks')" 1
 cluster_start cr
 expect_eq "clean restart: the startup floors are exactly the times of the newest ids made before the stop" \
@@ -89,7 +89,7 @@ expect_eq "clean restart: sno stays on tick 0 (no timeline switch)" \
     "$(crq -c "SELECT (SELECT count(*) FROM cr_sno WHERE round = 1 AND sno_tick(id) <> 0) || ' ' || regressions FROM kid_generator_stats() WHERE scheme = 'sno'")" "0 0"
 expect_eq "clean restart: the first ids after the start wrote a lease ahead (file and WAL) before being handed out" \
     "$(crq -c "SELECT bool_and(lease_writes > 0 AND lease_records > 0 AND covered_until > last_made + interval '5 seconds') FROM kid_node_info()") $(cr_lease_file)" \
-    "t 4 0"
+    "t 5 0"
 
 # Each round sorts above every earlier one; rows per scheme = distinct ids.
 cr_sorted() { # scheme table rounds
@@ -125,7 +125,7 @@ cr_cov=$(cr_covered)
 cr_exact_logs=$(cr_log_count 'kid: wrote the exact high-water marks')
 cluster_stop cr immediate
 expect_eq "immediate stop: kid.lease keeps the marks written ahead (exact = 0; logged)" \
-    "$(cr_lease_file) $(cr_log_count 'keeps the marks written ahead: no shutdown checkpoint')" "4 0 1"
+    "$(cr_lease_file) $(cr_log_count 'keeps the marks written ahead: no shutdown checkpoint')" "5 0 1"
 cluster_start cr
 cr_crash_checks "immediate stop" "$cr_cov"
 check "immediate stop: round 2" cr_gen 2
@@ -138,7 +138,7 @@ cluster_stop cr fast
 cluster_start cr
 cr_exact=$(cr_marks startup_floor)
 need "postmaster killed (SIGKILL) before any id after a clean start: it and its children are gone" crash_postmaster cr
-expect_eq "postmaster killed before any id after a clean start: the exact file stays" "$(cr_lease_file)" "4 1"
+expect_eq "postmaster killed before any id after a clean start: the exact file stays" "$(cr_lease_file)" "5 1"
 cluster_start cr 2>/dev/null # pg_ctl warns about the dead postmaster's pid file
 expect_eq "postmaster killed before any id after a clean start: the startup floors are the same exact marks" \
     "$(cr_marks startup_floor) $(crq -c "SELECT string_agg(DISTINCT startup_mark, ',') FROM kid_node_info()")" \
@@ -154,7 +154,7 @@ cr_note_covered() { cr_cov=$(cr_covered); }
 need "crash restart: a backend killed by SIGKILL, the postmaster reinitialised, the server back up" \
     crash_backend $CR_P "$KID_TMP/cr/server.log" "SELECT sno_new()" cr_note_covered
 expect_eq "crash restart: no exact marks written (shmem_exit(1))" \
-    "$(cr_log_count 'kid: wrote the exact high-water marks') $(cr_lease_file)" "$cr_exact_logs 4 0"
+    "$(cr_log_count 'kid: wrote the exact high-water marks') $(cr_lease_file)" "$cr_exact_logs 5 0"
 cr_crash_checks "crash restart" "$cr_cov"
 check "crash restart: round 4" cr_gen 4
 

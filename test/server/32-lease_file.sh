@@ -8,9 +8,9 @@
 # short at every length, empty, garbage, a wrong checksum, trailing junk, an
 # unknown version, a number out of range (with a right checksum), unreadable
 # by the server's user, a directory in its place.  What kid writes is
-# version 4 with a CRC-32C this script recomputes on its own; a version 3
+# version 5 with a CRC-32C this script recomputes on its own; a version 3
 # file (kid 0.1.0, no checksum) is read once and rewritten as
-# version 4; the documented recovery, a line "kid lease floor U" written by
+# version 5 (as is a version 4 file of kid 0.2.0); the documented recovery, a line "kid lease floor U" written by
 # hand, starts every generator above U.  Only a missing file starts without
 # floors.
 set -uo pipefail
@@ -42,11 +42,11 @@ for b in sys.stdin.buffer.read():
         crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
 print("%08x" % (crc ^ 0xFFFFFFFF))'
 }
-# A version 4 line with the right checksum: "kid lease 4 <words>" + " <crc>".
+# A version 5 line with the right checksum: "kid lease 5 <words>" + " <crc>".
 with_crc() { printf '%s %s\n' "$1" "$(printf '%s' "$1" | crc32c)"; }
-# The version and the names of the lines a version 4 file holds, in order.
+# The version and the names of the lines a version 5 file holds, in order.
 lf_shape() { awk '{n = $3; for (i = 6; i < NF; i++) if ($i ~ /^[a-z_]/) n = n " " $i; print n}' "$@"; }
-# A version 4 body with word K after line LINE's name set to V (1: own mark, 2: replayed, 3...: settings).
+# A version 5 body with word K after line LINE's name set to V (1: own mark, 2: replayed, 3...: settings).
 lf_set() { awk -v line="$1" -v k="$2" -v v="$3" '{for (i = 6; i <= NF; i++) if ($i == line) {$(i + k) = v; break} print}'; }
 # The same marks in kid 0.1.0's version 3 layout: five own marks, five
 # replayed, the two flags, koid's setting word and uid's four.
@@ -64,8 +64,8 @@ good_body=${good% *}
 # horizons read: a line dropped or damaged below is one that held a floor.
 expect_eq "every line of the file kid wrote but sno_tick_1 has an own mark" \
     "$(awk '{s = ""; for (i = 6; i < NF; i++) if ($i ~ /^[a-z_]/ && $(i + 1) + 0 == 0) s = s $i; print s}' <<<"$good_body")" sno_tick_1
-expect_eq "kid writes version 4, one named line per lease line (kid_lease()'s), and a checksum" \
-    "$(lf_shape "$LF_FILE")" "4 $lf_lines"
+expect_eq "kid writes version 5, one named line per lease line (kid_lease()'s), and a checksum" \
+    "$(lf_shape "$LF_FILE")" "5 $lf_lines"
 expect_eq "kid's checksum is the CRC-32C of the line before it" "$(with_crc "$good_body")" "$good"
 cp -p "$LF_FILE" "$KID_TMP/lease.good"
 
@@ -165,25 +165,32 @@ put "$(with_crc "kid lease 4 0 1")"$'\n'
 check "no line at all, right checksum: FATAL" refuses no-line "$damaged: it holds no lease line"
 put "$(with_crc "$(sed 's/ koid / Koid /' <<<"$good_body")")"$'\n'
 check "a line name in capitals, right checksum: FATAL" refuses caps "$damaged: it has more numbers than its format"
-put "$(with_crc "$(sed 's/^kid lease 4 /kid lease 4  /' <<<"$good_body")")"$'\n'
+put "$(with_crc "$(sed 's/^kid lease 5 /kid lease 5  /' <<<"$good_body")")"$'\n'
 check "two blanks between numbers, right checksum: FATAL" refuses blanks "$damaged: a number is missing"
-put "$(with_crc "$(sed 's/^kid lease 4 /kid lease 4 +/' <<<"$good_body")")"$'\n'
+put "$(with_crc "$(sed 's/^kid lease 5 /kid lease 5 +/' <<<"$good_body")")"$'\n'
 check "a number with a plus sign, right checksum: FATAL" refuses plus "$damaged: it holds something other than a number"
-put "${good/kid lease 4/kid lease 5}"$'\n'
-check "version 5: FATAL" refuses v5 'kid: "kid.lease" has format version 5; this kid reads versions 3 and 4 only'
-put "${good/kid lease 4/kid lease 2}"$'\n'
+put "${good/kid lease 5/kid lease 6}"$'\n'
+check "version 6: FATAL" refuses v6 'kid: "kid.lease" has format version 6; this kid reads versions 3 to 5 only'
+put "${good/kid lease 5/kid lease 2}"$'\n'
 check "version 2: FATAL" refuses v2 'kid: "kid.lease" has format version 2'
 put "kid lease x"$'\n'
 check "no version: FATAL" refuses noversion "$damaged: it has no format version"
-put "$(with_crc "$(sed 's/^kid lease 4 /kid lease 4x /' <<<"$good_body")")"$'\n'
+put "$(with_crc "$(sed 's/^kid lease 5 /kid lease 5x /' <<<"$good_body")")"$'\n'
 check "a version followed by a letter, right checksum: FATAL" refuses version-x "$damaged: it holds something other than a number"
+# The WAL position's four words (state, timeline, position, label).
+put "$(with_crc "$(awk '{$6 = 3; print}' <<<"$good_body")")"$'\n'
+check "a WAL state of 3 (0 to 2 are written), right checksum: FATAL" refuses walstate "$damaged: a setting or flag is out of range"
+put "$(with_crc "$(awk '{$8 = -1; print}' <<<"$good_body")")"$'\n'
+check "a negative WAL position, right checksum: FATAL" refuses walneg "$damaged: a setting or flag is out of range"
+put "$(with_crc "$(awk '{NF = 8; print}' <<<"$good_body")")"$'\n'
+check "version 5 without its label nor lines, right checksum: FATAL" refuses walshort "$damaged: it has too few numbers"
 head -c 2000 /dev/zero | tr '\0' 7 >"$LF_FILE"
 check "2,000 bytes: FATAL (longer than any file kid writes)" refuses long "$damaged: it is longer than any file kid writes"
 printf 'kid lease 4 1\0 2\n' >"$LF_FILE"
 check "a zero byte: FATAL" refuses nul "$damaged: it holds a zero byte"
 v3=$(lf_v3 <<<"$good_body")
-put "${good/kid lease 4/kid lease 3}"$'\n'
-check "version 4's words as version 3: FATAL" refuses v3named "$damaged: it holds something other than a number"
+put "${good/kid lease 5/kid lease 3}"$'\n'
+check "version 5's words as version 3: FATAL" refuses v3named "$damaged: it holds something other than a number"
 put "$v3 0"$'\n'
 check "version 3 with a number too many: FATAL" refuses v3extra "$damaged: it has more numbers than its format"
 put "$(sed 's/^kid lease 3 [0-9]* /kid lease 3 -1 /' <<<"$v3")"$'\n'
@@ -214,7 +221,7 @@ expect_eq "no try left a postmaster running" "$(test -f "$LF_DATA/postmaster.pid
 
 # The recovery the FATAL's hint gives: a floor written by hand, above
 # every mark the damaged file held.  Every line starts at it, and the
-# file is rewritten as version 4.
+# file is rewritten as version 5.
 floor=$(awk '{m = 0; for (i = 6; i < NF; i++) if ($i ~ /^[0-9]+$/ && $i + 0 > m) m = $i + 0; printf "%.0f", m + 60000000}' "$KID_TMP/lease.good")
 put "kid lease floor $floor"$'\n'
 chown postgres: "$LF_FILE"
@@ -222,19 +229,19 @@ cluster_start lf || exit 1
 lf_count=$(wc -w <<<"$lf_lines")
 expect_eq "recovery: a hand-written floor starts every line's generator at it" \
     "$(lfq -c "SELECT count(*) FILTER (WHERE (extract(epoch FROM startup_floor) * 1000000)::bigint = $floor) || '/' || count(*) FROM kid_lease()")" "$lf_count/$lf_count"
-expect_eq "recovery: the file is rewritten as version 4 at once (logged)" \
-    "$(lf_shape "$LF_FILE"), $(grep -c 'holds a floor written by hand' "$KID_TMP/lf/server.log")" "4 $lf_lines, 1"
+expect_eq "recovery: the file is rewritten as version 5 at once (logged)" \
+    "$(lf_shape "$LF_FILE"), $(grep -c 'holds a floor written by hand' "$KID_TMP/lf/server.log")" "5 $lf_lines, 1"
 expect_eq "recovery: the first ids of every scheme are above the floor" \
     "$(lfq -c "SELECT sno_to_timestamp(sno_new()) >= to_timestamp($floor / 1e6) AND tid_to_timestamp(tid_new()) >= to_timestamp($floor / 1e6)
         AND uid_to_timestamp(uid_new()) >= to_timestamp($floor / 1e6) AND uid_global_to_timestamp(uid_global_new(), current_setting('kid.uid_interval')::int) >= to_timestamp($floor / 1e6)")" t
 cluster_stop lf fast
 
-# A version 3 file (kid 0.1.0, no checksum): read once, rewritten as 4.
+# A version 3 file (kid 0.1.0, no checksum): read once, rewritten as 5.
 put "$v3"$'\n'
 chown postgres: "$LF_FILE"
 cluster_start lf || exit 1
-expect_eq "version 3: read, rewritten as version 4 (logged)" \
-    "$(lf_shape "$LF_FILE"), $(grep -c 'of format version 3; rewriting it as version 4' "$KID_TMP/lf/server.log")" "4 $lf_lines, 1"
+expect_eq "version 3: read, rewritten as version 5 (logged)" \
+    "$(lf_shape "$LF_FILE"), $(grep -c 'of format version 3; rewriting it as version 5' "$KID_TMP/lf/server.log")" "5 $lf_lines, 1"
 # (The lines version 3 has not start at its highest own mark, uuid's; the
 # commit horizons' lines, which hold no id, start empty.)
 expect_eq "version 3: its marks are the startup floors" \
@@ -244,6 +251,21 @@ expect_eq "version 3: its marks are the startup floors" \
 lf_now=$(cat "$LF_FILE")
 expect_eq "version 3: rewritten with the same marks, flags and setting words, each on its line" \
     "$(lf_v3 <<<"${lf_now% *}")" "$v3"
+cluster_stop lf fast
+
+# A version 4 file (0.2.0 builds before the WAL position): the same words
+# without the position's four; read, taken as it is (no refusal), rewritten
+# as version 5, a primary's (state 1), with the same marks.
+v4_body=$(awk '{o = $1 " " $2 " 4 " $4 " " $5; for (i = 10; i <= NF; i++) o = o " " $i; print o}' <<<"$good_body")
+put "$(with_crc "$v4_body")"$'\n'
+chown postgres: "$LF_FILE"
+cluster_start lf || exit 1
+lf_now=$(cat "$LF_FILE")
+expect_eq "version 4: read, rewritten as version 5, a primary's (logged)" \
+    "$(lf_shape "$LF_FILE") $(awk '{print $6}' "$LF_FILE"), $(grep -c 'of format version 4; rewriting it as version 5' "$KID_TMP/lf/server.log")" "5 $lf_lines 1, 1"
+expect_eq "version 4: rewritten with the same marks and words, each on its line" \
+    "$(awk '{o = $1 " " $2 " 4 " $4 " " $5; for (i = 10; i <= NF; i++) o = o " " $i; print o}' <<<"${lf_now% *}")" "$v4_body"
+expect_eq "version 4: generation is not refused" "$(lfq -c "SELECT tid_new() IS NOT NULL")" t
 cluster_stop lf fast
 
 # A line this kid knows that the file lacks (a file written before kid

@@ -105,7 +105,7 @@ expect_eq "promotion: the standby names the primary's node id and counts the rep
 pr_counters_us=$(ppq -c "SELECT (extract(epoch FROM covered_until) * 1000000)::bigint FROM kid_node_info() WHERE scheme = 'atproto_tid'")
 expect_eq "promotion: the last of kid's messages holds the primary's atproto_tid mark" "$pr_last_tid_mark" "$pr_counters_us"
 expect_eq "promotion: the standby's kid.lease holds the replayed atproto_tid mark" \
-    "$(awk '{for (i = 6; i < NF; i++) if ($i == "atproto_tid") print $1, $2, $3, $(i + 2)}' "$KID_TMP/promo_s/data/kid.lease")" "kid lease 4 $pr_counters_us"
+    "$(awk '{for (i = 6; i < NF; i++) if ($i == "atproto_tid") print $1, $2, $3, $(i + 2)}' "$KID_TMP/promo_s/data/kid.lease")" "kid lease 5 $pr_counters_us"
 
 pr_refusals=0
 for f in "sno_new()" "tid_new()" "koid_new()" "uid_new()"; do
