@@ -227,9 +227,18 @@ void lease_replay_position(uint64 at)
     check_lock_order(s);
     LWLockAcquire(s->lease_lock, LW_EXCLUSIVE);
     if (lease_verified(s) && at > s->wal_lsn) {
+        uint64 before = s->wal_lsn;
         s->wal_lsn = at;
-        /* Before core's redo: a restartpoint at this record finds the file ahead of it. */
-        lease_write(lease_current(s), ERROR);
+        /*
+         * Before core's redo: a restartpoint at this record finds the file
+         * ahead of it.  A write that fails (a full disk) is a WARNING, not
+         * an ERROR, which in the startup process would stop the standby at
+         * this record at every start: the position stays where the file
+         * has it, and the next start, if the gap matters then, refuses
+         * generation (fails closed) instead.
+         */
+        if (!lease_write(lease_current(s), WARNING))
+            s->wal_lsn = before;
     }
     LWLockRelease(s->lease_lock);
 }
@@ -629,14 +638,15 @@ static void check_scheme_table()
 
 /* What this start replays from, read before recovery. */
 struct StartPoint {
-    bool control_ok;     /* pg_control read, its CRC right */
-    bool have_label;     /* backup_label: a restore begins */
-    XLogRecPtr from;     /* Z: where the replay starts */
-    TimeLineID tli;      /* the timeline it starts on */
-    bool in_recovery;    /* pg_control: a standby, or archive recovery, ran last */
-    bool have_old_label; /* backup_label.old: the restore this directory came from */
-    uint64 old_label;    /* its START WAL LOCATION */
-    uint64 label;        /* what kid.lease records as its label from now on */
+    bool control_ok;         /* pg_control read, its CRC right */
+    bool have_label;         /* backup_label: a restore begins */
+    bool label_from_standby; /* its BACKUP FROM: standby */
+    XLogRecPtr from;         /* Z: where the replay starts */
+    TimeLineID tli;          /* the timeline it starts on */
+    bool in_recovery;        /* pg_control: a standby, or archive recovery, ran last */
+    bool have_old_label;     /* backup_label.old: the restore this directory came from */
+    uint64 old_label;        /* its START WAL LOCATION */
+    uint64 label;            /* what kid.lease records as its label from now on */
 };
 
 /*
@@ -644,7 +654,8 @@ struct StartPoint {
  * read, 0 when the file says neither (not a backup label kid can read),
  * -1 when there is none.
  */
-static int read_backup_label(const char *name, uint64 *start, TimeLineID *tli)
+static int read_backup_label(const char *name, uint64 *start, TimeLineID *tli,
+                             bool *from_standby = nullptr)
 {
     FILE *f = AllocateFile(name, "r");
     if (f == nullptr) {
@@ -660,6 +671,8 @@ static int read_backup_label(const char *name, uint64 *start, TimeLineID *tli)
         if (sscanf(line, "START WAL LOCATION: %X/%X", &hi, &lo) == 2) {
             *start = static_cast<uint64>(hi) << 32 | lo;
             found = 1;
+        } else if (from_standby != nullptr && strncmp(line, "BACKUP FROM: standby", 20) == 0) {
+            *from_standby = true;
         } else if (tli != nullptr && sscanf(line, "START TIMELINE: %u", &t) == 1) {
             *tli = t;
         }
@@ -679,7 +692,7 @@ static StartPoint start_point()
     pfree(cf);
     uint64 start = 0;
     TimeLineID label_tli = 0;
-    int r = read_backup_label(BACKUP_LABEL_FILE, &start, &label_tli);
+    int r = read_backup_label(BACKUP_LABEL_FILE, &start, &label_tli, &sp.label_from_standby);
     if (r >= 0) {
         sp.have_label = true;
         /* One kid cannot read: no position is at or after it. */
@@ -690,6 +703,21 @@ static StartPoint start_point()
     /* backup_label becomes backup_label.old once recovery starts. */
     sp.label = sp.have_label ? start : sp.have_old_label ? sp.old_label : 0;
     return sp;
+}
+
+/*
+ * Whether pg_wal has timeline tli's history file: a promotion (or the end
+ * of an archive recovery) made it, branching from an earlier timeline.
+ * pg_upgrade's pg_resetwal starts a timeline without one.
+ */
+static bool timeline_has_history(TimeLineID tli)
+{
+    if (tli <= 1)
+        return false;
+    char path[MAXPGPATH];
+    TLHistoryFilePath(path, tli);
+    struct stat st;
+    return stat(path, &st) == 0;
 }
 
 /*
@@ -716,9 +744,16 @@ static bool position_trusted(const LeaseFile &lf, bool found, const StartPoint &
     if (lf.wal_state == LeaseWalState::primary) {
         /* A file a primary wrote under another restore than this directory's: a copy. */
         bool other_restore = sp.have_old_label && sp.old_label != lf.wal_label;
-        /* A file without marks has nothing to miss of its own timeline (pg_upgrade's new cluster). */
-        bool same_timeline = lf.wal_tli == sp.tli || !lease_has_marks(lf);
-        if (!other_restore && same_timeline && (sp.have_label || !sp.in_recovery))
+        /*
+         * A file without marks has nothing to miss of its own timeline
+         * (pg_upgrade's new cluster, whose pg_resetwal may set another):
+         * but not across a promotion, after which another primary's ids
+         * may have been replayed without kid (a review).
+         */
+        bool same_timeline = lf.wal_tli == sp.tli ||
+                             (!lease_has_marks(lf) && !timeline_has_history(sp.tli));
+        if (!other_restore && same_timeline &&
+            ((sp.have_label && !sp.label_from_standby) || (!sp.have_label && !sp.in_recovery)))
             return true;
         *why = other_restore    ? "a primary wrote kid.lease under another backup than the one "
                                   "this data directory was restored from"
