@@ -18,6 +18,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/uuidv7.h"
+
 namespace kid {
 
 constexpr size_t ULID_TEXT_LEN = 26;
@@ -29,13 +31,13 @@ void ulid_encode(const uint8_t *in, char *out) noexcept;
 /* The 16 bytes of a ULID's text of `len` characters; false if it is not one. */
 bool ulid_decode(const char *in, size_t len, uint8_t *out) noexcept;
 
-/* A ULID's time: its first 48 bits, Unix milliseconds (0 .. 2^48 - 1). */
+/*
+ * A ULID's time: its first 48 bits, Unix milliseconds (0 .. 2^48 - 1),
+ * where a version 7 uuid keeps its own (uuid_top48()).
+ */
 inline int64_t ulid_unix_ms(const uint8_t *u) noexcept
 {
-    int64_t v = 0;
-    for (int i = 0; i < 6; i++)
-        v = (v << 8) | u[i];
-    return v;
+    return uuid_top48(u);
 }
 
 } // namespace kid
